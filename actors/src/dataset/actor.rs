@@ -1,0 +1,267 @@
+//! The DatasetActor: check-chain steps 8 (member coverage) and 9 (delay), then the rows.
+//!
+//! It owns three caches: rendered pages keyed by everything a page depends on (dataset,
+//! normalised params, fields, limit, offset, the resolved visible and detailed index
+//! sets, the delay cutoff) and never by who asked; the index registry; and delay cutoffs
+//! per (today, delay). [`Invalidate`] drops them all, for writes that change data.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::prelude::*;
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+use deadpool_postgres::Pool;
+use moka::future::Cache;
+use tracing::{field, Instrument, Span};
+
+use super::page::Page;
+use super::sql;
+use crate::calendar::{delay_cutoff, service_today};
+use crate::caller::Grant;
+use crate::clock::Clock;
+use crate::indexes::{IndexRegistry, View};
+use crate::query::{ParamValue, Query};
+use crate::ApiError;
+
+#[derive(Debug, Clone)]
+pub struct DatasetSettings {
+    pub service_tz: Tz,
+    /// Server-wide cap on `limit` (at most 5000).
+    pub max_limit: u32,
+    /// Budget of the page cache, in bytes of rendered JSON.
+    pub page_cache_bytes: u64,
+    /// Longest a cached page lives when nothing invalidates it first.
+    pub page_ttl: Duration,
+}
+
+pub struct DatasetActor {
+    service: Arc<DatasetService>,
+}
+
+struct DatasetService {
+    pool: Pool,
+    clock: Arc<dyn Clock>,
+    settings: DatasetSettings,
+    pages: Cache<PageKey, Arc<Page>>,
+    registry: Cache<(), Arc<IndexRegistry>>,
+    cutoffs: Cache<(NaiveDate, u32), Option<NaiveDate>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct PageKey {
+    api_name: &'static str,
+    params: BTreeMap<&'static str, ParamValue>,
+    fields: Vec<&'static str>,
+    limit: u32,
+    offset: u64,
+    /// Empty where the dataset does not depend on it, so all callers share the entry.
+    view: Option<View>,
+    cutoff: Option<NaiveDate>,
+}
+
+impl DatasetActor {
+    pub fn new(pool: Pool, clock: Arc<dyn Clock>, settings: DatasetSettings) -> Self {
+        let pages = Cache::builder()
+            .max_capacity(settings.page_cache_bytes)
+            .weigher(|_: &PageKey, page: &Arc<Page>| {
+                u32::try_from(page.data.get().len()).unwrap_or(u32::MAX)
+            })
+            .time_to_live(settings.page_ttl)
+            .build();
+        let ttl = settings.page_ttl;
+        DatasetActor {
+            service: Arc::new(DatasetService {
+                pool,
+                clock,
+                settings,
+                pages,
+                registry: Cache::builder().max_capacity(1).time_to_live(ttl).build(),
+                cutoffs: Cache::builder().max_capacity(64).time_to_live(ttl).build(),
+            }),
+        }
+    }
+}
+
+impl Actor for DatasetActor {
+    type Context = Context<Self>;
+}
+
+/// Steps 8-9 and the data of one validated query.
+#[derive(Message)]
+#[rtype(result = "Result<Arc<Page>, ApiError>")]
+pub struct Fetch {
+    pub query: Query,
+    pub grant: Grant,
+    pub span: Span,
+}
+
+/// What a grant resolves to now, for the membership endpoint.
+#[derive(Message)]
+#[rtype(result = "Result<Entitlements, ApiError>")]
+pub struct Describe {
+    pub grant: Grant,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Entitlements {
+    /// Visible index codes in display order.
+    pub indexes: Vec<String>,
+    /// The newest date the caller's delayed data reaches; `None` if the calendar is empty.
+    pub data_cutoff: Option<NaiveDate>,
+}
+
+/// Drops every cached page, the index registry and the cutoffs.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Invalidate;
+
+impl Handler<Fetch> for DatasetActor {
+    type Result = ResponseFuture<Result<Arc<Page>, ApiError>>;
+
+    fn handle(&mut self, msg: Fetch, _: &mut Context<Self>) -> Self::Result {
+        let span = tracing::info_span!(
+            parent: &msg.span,
+            "dataset.fetch",
+            api_name = msg.query.dataset.api_name,
+            cache = field::Empty,
+            rows = field::Empty,
+        );
+        let service = self.service.clone();
+        Box::pin(async move { service.fetch(msg.query, msg.grant).await }.instrument(span))
+    }
+}
+
+impl Handler<Describe> for DatasetActor {
+    type Result = ResponseFuture<Result<Entitlements, ApiError>>;
+
+    fn handle(&mut self, msg: Describe, _: &mut Context<Self>) -> Self::Result {
+        let span = tracing::info_span!(parent: &msg.span, "dataset.describe");
+        let service = self.service.clone();
+        Box::pin(
+            async move {
+                let registry = service.registry().await?;
+                let view = registry.view(&msg.grant);
+                Ok(Entitlements {
+                    indexes: view.visible.to_vec(),
+                    data_cutoff: service.cutoff(msg.grant.delay_days).await?,
+                })
+            }
+            .instrument(span),
+        )
+    }
+}
+
+impl Handler<Invalidate> for DatasetActor {
+    type Result = ();
+
+    fn handle(&mut self, _: Invalidate, _: &mut Context<Self>) {
+        self.service.pages.invalidate_all();
+        self.service.registry.invalidate_all();
+        self.service.cutoffs.invalidate_all();
+    }
+}
+
+impl DatasetService {
+    async fn fetch(&self, query: Query, grant: Grant) -> Result<Arc<Page>, ApiError> {
+        let dataset = query.dataset;
+        let registry = self.registry().await?;
+        if let Some(code) = query.index_code() {
+            registry.check_named(&grant, dataset, code)?;
+        }
+        let view = dataset.uses_indexes().then(|| registry.view(&grant));
+        let cutoff = if dataset.delayed {
+            self.cutoff(grant.delay_days).await?
+        } else {
+            None
+        };
+        let limit = query
+            .limit
+            .min(self.settings.max_limit)
+            .min(grant.max_rows)
+            .max(1);
+        let key = PageKey {
+            api_name: dataset.api_name,
+            params: query.params.clone(),
+            fields: query.fields.iter().map(|f| f.name).collect(),
+            limit,
+            offset: query.offset,
+            view,
+            cutoff,
+        };
+        let entry = self
+            .pages
+            .entry(key.clone())
+            .or_try_insert_with(self.load_page(&query, key))
+            .await
+            .map_err(|e| (*e).clone())?;
+        let span = Span::current();
+        span.record("cache", if entry.is_fresh() { "miss" } else { "hit" });
+        let page = entry.into_value();
+        span.record("rows", page.returned);
+        Ok(page)
+    }
+
+    async fn load_page(&self, query: &Query, key: PageKey) -> Result<Arc<Page>, ApiError> {
+        if query.dataset.delayed && key.cutoff.is_none() {
+            // No open day is old enough for this caller's delay: nothing is visible yet.
+            return Ok(Arc::new(Page::empty(&query.fields, key.limit, key.offset)?));
+        }
+        let no_view = View {
+            visible: Arc::from(Vec::new()),
+            detailed: Arc::from(Vec::new()),
+        };
+        let view = key.view.as_ref().unwrap_or(&no_view);
+        let offset = i64::try_from(key.offset).map_err(ApiError::internal)?;
+        let statement = sql::build(query, view, key.cutoff, i64::from(key.limit) + 1, offset);
+        let client = self.pool.get().await?;
+        let prepared = client.prepare_cached(&statement.text).await?;
+        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = statement
+            .params
+            .iter()
+            .map(|p| p.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
+        let rows = client.query(&prepared, &params).await?;
+        Ok(Arc::new(Page::render(
+            &query.fields,
+            &rows,
+            key.limit,
+            key.offset,
+        )?))
+    }
+
+    async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {
+        self.registry
+            .try_get_with((), async {
+                let client = self.pool.get().await?;
+                Ok::<_, ApiError>(Arc::new(IndexRegistry::load(&**client).await?))
+            })
+            .await
+            .map_err(|e| (*e).clone())
+    }
+
+    /// The delay cutoff of D5 for `delay_days`, today in the service time zone.
+    async fn cutoff(&self, delay_days: u32) -> Result<Option<NaiveDate>, ApiError> {
+        let today = service_today(self.clock.now(), self.settings.service_tz);
+        self.cutoffs
+            .try_get_with((today, delay_days), async move {
+                let client = self.pool.get().await?;
+                let rows = client
+                    .query(
+                        "SELECT trade_date FROM trade_calendar WHERE trade_date <= $1 \
+                         ORDER BY trade_date DESC LIMIT $2",
+                        &[&today, &(i64::from(delay_days) + 1)],
+                    )
+                    .await?;
+                let days = rows
+                    .iter()
+                    .map(|r| r.try_get::<_, NaiveDate>(0))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, ApiError>(delay_cutoff(days, delay_days))
+            })
+            .await
+            .map_err(|e| (*e).clone())
+    }
+}

@@ -1,0 +1,105 @@
+//! Renders database rows as the `data` object of a query response (spec 4.1), with the
+//! wire formats of spec part 1: fixed-scale decimal strings, `YYYYMMDD` dates, `null`
+//! for absent values.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio_postgres::Row;
+
+use crate::catalogue::{FieldDef, ValueKind};
+use crate::decimal::to_fixed;
+use crate::ApiError;
+
+/// A rendered page: the JSON of `data`, ready to be embedded in the envelope. Kept
+/// serialised so a cache hit costs no re-encoding.
+#[derive(Debug)]
+pub struct Page {
+    pub data: Box<RawValue>,
+    pub returned: usize,
+}
+
+#[derive(Serialize)]
+struct PageData<'a> {
+    fields: Vec<&'static str>,
+    items: &'a [Vec<Value>],
+    limit: u32,
+    offset: u64,
+    returned: usize,
+    has_more: bool,
+}
+
+impl Page {
+    /// `rows` may hold one row more than `limit`: its presence means `has_more`.
+    pub fn render(
+        fields: &[&'static FieldDef],
+        rows: &[Row],
+        limit: u32,
+        offset: u64,
+    ) -> Result<Page, ApiError> {
+        let shown = rows.len().min(limit as usize);
+        let items = rows[..shown]
+            .iter()
+            .map(|row| {
+                fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| cell(row, i, f.kind))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::from_items(fields, &items, limit, offset, rows.len() > shown)
+    }
+
+    pub fn empty(fields: &[&'static FieldDef], limit: u32, offset: u64) -> Result<Page, ApiError> {
+        Self::from_items(fields, &[], limit, offset, false)
+    }
+
+    fn from_items(
+        fields: &[&'static FieldDef],
+        items: &[Vec<Value>],
+        limit: u32,
+        offset: u64,
+        has_more: bool,
+    ) -> Result<Page, ApiError> {
+        let data = PageData {
+            fields: fields.iter().map(|f| f.name).collect(),
+            items,
+            limit,
+            offset,
+            returned: items.len(),
+            has_more,
+        };
+        Ok(Page {
+            data: serde_json::value::to_raw_value(&data).map_err(ApiError::internal)?,
+            returned: items.len(),
+        })
+    }
+}
+
+fn cell(row: &Row, i: usize, kind: ValueKind) -> Result<Value, ApiError> {
+    Ok(match kind {
+        ValueKind::Text => row
+            .try_get::<_, Option<String>>(i)?
+            .map(Value::String)
+            .unwrap_or(Value::Null),
+        ValueKind::Integer => row
+            .try_get::<_, Option<i32>>(i)?
+            .map(Value::from)
+            .unwrap_or(Value::Null),
+        ValueKind::Boolean => row
+            .try_get::<_, Option<bool>>(i)?
+            .map(Value::Bool)
+            .unwrap_or(Value::Null),
+        ValueKind::Date => row
+            .try_get::<_, Option<NaiveDate>>(i)?
+            .map(|d| Value::String(d.format("%Y%m%d").to_string()))
+            .unwrap_or(Value::Null),
+        ValueKind::Decimal { scale } => row
+            .try_get::<_, Option<Decimal>>(i)?
+            .map(|d| Value::String(to_fixed(d, scale)))
+            .unwrap_or(Value::Null),
+    })
+}

@@ -1,0 +1,114 @@
+//! The one error type every actor and domain function returns.
+//!
+//! An [`ApiError`] carries a stable business code (spec part 7) and a message a client
+//! may read. Internal failures are logged with their cause where they are created (so
+//! the log line carries the request's `request_id` from the current span) and reach the
+//! client only as code 50000 with a generic message: never a database or Rust detail.
+
+use std::fmt;
+
+/// Business error codes of the interface specification, part 7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// Bad parameter, field, required header or date format.
+    InvalidRequest,
+    /// Workbook validation or recalculation failed.
+    ImportRejected,
+    /// Back-office session or required authentication missing.
+    AuthenticationRequired,
+    /// User name/password, session or API key invalid.
+    InvalidCredentials,
+    /// Session or API key expired.
+    CredentialsExpired,
+    /// Role or origin not allowed, or key, user, IP or scope refused.
+    Forbidden,
+    /// No data permission for that index.
+    IndexNotPermitted,
+    /// Resource does not exist.
+    NotFound,
+    /// Duplicate, conflict, or already initialised.
+    Conflict,
+    /// Login attempts or per-minute key rate exceeded.
+    RateLimited,
+    /// Daily quota used up.
+    DailyQuotaExhausted,
+    /// Internal error.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The numeric code clients decide on.
+    pub fn as_u32(self) -> u32 {
+        match self {
+            ErrorCode::InvalidRequest => 40001,
+            ErrorCode::ImportRejected => 40002,
+            ErrorCode::AuthenticationRequired => 40101,
+            ErrorCode::InvalidCredentials => 40102,
+            ErrorCode::CredentialsExpired => 40103,
+            ErrorCode::Forbidden => 40301,
+            ErrorCode::IndexNotPermitted => 40302,
+            ErrorCode::NotFound => 40401,
+            ErrorCode::Conflict => 40901,
+            ErrorCode::RateLimited => 42901,
+            ErrorCode::DailyQuotaExhausted => 42902,
+            ErrorCode::Internal => 50000,
+        }
+    }
+}
+
+/// A refusal or failure with the business code and the client-facing message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.code.as_u32(), self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 40001: the request itself is wrong; the message names the offending part.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidRequest, message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Forbidden, message)
+    }
+
+    /// 50000. The cause is logged here, inside the request's span, and never sent.
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        Self::new(ErrorCode::Internal, "internal error")
+    }
+}
+
+impl From<tokio_postgres::Error> for ApiError {
+    fn from(err: tokio_postgres::Error) -> Self {
+        ApiError::internal(format_args!("database: {err}"))
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for ApiError {
+    fn from(err: deadpool_postgres::PoolError) -> Self {
+        ApiError::internal(format_args!("database pool: {err}"))
+    }
+}
+
+impl From<actix::MailboxError> for ApiError {
+    fn from(err: actix::MailboxError) -> Self {
+        ApiError::internal(format_args!("actor mailbox: {err}"))
+    }
+}

@@ -1,0 +1,22 @@
+//! The domain core of the IQ index service: the dataset catalogue, request validation,
+//! the caller's entitlements, index arithmetic, and the actors that serve queries.
+//!
+//! This crate never touches HTTP types: it speaks in [`ApiError`]s and plain data, so
+//! the same logic serves the HTTP API, the ops commands and the tests. The mapping of an
+//! error code to an HTTP status lives in the service crate, in one place.
+
+pub mod auth;
+pub mod calendar;
+pub mod caller;
+pub mod catalogue;
+pub mod clock;
+pub mod dataset;
+pub mod db;
+pub mod decimal;
+pub mod demo;
+pub mod error;
+pub mod indexes;
+pub mod query;
+pub mod quotes;
+
+pub use error::{ApiError, ErrorCode};

@@ -1,0 +1,357 @@
+//! Validation of the `POST /api/v1/query` body (decisions D1) against the catalogue.
+//!
+//! Turns untrusted JSON into a [`Query`] whose every part is known to the catalogue, or
+//! into a 40001 whose message names the offending parameter or field. It never panics
+//! on any input and never produces SQL.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use serde_json::{Map, Value};
+
+use crate::catalogue::{self, Dataset, FieldDef, ParamRole};
+use crate::ApiError;
+
+/// Longest accepted parameter value, in characters.
+pub const MAX_PARAM_CHARS: usize = 500;
+/// Default page size (spec 4.1).
+pub const DEFAULT_LIMIT: u32 = 1000;
+
+const TOP_LEVEL_KEYS: [&str; 5] = ["api_name", "params", "fields", "limit", "offset"];
+
+/// A parameter value after validation. Dates are normalised, so `2024-01-05` and
+/// `20240105` are the same query (and the same cache entry).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ParamValue {
+    Text(String),
+    Date(NaiveDate),
+}
+
+/// A query whose dataset, parameters and fields are all known to the catalogue.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub dataset: &'static Dataset,
+    /// Keyed by parameter name; sorted, so equal queries compare equal.
+    pub params: BTreeMap<&'static str, ParamValue>,
+    /// The columns to return, in the requested order.
+    pub fields: Vec<&'static FieldDef>,
+    /// The limit the client asked for; the effective one is capped later.
+    pub limit: u32,
+    pub offset: u64,
+}
+
+impl Query {
+    /// The `index_code` the query names, if any.
+    pub fn index_code(&self) -> Option<&str> {
+        match self.params.get("index_code") {
+            Some(ParamValue::Text(code)) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// Validates a parsed JSON body.
+    pub fn parse(body: &Value) -> Result<Query, ApiError> {
+        let object = body
+            .as_object()
+            .ok_or_else(|| ApiError::invalid("request body must be a JSON object"))?;
+        if let Some(unknown) = object
+            .keys()
+            .find(|k| !TOP_LEVEL_KEYS.contains(&k.as_str()))
+        {
+            return Err(ApiError::invalid(format!(
+                "unknown top-level key '{}'; expected api_name, params, fields, limit, offset",
+                printable(unknown)
+            )));
+        }
+        let dataset = parse_api_name(object.get("api_name"))?;
+        let params = parse_params(dataset, object.get("params"))?;
+        let fields = parse_fields(dataset, object.get("fields"))?;
+        let limit = match object.get("limit") {
+            None | Some(Value::Null) => DEFAULT_LIMIT,
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 => u32::try_from(n).unwrap_or(u32::MAX),
+                _ => {
+                    return Err(ApiError::invalid(
+                        "'limit' must be an integer of at least 1",
+                    ))
+                }
+            },
+        };
+        let offset = match object.get("offset") {
+            None | Some(Value::Null) => 0,
+            Some(v) => match v.as_u64() {
+                Some(n) if n <= i64::MAX as u64 => n,
+                _ => {
+                    return Err(ApiError::invalid(
+                        "'offset' must be an integer of at least 0",
+                    ))
+                }
+            },
+        };
+        Ok(Query {
+            dataset,
+            params,
+            fields,
+            limit,
+            offset,
+        })
+    }
+}
+
+fn parse_api_name(value: Option<&Value>) -> Result<&'static Dataset, ApiError> {
+    let expected = || catalogue::api_names().join(", ");
+    match value {
+        None | Some(Value::Null) => Err(ApiError::invalid(format!(
+            "'api_name' is required; one of {}",
+            expected()
+        ))),
+        Some(Value::String(name)) => catalogue::dataset(name).ok_or_else(|| {
+            ApiError::invalid(format!(
+                "unknown api_name '{}'; expected one of {}",
+                printable(name),
+                expected()
+            ))
+        }),
+        Some(_) => Err(ApiError::invalid("'api_name' must be a string")),
+    }
+}
+
+fn parse_params(
+    dataset: &'static Dataset,
+    value: Option<&Value>,
+) -> Result<BTreeMap<&'static str, ParamValue>, ApiError> {
+    let empty = Map::new();
+    let object = match value {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(ApiError::invalid("'params' must be an object")),
+    };
+    let mut params = BTreeMap::new();
+    for (name, value) in object {
+        let def = dataset.param(name).ok_or_else(|| {
+            let allowed: Vec<_> = dataset.params.iter().map(|p| p.name).collect();
+            ApiError::invalid(format!(
+                "unknown parameter '{}' for dataset {}; allowed: {}",
+                printable(name),
+                dataset.api_name,
+                allowed.join(", ")
+            ))
+        })?;
+        let text = match value {
+            Value::String(s) if !s.is_empty() => s,
+            Value::String(_) => {
+                return Err(ApiError::invalid(format!(
+                    "parameter '{}' must not be empty; omit unused filters",
+                    def.name
+                )))
+            }
+            _ => {
+                return Err(ApiError::invalid(format!(
+                    "parameter '{}' must be a string",
+                    def.name
+                )))
+            }
+        };
+        if text.chars().count() > MAX_PARAM_CHARS || text.contains('\0') {
+            return Err(ApiError::invalid(format!(
+                "parameter '{}' must be at most {MAX_PARAM_CHARS} characters of text",
+                def.name
+            )));
+        }
+        let parsed = if def.role.is_date() {
+            ParamValue::Date(parse_date(text).ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "parameter '{}' must be a real date as YYYYMMDD or YYYY-MM-DD",
+                    def.name
+                ))
+            })?)
+        } else {
+            ParamValue::Text(text.clone())
+        };
+        params.insert(def.name, parsed);
+    }
+    check_date_combination(dataset, &params)?;
+    Ok(params)
+}
+
+fn check_date_combination(
+    dataset: &Dataset,
+    params: &BTreeMap<&'static str, ParamValue>,
+) -> Result<(), ApiError> {
+    let date_of = |role: ParamRole| {
+        dataset
+            .params
+            .iter()
+            .find(|p| p.role == role)
+            .and_then(|p| params.get(p.name))
+    };
+    let trade = date_of(ParamRole::TradeDate);
+    let start = date_of(ParamRole::StartDate);
+    let end = date_of(ParamRole::EndDate);
+    if trade.is_some() && (start.is_some() || end.is_some()) {
+        return Err(ApiError::invalid(
+            "parameter 'trade_date' cannot be combined with 'start_date' or 'end_date'",
+        ));
+    }
+    if let (Some(ParamValue::Date(s)), Some(ParamValue::Date(e))) = (start, end) {
+        if s > e {
+            return Err(ApiError::invalid(format!(
+                "parameter 'start_date' ({}) is later than 'end_date' ({})",
+                s.format("%Y%m%d"),
+                e.format("%Y%m%d")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn parse_fields(
+    dataset: &'static Dataset,
+    value: Option<&Value>,
+) -> Result<Vec<&'static FieldDef>, ApiError> {
+    let requested = match value {
+        None | Some(Value::Null) => return Ok(default_fields(dataset)),
+        Some(Value::Array(items)) if items.is_empty() => return Ok(default_fields(dataset)),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "'fields' must be an array of field names",
+            ))
+        }
+    };
+    let mut fields: Vec<&'static FieldDef> = Vec::with_capacity(requested.len());
+    for item in requested {
+        let name = item
+            .as_str()
+            .ok_or_else(|| ApiError::invalid("'fields' must contain only strings"))?;
+        let def = dataset.field(name).ok_or_else(|| {
+            ApiError::invalid(format!(
+                "field '{}' does not belong to dataset {}",
+                printable(name),
+                dataset.api_name
+            ))
+        })?;
+        if fields.iter().any(|f| f.name == def.name) {
+            return Err(ApiError::invalid(format!(
+                "field '{}' appears more than once in 'fields'",
+                def.name
+            )));
+        }
+        fields.push(def);
+    }
+    Ok(fields)
+}
+
+fn default_fields(dataset: &'static Dataset) -> Vec<&'static FieldDef> {
+    dataset
+        .default_fields
+        .iter()
+        .filter_map(|name| dataset.field(name))
+        .collect()
+}
+
+/// `YYYYMMDD` or `YYYY-MM-DD`, and a real calendar date.
+pub fn parse_date(text: &str) -> Option<NaiveDate> {
+    let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let format = match text.len() {
+        8 if digits_only(text) => "%Y%m%d",
+        10 if text.as_bytes()[4] == b'-'
+            && text.as_bytes()[7] == b'-'
+            && digits_only(&text[..4])
+            && digits_only(&text[5..7])
+            && digits_only(&text[8..]) =>
+        {
+            "%Y-%m-%d"
+        }
+        _ => return None,
+    };
+    NaiveDate::parse_from_str(text, format).ok()
+}
+
+/// Echoes client text in a message without letting it run on or carry control characters.
+fn printable(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(64)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().count() > 64 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(body: Value) -> String {
+        let err = Query::parse(&body).unwrap_err();
+        assert_eq!(err.code, crate::ErrorCode::InvalidRequest);
+        err.message
+    }
+
+    #[test]
+    fn dates_in_both_forms_and_only_real_ones() {
+        let d = NaiveDate::from_ymd_opt(2024, 2, 29).unwrap();
+        assert_eq!(parse_date("20240229"), Some(d));
+        assert_eq!(parse_date("2024-02-29"), Some(d));
+        for bad in [
+            "20230229",
+            "2024-2-29",
+            "2024/02/29",
+            "+2024022",
+            "2024-02-2x",
+            "",
+            "٢٠٢٤٠٢٢٩",
+        ] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn defaults_apply_when_fields_are_omitted_or_empty() {
+        let q = Query::parse(&json!({"api_name": "index_daily", "fields": []})).unwrap();
+        let names: Vec<_> = q.fields.iter().map(|f| f.name).collect();
+        assert_eq!(
+            names,
+            crate::catalogue::dataset("index_daily")
+                .unwrap()
+                .default_fields
+        );
+        assert_eq!(q.limit, DEFAULT_LIMIT);
+        assert_eq!(q.offset, 0);
+    }
+
+    #[test]
+    fn messages_name_the_offending_part() {
+        assert!(
+            message(json!({"api_name": "index_daily", "params": {"foo": "1"}})).contains("'foo'")
+        );
+        assert!(message(json!({"api_name": "index_daily", "fields": ["nope"]})).contains("'nope'"));
+        assert!(
+            message(json!({"api_name": "index_daily", "params": {"index_code": ""}}))
+                .contains("'index_code'")
+        );
+        assert!(
+            message(json!({"api_name": "index_daily", "params": {"index_code": 5}}))
+                .contains("'index_code'")
+        );
+        assert!(message(json!({"api_name": "index_daily", "limit": 0})).contains("'limit'"));
+        assert!(message(json!({"api_name": "index_daily", "limit": 2.5})).contains("'limit'"));
+        assert!(message(json!({"api_name": "index_daily", "offset": -1})).contains("'offset'"));
+        assert!(message(json!({"api_name": "nope"})).contains("api_name"));
+        assert!(message(json!({"api_name": "index_daily", "extra": 1})).contains("'extra'"));
+        assert!(message(
+            json!({"api_name": "index_daily", "fields": ["trade_date", "trade_date"]})
+        )
+        .contains("'trade_date'"));
+        assert!(message(json!({"api_name": "index_daily", "params": {"trade_date": "20240101", "end_date": "20240102"}})).contains("'trade_date'"));
+        assert!(message(json!({"api_name": "index_daily", "params": {"start_date": "20240102", "end_date": "2024-01-01"}})).contains("'start_date'"));
+        assert!(
+            message(json!({"api_name": "index_daily", "params": {"index_code": "a\u{0}b"}}))
+                .contains("'index_code'")
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! The transactional write path of quotes: replace the (date, index) days a batch
+//! contains, then recalculate `index_daily` from the earliest affected date onward for
+//! each affected index and for the composite (D8). Callers pass an open transaction and
+//! commit it; a failure leaves no trace.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use tokio_postgres::Transaction;
+
+use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous, QuoteRow};
+use crate::{ApiError, ErrorCode};
+
+/// The composite index and the six base indexes it is derived from (D8).
+pub const COMPOSITE_INDEX: &str = "Hardware_Index";
+pub const COMPOSITE_BASES: [&str; 6] = [
+    "Server_Index",
+    "GPU_Index",
+    "DRAM_Index",
+    "SSD_Index",
+    "CPU_Index",
+    "OI_Index",
+];
+
+/// What a write changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recalculated {
+    pub quotes: usize,
+    pub daily_rows: usize,
+    /// Earliest recalculated date of each index.
+    pub from: BTreeMap<String, NaiveDate>,
+}
+
+/// Replaces the whole trading calendar with `open_days`.
+pub async fn replace_calendar(
+    tx: &Transaction<'_>,
+    open_days: &[NaiveDate],
+) -> Result<(), ApiError> {
+    tx.execute("DELETE FROM trade_calendar", &[]).await?;
+    tx.execute(
+        "INSERT INTO trade_calendar (trade_date) SELECT DISTINCT d FROM UNNEST($1::date[]) AS d",
+        &[&open_days],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Stores `rows` (already validated) and recalculates what they affect.
+pub async fn replace_quotes(
+    tx: &Transaction<'_>,
+    rows: &[QuoteRow],
+) -> Result<Recalculated, ApiError> {
+    let mut days: BTreeSet<(NaiveDate, &str)> = BTreeSet::new();
+    for row in rows {
+        days.insert((row.trade_date, &row.index_code));
+    }
+    let (day_dates, day_codes): (Vec<NaiveDate>, Vec<&str>) = days.iter().copied().unzip();
+    tx.execute(
+        "DELETE FROM index_quotes q USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
+         WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code",
+        &[&day_dates, &day_codes],
+    )
+    .await?;
+    let dates: Vec<NaiveDate> = rows.iter().map(|r| r.trade_date).collect();
+    let codes: Vec<&str> = rows.iter().map(|r| r.index_code.as_str()).collect();
+    let specs: Vec<&str> = rows.iter().map(|r| r.specification.as_str()).collect();
+    let weights: Vec<Decimal> = rows.iter().map(|r| r.weight).collect();
+    let prices: Vec<Decimal> = rows.iter().map(|r| r.price).collect();
+    tx.execute(
+        "INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) \
+         SELECT * FROM UNNEST($1::date[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])",
+        &[&dates, &codes, &specs, &weights, &prices],
+    )
+    .await?;
+
+    let mut result = Recalculated {
+        quotes: rows.len(),
+        ..Recalculated::default()
+    };
+    let mut earliest: BTreeMap<&str, NaiveDate> = BTreeMap::new();
+    for (date, code) in &days {
+        earliest.entry(code).or_insert(*date);
+    }
+    for (code, from) in &earliest {
+        result.daily_rows += recalc_index(tx, code, *from).await?;
+        result.from.insert(code.to_string(), *from);
+    }
+    let composite_from = earliest
+        .iter()
+        .filter(|(code, _)| COMPOSITE_BASES.contains(code))
+        .map(|(_, from)| *from)
+        .min();
+    if let Some(from) = composite_from {
+        result.daily_rows += recalc_composite(tx, from).await?;
+        result.from.insert(COMPOSITE_INDEX.to_string(), from);
+    }
+    Ok(result)
+}
+
+async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, ApiError> {
+    let row = tx
+        .query_opt(
+            "SELECT base_value FROM indexes WHERE index_code = $1",
+            &[&index_code],
+        )
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ImportRejected,
+                format!("unknown index_code '{index_code}'"),
+            )
+        })?;
+    Ok(row.try_get(0)?)
+}
+
+async fn recalc_index(
+    tx: &Transaction<'_>,
+    index_code: &str,
+    from: NaiveDate,
+) -> Result<usize, ApiError> {
+    let base = base_value(tx, index_code).await?;
+    let previous = tx
+        .query_opt(
+            "SELECT index_value, weighted_price FROM index_daily \
+             WHERE index_code = $1 AND trade_date < $2 ORDER BY trade_date DESC LIMIT 1",
+            &[&index_code, &from],
+        )
+        .await?
+        .map(|r| {
+            Ok::<_, tokio_postgres::Error>(Previous {
+                index_value: r.try_get(0)?,
+                weighted_price: r.try_get(1)?,
+            })
+        })
+        .transpose()?;
+    let quotes = tx
+        .query(
+            "SELECT trade_date, weight, price FROM index_quotes \
+             WHERE index_code = $1 AND trade_date >= $2 ORDER BY trade_date",
+            &[&index_code, &from],
+        )
+        .await?;
+    let mut by_day: BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>> = BTreeMap::new();
+    for q in &quotes {
+        by_day
+            .entry(q.try_get(0)?)
+            .or_default()
+            .push((q.try_get(1)?, q.try_get(2)?));
+    }
+    let mut days = Vec::with_capacity(by_day.len());
+    for (date, quotes) in by_day {
+        let wp = weighted_price(quotes).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ImportRejected,
+                format!("weighted price of {index_code} on {date} is out of range"),
+            )
+        })?;
+        days.push((date, wp));
+    }
+    let rows = chain_index(index_code, base, previous, &days)?;
+    write_daily(tx, index_code, from, &rows).await
+}
+
+async fn recalc_composite(tx: &Transaction<'_>, from: NaiveDate) -> Result<usize, ApiError> {
+    let base = base_value(tx, COMPOSITE_INDEX).await?;
+    let previous: Option<Decimal> = tx
+        .query_opt(
+            "SELECT index_value FROM index_daily WHERE index_code = $1 AND trade_date < $2 \
+             ORDER BY trade_date DESC LIMIT 1",
+            &[&COMPOSITE_INDEX, &from],
+        )
+        .await?
+        .map(|r| r.try_get(0))
+        .transpose()?;
+    let bases: Vec<&str> = COMPOSITE_BASES.to_vec();
+    let rows = tx
+        .query(
+            "SELECT trade_date, index_code, pct_change FROM index_daily \
+             WHERE index_code = ANY($1) AND trade_date >= $2",
+            &[&bases, &from],
+        )
+        .await?;
+    let mut by_day: BTreeMap<NaiveDate, Vec<Option<Option<Decimal>>>> = BTreeMap::new();
+    for r in &rows {
+        let code: String = r.try_get(1)?;
+        let Some(position) = COMPOSITE_BASES.iter().position(|b| *b == code) else {
+            continue;
+        };
+        let slots = by_day
+            .entry(r.try_get(0)?)
+            .or_insert_with(|| vec![None; COMPOSITE_BASES.len()]);
+        slots[position] = Some(r.try_get(2)?);
+    }
+    // Only dates on which every base index has a value take part.
+    let days: Vec<(NaiveDate, Vec<Option<Decimal>>)> = by_day
+        .into_iter()
+        .filter_map(|(date, slots)| Some((date, slots.into_iter().collect::<Option<Vec<_>>>()?)))
+        .collect();
+    let weights = vec![Decimal::ONE; COMPOSITE_BASES.len()];
+    let computed = composite_index(COMPOSITE_INDEX, base, previous, &weights, &days)?;
+    write_daily(tx, COMPOSITE_INDEX, from, &computed).await
+}
+
+async fn write_daily(
+    tx: &Transaction<'_>,
+    index_code: &str,
+    from: NaiveDate,
+    rows: &[DailyRow],
+) -> Result<usize, ApiError> {
+    tx.execute(
+        "DELETE FROM index_daily WHERE index_code = $1 AND trade_date >= $2",
+        &[&index_code, &from],
+    )
+    .await?;
+    let dates: Vec<NaiveDate> = rows.iter().map(|r| r.trade_date).collect();
+    let values: Vec<Decimal> = rows.iter().map(|r| r.index_value).collect();
+    let wps: Vec<Option<Decimal>> = rows.iter().map(|r| r.weighted_price).collect();
+    let pres: Vec<Option<Decimal>> = rows.iter().map(|r| r.pre_value).collect();
+    let changes: Vec<Option<Decimal>> = rows.iter().map(|r| r.change).collect();
+    let pcts: Vec<Option<Decimal>> = rows.iter().map(|r| r.pct_change).collect();
+    tx.execute(
+        "INSERT INTO index_daily (trade_date, index_code, index_value, weighted_price, pre_value, change, pct_change) \
+         SELECT d, $1, v, w, p, c, pc FROM UNNEST($2::date[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[]) \
+         AS r(d, v, w, p, c, pc)",
+        &[&index_code, &dates, &values, &wps, &pres, &changes, &pcts],
+    )
+    .await?;
+    Ok(rows.len())
+}

@@ -1,0 +1,81 @@
+//! The response envelope `{request_id, code, message, data}` (spec 4.1, part 7) and the
+//! one mapping from business code to HTTP status. Every response of the service, success
+//! or error, is built here.
+
+use actix_web::http::StatusCode;
+use actix_web::HttpResponse;
+use iq_actors::{ApiError, ErrorCode};
+use serde::Serialize;
+
+use super::RequestId;
+
+/// The business code of a response, left in its extensions for the access log and trace.
+#[derive(Debug, Clone, Copy)]
+pub struct BusinessCode(pub u32);
+
+/// The HTTP status of each business code: the only place this mapping exists.
+pub fn status_for(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidRequest => StatusCode::BAD_REQUEST,
+        ErrorCode::ImportRejected => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::AuthenticationRequired
+        | ErrorCode::InvalidCredentials
+        | ErrorCode::CredentialsExpired => StatusCode::UNAUTHORIZED,
+        ErrorCode::Forbidden | ErrorCode::IndexNotPermitted => StatusCode::FORBIDDEN,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::RateLimited | ErrorCode::DailyQuotaExhausted => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    request_id: &'a str,
+    code: u32,
+    message: &'a str,
+    data: T,
+}
+
+fn json(status: StatusCode, code: u32, body: Vec<u8>) -> HttpResponse {
+    let mut response = HttpResponse::build(status)
+        .content_type("application/json")
+        .body(body);
+    response.extensions_mut().insert(BusinessCode(code));
+    response
+}
+
+/// 200 with `data`.
+pub fn success<T: Serialize>(request_id: &RequestId, data: T) -> HttpResponse {
+    let envelope = Envelope {
+        request_id: request_id.as_str(),
+        code: 0,
+        message: "ok",
+        data,
+    };
+    match serde_json::to_vec(&envelope) {
+        Ok(body) => json(StatusCode::OK, 0, body),
+        Err(err) => failure(request_id, &ApiError::internal(err)),
+    }
+}
+
+/// The error's status, with `data` null.
+pub fn failure(request_id: &RequestId, error: &ApiError) -> HttpResponse {
+    let code = error.code.as_u32();
+    let envelope = Envelope {
+        request_id: request_id.as_str(),
+        code,
+        message: &error.message,
+        data: (),
+    };
+    // Serialising strings and integers cannot fail.
+    let body = serde_json::to_vec(&envelope).unwrap_or_default();
+    json(status_for(error.code), code, body)
+}
+
+pub fn respond<T: Serialize>(request_id: &RequestId, result: Result<T, ApiError>) -> HttpResponse {
+    match result {
+        Ok(data) => success(request_id, data),
+        Err(error) => failure(request_id, &error),
+    }
+}

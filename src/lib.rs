@@ -1,0 +1,12 @@
+//! The IQ index service: configuration, start-up and shutdown, the HTTP edge and the
+//! front actor. Domain logic lives in the `iq-actors` crate; this crate only wires it to
+//! HTTP and to the process.
+
+pub mod embedded_pg;
+pub mod front;
+pub mod http;
+pub mod migrations;
+pub mod routes;
+pub mod settings;
+pub mod startup;
+pub mod telemetry;

@@ -1,0 +1,44 @@
+//! `iq-service`: serves the API. Configuration comes from environment variables (see
+//! README); with no `DATABASE_URL` it runs an embedded PostgreSQL with demo data.
+
+use std::process::ExitCode;
+
+use iq_service::settings::Settings;
+use iq_service::startup::Application;
+use iq_service::telemetry;
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::from(2);
+        }
+    };
+    telemetry::init(settings.log_format);
+    let app = match Application::build(settings.clone()).await {
+        Ok(app) => app,
+        Err(err) => {
+            tracing::error!(error = %err, "start-up failed");
+            eprintln!("start-up failed: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let host = settings
+        .listen_addr
+        .rsplit_once(':')
+        .map_or("127.0.0.1", |(h, _)| h);
+    tracing::info!(
+        url = %format!("http://{host}:{}", app.port()),
+        "listening; try: curl -s -X POST http://{host}:{}/api/v1/query -H 'Content-Type: application/json' -d '{{\"api_name\":\"index_latest\"}}'",
+        app.port()
+    );
+    match app.run_until_stopped().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!(error = %err, "server failed");
+            ExitCode::FAILURE
+        }
+    }
+}

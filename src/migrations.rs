@@ -1,0 +1,61 @@
+//! Schema migrations (`sql/V*__*.sql`, embedded at build time) and the demo-data load,
+//! both on a dedicated connection before the pool is built.
+//!
+//! An advisory lock serialises instances that start together on one database.
+
+use chrono::NaiveDate;
+use tokio_postgres::NoTls;
+
+mod embedded {
+    refinery::embed_migrations!("sql");
+}
+
+/// Any key unique to this service; held only while migrating.
+const MIGRATION_LOCK: i64 = 0x1A5E_0001;
+
+/// Applies pending migrations, then loads demo data when `demo_today` is given and the
+/// database holds no market data yet.
+pub async fn prepare(
+    config: &tokio_postgres::Config,
+    demo_today: Option<NaiveDate>,
+) -> Result<(), String> {
+    let (mut client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+    let connection = tokio::spawn(connection);
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(|e| e.to_string())?;
+    let report = embedded::migrations::runner()
+        .run_async(&mut client)
+        .await
+        .map_err(|e| format!("migration failed: {e}"))?;
+    for applied in report.applied_migrations() {
+        tracing::info!(migration = %applied, "applied migration");
+    }
+    if let Some(today) = demo_today {
+        if iq_actors::demo::is_empty(&client)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            tracing::info!("loading demo data (calendar and a year of quotes)");
+            let loaded = iq_actors::demo::load(&mut client, today)
+                .await
+                .map_err(|e| e.to_string())?;
+            tracing::info!(
+                quotes = loaded.quotes,
+                daily_rows = loaded.daily_rows,
+                "demo data loaded"
+            );
+        }
+    }
+    client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(|e| e.to_string())?;
+    drop(client);
+    let _ = connection.await;
+    Ok(())
+}

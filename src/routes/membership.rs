@@ -1,0 +1,21 @@
+//! `GET /api/v1/membership`: the current website identity's entitlements (D9). Never
+//! counts against quotas.
+
+use actix_web::{web, HttpResponse};
+use iq_actors::caller::Credentials;
+use tracing::Span;
+
+use super::AppState;
+use crate::front::ShowMembership;
+use crate::http::envelope;
+use crate::http::RequestId;
+
+pub async fn membership(request_id: RequestId, state: web::Data<AppState>) -> HttpResponse {
+    // Membership describes the website identity: an API key header plays no part here.
+    let message = ShowMembership {
+        credentials: Credentials::Anonymous,
+        span: Span::current(),
+    };
+    let result = state.front.send(message).await;
+    envelope::respond(&request_id, result.map_err(Into::into).and_then(|r| r))
+}

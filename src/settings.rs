@@ -1,0 +1,141 @@
+//! Typed settings, read from environment variables (decisions D10).
+//!
+//! Every variable has a default except the secrets later issues add; a bad value is a
+//! start-up error that names the variable. Tests build `Settings` directly, replacing
+//! the clock and the database.
+
+use std::env;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono_tz::Tz;
+use iq_actors::clock::{Clock, SystemClock};
+use iq_actors::db::PoolSettings;
+
+/// Where the data lives.
+#[derive(Debug, Clone)]
+pub enum Database {
+    /// An external PostgreSQL (`DATABASE_URL`).
+    Url(String),
+    /// A cluster the service runs itself from the machine's PostgreSQL binaries, kept in
+    /// `dir` (`IQ_DATA_DIR`, default `./.iq-data`).
+    Embedded { dir: PathBuf },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen_addr: String,
+    pub database: Database,
+    pub service_tz: Tz,
+    /// Server-wide cap on `limit` (1..=5000).
+    pub max_limit: u32,
+    pub site_name: String,
+    /// Load demo data into an empty database even when it is not the embedded one.
+    pub demo_data: bool,
+    pub log_format: LogFormat,
+    /// HTTP worker threads; `None`: one per core.
+    pub workers: Option<usize>,
+    pub pool: PoolSettings,
+    pub page_cache_bytes: u64,
+    pub page_ttl: Duration,
+    pub clock: Arc<dyn Clock>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {variable}: {problem}")]
+pub struct ConfigError {
+    pub variable: &'static str,
+    pub problem: String,
+}
+
+fn var(name: &'static str) -> Option<String> {
+    env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn parsed<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    match var(name) {
+        None => Ok(default),
+        Some(text) => text.trim().parse().map_err(|e: T::Err| ConfigError {
+            variable: name,
+            problem: format!("{text:?} is not valid: {e}"),
+        }),
+    }
+}
+
+fn flag(name: &'static str) -> Result<bool, ConfigError> {
+    match var(name).as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("0" | "false" | "no") => Ok(false),
+        Some("1" | "true" | "yes") => Ok(true),
+        Some(other) => Err(ConfigError {
+            variable: name,
+            problem: format!("{other:?} is not a boolean (use 1 or 0)"),
+        }),
+    }
+}
+
+impl Settings {
+    pub fn from_env() -> Result<Settings, ConfigError> {
+        let database = match var("DATABASE_URL") {
+            Some(url) => Database::Url(url),
+            None => {
+                let dir = PathBuf::from(var("IQ_DATA_DIR").unwrap_or_else(|| ".iq-data".into()));
+                let dir = std::path::absolute(&dir).map_err(|e| ConfigError {
+                    variable: "IQ_DATA_DIR",
+                    problem: e.to_string(),
+                })?;
+                Database::Embedded { dir }
+            }
+        };
+        let max_limit: u32 = parsed("MAX_LIMIT", 5000)?;
+        if !(1..=5000).contains(&max_limit) {
+            return Err(ConfigError {
+                variable: "MAX_LIMIT",
+                problem: format!("{max_limit} is outside 1..=5000"),
+            });
+        }
+        let log_format = match var("LOG_FORMAT").as_deref() {
+            Some("json") => LogFormat::Json,
+            Some("pretty") => LogFormat::Pretty,
+            None if std::io::IsTerminal::is_terminal(&std::io::stderr()) => LogFormat::Pretty,
+            None => LogFormat::Json,
+            Some(other) => {
+                return Err(ConfigError {
+                    variable: "LOG_FORMAT",
+                    problem: format!("{other:?} is not json or pretty"),
+                })
+            }
+        };
+        let workers: usize = parsed("WORKERS", 0)?;
+        Ok(Settings {
+            listen_addr: var("LISTEN_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            database,
+            service_tz: parsed("SERVICE_TZ", chrono_tz::Asia::Shanghai)?,
+            max_limit,
+            site_name: var("SITE_NAME").unwrap_or_else(|| "AI Hardware Price Index".into()),
+            demo_data: flag("DEMO_DATA")?,
+            log_format,
+            workers: (workers > 0).then_some(workers),
+            pool: PoolSettings {
+                max_size: parsed("DB_POOL_SIZE", 16)?,
+                acquire_timeout: Duration::from_millis(parsed("DB_ACQUIRE_TIMEOUT_MS", 3000)?),
+                statement_timeout: Duration::from_millis(parsed(
+                    "DB_STATEMENT_TIMEOUT_MS",
+                    10_000,
+                )?),
+            },
+            page_cache_bytes: parsed::<u64>("PAGE_CACHE_MB", 256)? * 1024 * 1024,
+            page_ttl: Duration::from_secs(parsed("PAGE_CACHE_TTL_SECS", 300)?),
+            clock: Arc::new(SystemClock),
+        })
+    }
+}

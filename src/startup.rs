@@ -1,0 +1,118 @@
+//! Start-up and shutdown: resolve the database (external or embedded), migrate, load
+//! demo data where asked, start the actors (singletons, before the HTTP workers), bind
+//! the listener and serve until SIGINT/SIGTERM.
+//!
+//! Tests build an [`Application`] on port 0 and read the real port from it.
+
+use std::net::TcpListener;
+
+use actix::Actor;
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use iq_actors::auth::AuthActor;
+use iq_actors::calendar::service_today;
+use iq_actors::dataset::{DatasetActor, DatasetSettings};
+
+use crate::embedded_pg::EmbeddedPostgres;
+use crate::front::FrontActor;
+use crate::http::request_context::request_context;
+use crate::migrations;
+use crate::routes::{self, AppState};
+use crate::settings::{Database, Settings};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("embedded PostgreSQL: {0}")]
+    Embedded(#[from] crate::embedded_pg::EmbeddedError),
+    #[error("DATABASE_URL is not a valid PostgreSQL URL: {0}")]
+    DatabaseUrl(tokio_postgres::Error),
+    #[error("database: {0}")]
+    Database(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    embedded: Option<EmbeddedPostgres>,
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> Result<Application, StartupError> {
+        let (db_config, embedded) = match &settings.database {
+            Database::Url(url) => (url.parse().map_err(StartupError::DatabaseUrl)?, None),
+            Database::Embedded { dir } => {
+                let dir = dir.clone();
+                let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&dir))
+                    .await
+                    .map_err(|e| StartupError::Database(e.to_string()))??;
+                (pg.config(), Some(pg))
+            }
+        };
+        let today = service_today(settings.clock.now(), settings.service_tz);
+        let load_demo = settings.demo_data || embedded.is_some();
+        migrations::prepare(&db_config, load_demo.then_some(today))
+            .await
+            .map_err(StartupError::Database)?;
+        let pool =
+            iq_actors::db::build_pool(db_config, &settings.pool).map_err(StartupError::Database)?;
+
+        let auth = AuthActor::new(pool.clone()).start();
+        let datasets = DatasetActor::new(
+            pool,
+            settings.clock.clone(),
+            DatasetSettings {
+                service_tz: settings.service_tz,
+                max_limit: settings.max_limit,
+                page_cache_bytes: settings.page_cache_bytes,
+                page_ttl: settings.page_ttl,
+            },
+        )
+        .start();
+        let front =
+            FrontActor::new(auth, datasets, &settings.site_name, settings.max_limit).start();
+        let state = web::Data::new(AppState { front });
+
+        let listen = |source| StartupError::Listen {
+            addr: settings.listen_addr.clone(),
+            source,
+        };
+        let listener = TcpListener::bind(&settings.listen_addr).map_err(listen)?;
+        let port = listener.local_addr().map_err(listen)?.port();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .wrap(from_fn(request_context))
+                .app_data(state.clone())
+                .configure(routes::configure)
+                .default_service(web::to(routes::not_found))
+        });
+        if let Some(workers) = settings.workers {
+            server = server.workers(workers);
+        }
+        let server = server.listen(listener).map_err(listen)?.run();
+        Ok(Application {
+            port,
+            server,
+            embedded,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGINT/SIGTERM (in-flight requests finish), then stops the embedded
+    /// PostgreSQL if this process started one.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let result = self.server.await;
+        if let Some(pg) = self.embedded {
+            let _ = tokio::task::spawn_blocking(move || pg.stop()).await;
+        }
+        result
+    }
+}

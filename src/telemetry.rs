@@ -1,0 +1,26 @@
+//! Log set-up: JSON lines in production, a readable format for development. Each line
+//! carries the spans it was written in, so every line of a request has its `request_id`.
+
+use tracing_subscriber::EnvFilter;
+
+use crate::settings::LogFormat;
+
+/// Installs the global subscriber; `RUST_LOG` filters (default `info`).
+pub fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let result = match format {
+        LogFormat::Json => builder
+            .json()
+            .with_current_span(false)
+            .with_span_list(true)
+            .flatten_event(true)
+            .try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+    if let Err(err) = result {
+        eprintln!("logging was already initialised: {err}");
+    }
+}
