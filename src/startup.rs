@@ -106,6 +106,11 @@ impl Application {
         self.port
     }
 
+    /// Stops the server from elsewhere (tests; signals do this in production).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// Serves until SIGINT/SIGTERM (in-flight requests finish), then stops the embedded
     /// PostgreSQL if this process started one.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {

@@ -1,1 +1,11 @@
-fn main() {}
+//! Black-box tests of the running service: each test spawns the real application on a
+//! random port against its own fresh PostgreSQL database and talks HTTP to it.
+
+mod helpers;
+
+mod datasets;
+mod embedded;
+mod envelope;
+mod paging;
+mod validation;
+mod visitor;

@@ -1,0 +1,324 @@
+//! `spawn_app()` and the `TestApp` every test drives.
+//!
+//! Each test gets a new database on the PostgreSQL named by `TEST_DATABASE_URL`
+//! (default: the local server at 127.0.0.1:5432), migrated by the service itself at
+//! start-up. Time is a `ManualClock` fixed at [`NOW`], so the delay cutoff is known.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use chrono::{DateTime, TimeZone, Utc};
+use iq_actors::clock::ManualClock;
+use iq_actors::db::PoolSettings;
+use iq_service::settings::{Database, LogFormat, Settings};
+use iq_service::startup::Application;
+use serde_json::{json, Value};
+use tokio_postgres::NoTls;
+
+/// Friday 20 November 2026, 12:00 in Shanghai.
+pub fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 20, 4, 0, 0).unwrap()
+}
+
+fn server_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub http: reqwest::Client,
+    pub db: tokio_postgres::Client,
+    pub clock: Arc<ManualClock>,
+}
+
+/// Options for [`spawn_with`].
+pub struct Spawn {
+    pub demo_data: bool,
+    pub max_limit: u32,
+    /// SQL run on the migrated database before the service starts.
+    pub setup_sql: &'static str,
+}
+
+impl Default for Spawn {
+    fn default() -> Self {
+        Spawn {
+            demo_data: false,
+            max_limit: 5000,
+            setup_sql: "",
+        }
+    }
+}
+
+/// The service on an empty (migrated) database.
+pub async fn spawn_app() -> TestApp {
+    spawn_with(Spawn::default()).await
+}
+
+/// The service on the small hand-made data set of [`FIXTURE`].
+pub async fn spawn_with_fixture() -> TestApp {
+    spawn_with(Spawn {
+        setup_sql: FIXTURE,
+        ..Spawn::default()
+    })
+    .await
+}
+
+pub async fn spawn_with(options: Spawn) -> TestApp {
+    let database_url = create_database().await;
+    let clock = Arc::new(ManualClock::new(now()));
+    let settings = Settings {
+        listen_addr: "127.0.0.1:0".into(),
+        database: Database::Url(database_url.clone()),
+        service_tz: chrono_tz::Asia::Shanghai,
+        max_limit: options.max_limit,
+        site_name: "Test Index".into(),
+        demo_data: options.demo_data,
+        log_format: LogFormat::Json,
+        workers: Some(1),
+        pool: PoolSettings {
+            max_size: 4,
+            ..PoolSettings::default()
+        },
+        page_cache_bytes: 16 * 1024 * 1024,
+        page_ttl: Duration::from_secs(300),
+        clock: clock.clone(),
+    };
+    if !options.setup_sql.is_empty() {
+        // Migrate first (the service does it at start-up) so the fixture can fill tables.
+        iq_service::migrations::prepare(&database_url.parse().unwrap(), None)
+            .await
+            .expect("migrate");
+    }
+    let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
+        .await
+        .expect("connect to test database");
+    actix_web::rt::spawn(connection);
+    if !options.setup_sql.is_empty() {
+        db.batch_execute(options.setup_sql).await.expect("fixture");
+    }
+    let app = Application::build(settings)
+        .await
+        .expect("build application");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    actix_web::rt::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        http: reqwest::Client::new(),
+        db,
+        clock,
+    }
+}
+
+/// A new, uniquely named database; databases of earlier runs older than two hours are
+/// dropped on the way, so test runs do not accumulate them.
+async fn create_database() -> String {
+    let (admin, connection) = tokio_postgres::connect(&server_url(), NoTls)
+        .await
+        .expect("connect to the test PostgreSQL (set TEST_DATABASE_URL)");
+    actix_web::rt::spawn(connection);
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let stale = admin
+        .query(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'iq\\_test\\_%'",
+            &[],
+        )
+        .await
+        .unwrap();
+    for row in stale {
+        let name: String = row.get(0);
+        let born: Option<u64> = name.split('_').nth(2).and_then(|s| s.parse().ok());
+        if born.is_some_and(|b| b + 7200 < secs) {
+            let _ = admin
+                .execute(
+                    &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                    &[],
+                )
+                .await;
+        }
+    }
+    let name = format!("iq_test_{secs}_{}", uuid::Uuid::new_v4().simple());
+    admin
+        .execute(&format!("CREATE DATABASE \"{name}\""), &[])
+        .await
+        .expect("create test database");
+    let mut config: tokio_postgres::Config = server_url().parse().unwrap();
+    config.dbname(&name);
+    // Rebuild a URL from the parts the harness uses.
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("postgres").to_string();
+    let password = config
+        .get_password()
+        .map(|p| format!(":{}", String::from_utf8_lossy(p)))
+        .unwrap_or_default();
+    format!("postgres://{user}{password}@{host}:{port}/{name}")
+}
+
+/// A response: status, the `X-Request-Id` header and the JSON body.
+pub struct Reply {
+    pub status: u16,
+    pub request_id_header: Option<String>,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn code(&self) -> i64 {
+        self.body["code"].as_i64().expect("code")
+    }
+
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+
+    pub fn data(&self) -> &Value {
+        &self.body["data"]
+    }
+
+    pub fn fields(&self) -> Vec<&str> {
+        self.data()["fields"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect()
+    }
+
+    pub fn items(&self) -> &Vec<Value> {
+        self.data()["items"].as_array().expect("items")
+    }
+
+    /// Column `name` of every row.
+    pub fn column(&self, name: &str) -> Vec<Value> {
+        let i = self
+            .fields()
+            .iter()
+            .position(|f| *f == name)
+            .expect("column");
+        self.items().iter().map(|row| row[i].clone()).collect()
+    }
+
+    /// Asserts an error envelope with this HTTP status and code.
+    pub fn assert_error(&self, status: u16, code: i64) {
+        assert_eq!((self.status, self.code()), (status, code), "{}", self.body);
+        assert!(self.body["data"].is_null(), "{}", self.body);
+        assert!(self.body["request_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("req_"));
+    }
+}
+
+impl TestApp {
+    async fn reply(response: reqwest::Response) -> Reply {
+        let status = response.status().as_u16();
+        let request_id_header = response
+            .headers()
+            .get("x-request-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        let text = response.text().await.expect("body");
+        let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+        Reply {
+            status,
+            request_id_header,
+            body,
+        }
+    }
+
+    /// `POST /api/v1/query` with a JSON body.
+    pub async fn query(&self, body: Value) -> Reply {
+        self.query_with(body, None).await
+    }
+
+    pub async fn query_with(&self, body: Value, api_key: Option<&str>) -> Reply {
+        let mut request = self
+            .http
+            .post(format!("{}/api/v1/query", self.address))
+            .json(&body);
+        if let Some(key) = api_key {
+            request = request.header("X-API-Key", key);
+        }
+        Self::reply(request.send().await.expect("request")).await
+    }
+
+    /// `POST /api/v1/query` with a raw body and content type.
+    pub async fn query_raw(&self, body: &'static str, content_type: &str) -> Reply {
+        let response = self
+            .http
+            .post(format!("{}/api/v1/query", self.address))
+            .header("Content-Type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        Self::reply(response).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request");
+        Self::reply(response).await
+    }
+
+    pub async fn config(&self) -> Reply {
+        self.get("/api/v1/config").await
+    }
+
+    pub async fn membership(&self) -> Reply {
+        self.get("/api/v1/membership").await
+    }
+
+    /// Every page of a query, walked as spec 4.3 says.
+    pub async fn walk(&self, mut body: Value, limit: u64) -> Vec<Value> {
+        let mut rows = Vec::new();
+        let mut offset = 0;
+        loop {
+            body["limit"] = json!(limit);
+            body["offset"] = json!(offset);
+            let page = self.query(body.clone()).await;
+            assert_eq!(page.code(), 0, "{}", page.body);
+            rows.extend(page.items().iter().cloned());
+            offset += page.data()["returned"].as_u64().unwrap();
+            if !page.data()["has_more"].as_bool().unwrap() {
+                return rows;
+            }
+        }
+    }
+}
+
+/// A small hand-made data set with values chosen to test formatting, ordering and the
+/// delay cutoff. With the clock at [`now`] (Friday 20 Nov 2026) and 16 Nov a holiday,
+/// the free tier's cutoff (7 open days) is Tuesday 10 Nov 2026.
+pub const FIXTURE: &str = r#"
+INSERT INTO trade_calendar (trade_date)
+SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-30'::date, '1 day') AS d
+WHERE extract(isodow FROM d) < 6 AND d::date <> '2026-11-16';
+
+INSERT INTO index_daily (trade_date, index_code, index_value, weighted_price, pre_value, change, pct_change) VALUES
+ ('2026-11-09', 'Server_Index', 1000, 250000.5, NULL, NULL, NULL),
+ ('2026-11-10', 'Server_Index', 1010.123456, 252531.36, 1000, 10.123456, 1.0123456),
+ ('2026-11-11', 'Server_Index', 999.5, 249875.12, 1010.123456, -10.623456, -1.051698),
+ ('2026-11-09', 'SSD_Index', 1000, 480.25, NULL, NULL, NULL),
+ ('2026-11-10', 'SSD_Index', 1002, 481.2105, 1000, 2, 0.2),
+ ('2026-11-09', 'GPU_Index', 1000, 30000, NULL, NULL, NULL),
+ ('2026-11-10', 'GPU_Index', 990, 29700, 1000, -10, -1),
+ ('2026-11-09', 'Hardware_Index', 1000, NULL, NULL, NULL, NULL),
+ ('2026-11-10', 'Hardware_Index', 1003.3, NULL, 1000, 3.3, 0.33);
+
+INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) VALUES
+ ('2026-11-10', 'Server_Index', 'b 8x H100 SXM 80GB', 0.5, 250000.1),
+ ('2026-11-10', 'Server_Index', 'B 8x H200 SXM 141GB', 0.4, 255328.2),
+ ('2026-11-10', 'Server_Index', 'Ä 8x B200 SXM 180GB', 0.1, 465000),
+ ('2026-11-11', 'Server_Index', 'B 8x H200 SXM 141GB', 1, 249875.12),
+ ('2026-11-10', 'GPU_Index', 'H100 SXM5 80GB', 1, 29700);
+"#;
