@@ -9,6 +9,20 @@ use iq_service::telemetry;
 
 #[actix_web::main]
 async fn main() -> ExitCode {
+    // `iq-service catalogue`: the dataset catalogue as JSON, the source the docs and the
+    // Python client's local checks are generated from.
+    if std::env::args().nth(1).as_deref() == Some("catalogue") {
+        return match serde_json::to_string_pretty(&iq_actors::catalogue::DATASETS) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("{err}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let settings = match Settings::from_env() {
         Ok(settings) => settings,
         Err(err) => {
