@@ -2,29 +2,18 @@
 //! data folder, loads demo data on first start, and keeps it across restarts.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use iq_actors::clock::ManualClock;
-use iq_service::settings::{Database, LogFormat, Settings};
+use iq_service::settings::Database;
 use iq_service::startup::Application;
 
-fn settings(dir: &std::path::Path) -> Settings {
-    Settings {
-        listen_addr: "127.0.0.1:0".into(),
-        database: Database::Embedded {
-            dir: dir.to_path_buf(),
-        },
-        service_tz: chrono_tz::Asia::Shanghai,
-        max_limit: 5000,
-        site_name: "Embedded".into(),
-        demo_data: false,
-        log_format: LogFormat::Json,
-        workers: Some(1),
-        pool: Default::default(),
-        page_cache_bytes: 1024 * 1024,
-        page_ttl: Duration::from_secs(60),
-        clock: Arc::new(ManualClock::new(crate::helpers::now())),
-    }
+use crate::helpers::{now, test_settings};
+
+fn settings(dir: &std::path::Path) -> iq_service::settings::Settings {
+    let database = Database::Embedded {
+        dir: dir.to_path_buf(),
+    };
+    test_settings(database, Arc::new(ManualClock::new(now())))
 }
 
 async fn latest_rows(port: u16) -> usize {

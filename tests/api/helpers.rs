@@ -50,6 +50,36 @@ impl Default for Spawn {
     }
 }
 
+/// Settings for a test instance: one worker, a small pool and cache, the given clock.
+pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
+    Settings {
+        listen_addr: "127.0.0.1:0".into(),
+        database,
+        service_tz: chrono_tz::Asia::Shanghai,
+        max_limit: 5000,
+        site_name: "Test Index".into(),
+        demo_data: false,
+        log_format: LogFormat::Json,
+        workers: Some(1),
+        pool: PoolSettings {
+            max_size: 4,
+            ..PoolSettings::default()
+        },
+        page_cache_bytes: 16 * 1024 * 1024,
+        page_ttl: Duration::from_secs(300),
+        clock,
+    }
+}
+
+/// The service on the demo data set (generated for the test clock's today).
+pub async fn spawn_with_demo() -> TestApp {
+    spawn_with(Spawn {
+        demo_data: true,
+        ..Spawn::default()
+    })
+    .await
+}
+
 /// The service on an empty (migrated) database.
 pub async fn spawn_app() -> TestApp {
     spawn_with(Spawn::default()).await
@@ -67,23 +97,9 @@ pub async fn spawn_with_fixture() -> TestApp {
 pub async fn spawn_with(options: Spawn) -> TestApp {
     let database_url = create_database().await;
     let clock = Arc::new(ManualClock::new(now()));
-    let settings = Settings {
-        listen_addr: "127.0.0.1:0".into(),
-        database: Database::Url(database_url.clone()),
-        service_tz: chrono_tz::Asia::Shanghai,
-        max_limit: options.max_limit,
-        site_name: "Test Index".into(),
-        demo_data: options.demo_data,
-        log_format: LogFormat::Json,
-        workers: Some(1),
-        pool: PoolSettings {
-            max_size: 4,
-            ..PoolSettings::default()
-        },
-        page_cache_bytes: 16 * 1024 * 1024,
-        page_ttl: Duration::from_secs(300),
-        clock: clock.clone(),
-    };
+    let mut settings = test_settings(Database::Url(database_url.clone()), clock.clone());
+    settings.max_limit = options.max_limit;
+    settings.demo_data = options.demo_data;
     if !options.setup_sql.is_empty() {
         // Migrate first (the service does it at start-up) so the fixture can fill tables.
         iq_service::migrations::prepare(&database_url.parse().unwrap(), None)

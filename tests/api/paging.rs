@@ -2,15 +2,11 @@
 
 use serde_json::json;
 
-use crate::helpers::{spawn_with, Spawn};
+use crate::helpers::spawn_with_demo;
 
 #[actix_web::test]
 async fn small_pages_concatenate_to_the_single_big_page() {
-    let app = spawn_with(Spawn {
-        demo_data: true,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_demo().await;
     let body = json!({"api_name": "index_quote", "params": {"start_date": "20260801", "end_date": "20261031"}});
     let mut big = body.clone();
     big["limit"] = json!(5000);
@@ -55,11 +51,7 @@ async fn small_pages_concatenate_to_the_single_big_page() {
 
 #[actix_web::test]
 async fn demo_data_obeys_the_weight_rule_and_daily_rows_follow_the_quotes() {
-    let app = spawn_with(Spawn {
-        demo_data: true,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_demo().await;
     // For one date and one index the weights sum to exactly 1 (spec part 2, rule 1).
     let quotes = app
         .query(json!({"api_name": "index_quote", "params": {"index_code": "Server_Index", "trade_date": "20261105"}}))
