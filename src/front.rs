@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use iq_actors::auth::{authorize, AuthActor, Authenticate, SiteStatus, LOGIN_FAILURES_PER_MINUTE};
-use iq_actors::caller::{Caller, Credentials};
+use iq_actors::caller::Credentials;
 use iq_actors::catalogue;
 use iq_actors::dataset::{DatasetActor, Describe, Fetch, Page};
 use iq_actors::query::Query;
@@ -137,9 +137,7 @@ impl Handler<ShowMembership> for FrontActor {
                 .await??;
             let tier = &identity.tier;
             Ok(Membership {
-                identity: match identity.caller {
-                    Caller::Visitor => "visitor",
-                },
+                identity: identity.caller.kind(),
                 user: None,
                 tier: tier.name.clone(),
                 delay_days: identity.grant.delay_days,

@@ -89,7 +89,6 @@ impl Application {
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
                 .configure(routes::configure)
-                .default_service(web::to(routes::not_found))
         });
         if let Some(workers) = settings.workers {
             server = server.workers(workers);

@@ -10,8 +10,6 @@ use actix_web::{web, HttpRequest};
 use iq_actors::caller::Credentials;
 
 use crate::front::FrontActor;
-use crate::http::envelope;
-use crate::http::RequestId;
 
 pub struct AppState {
     pub front: Addr<FrontActor>,
@@ -33,11 +31,4 @@ fn credentials(req: &HttpRequest) -> Credentials {
         Some(value) => Credentials::ApiKey(value.to_str().unwrap_or_default().to_string()),
         None => Credentials::Anonymous,
     }
-}
-
-pub async fn not_found(request_id: RequestId) -> actix_web::HttpResponse {
-    envelope::failure(
-        &request_id,
-        &iq_actors::ApiError::new(iq_actors::ErrorCode::NotFound, "no such endpoint"),
-    )
 }

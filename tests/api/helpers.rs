@@ -264,12 +264,12 @@ impl TestApp {
     }
 
     /// `POST /api/v1/query` with a raw body and content type.
-    pub async fn query_raw(&self, body: &'static str, content_type: &str) -> Reply {
+    pub async fn query_raw(&self, body: impl Into<String>, content_type: &str) -> Reply {
         let response = self
             .http
             .post(format!("{}/api/v1/query", self.address))
             .header("Content-Type", content_type)
-            .body(body)
+            .body(body.into())
             .send()
             .await
             .expect("request");

@@ -193,8 +193,8 @@ impl DatasetService {
         };
         let entry = self
             .pages
-            .entry(key.clone())
-            .or_try_insert_with(self.load_page(&query, key))
+            .entry_by_ref(&key)
+            .or_try_insert_with(self.load_page(&query, &key))
             .await
             .map_err(|e| (*e).clone())?;
         let span = Span::current();
@@ -204,7 +204,7 @@ impl DatasetService {
         Ok(page)
     }
 
-    async fn load_page(&self, query: &Query, key: PageKey) -> Result<Arc<Page>, ApiError> {
+    async fn load_page(&self, query: &Query, key: &PageKey) -> Result<Arc<Page>, ApiError> {
         if query.dataset.delayed && key.cutoff.is_none() {
             // No open day is old enough for this caller's delay: nothing is visible yet.
             return Ok(Arc::new(Page::empty(&query.fields, key.limit, key.offset)?));
