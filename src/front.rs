@@ -14,8 +14,11 @@
 use std::sync::Arc;
 
 use actix::prelude::*;
-use iq_actors::auth::{authorize, AuthActor, Authenticate, SiteStatus, LOGIN_FAILURES_PER_MINUTE};
-use iq_actors::caller::Credentials;
+use std::net::IpAddr;
+
+use iq_actors::accounts::login_limit;
+use iq_actors::auth::{authorize, AuthActor, Authenticate, SiteStatus};
+use iq_actors::caller::{Account, Caller, Credentials};
 use iq_actors::catalogue;
 use iq_actors::dataset::{DatasetActor, Describe, Fetch, Page};
 use iq_actors::query::Query;
@@ -56,6 +59,7 @@ impl Actor for FrontActor {
 #[rtype(result = "Result<Arc<Page>, ApiError>")]
 pub struct RunQuery {
     pub credentials: Credentials,
+    pub client_ip: Option<IpAddr>,
     pub body: Value,
     pub span: Span,
 }
@@ -71,6 +75,7 @@ impl Handler<RunQuery> for FrontActor {
             let identity = auth
                 .send(Authenticate {
                     credentials: msg.credentials,
+                    client_ip: msg.client_ip,
                     span: span.clone(),
                 })
                 .await??;
@@ -99,7 +104,7 @@ pub struct ShowMembership {
 #[derive(Debug, Serialize)]
 pub struct Membership {
     pub identity: &'static str,
-    pub user: Option<Value>,
+    pub user: Option<Account>,
     pub tier: String,
     pub delay_days: u32,
     pub data_cutoff: Option<String>,
@@ -126,6 +131,8 @@ impl Handler<ShowMembership> for FrontActor {
             let identity = auth
                 .send(Authenticate {
                     credentials: msg.credentials,
+                    // Website identities have no allow-list to check.
+                    client_ip: None,
                     span: msg.span.clone(),
                 })
                 .await??;
@@ -136,9 +143,13 @@ impl Handler<ShowMembership> for FrontActor {
                 })
                 .await??;
             let tier = &identity.tier;
+            let user = match &identity.caller {
+                Caller::Session(account) => Some(account.clone()),
+                _ => None,
+            };
             Ok(Membership {
                 identity: identity.caller.kind(),
-                user: None,
+                user,
                 tier: tier.name.clone(),
                 delay_days: identity.grant.delay_days,
                 data_cutoff: seen.data_cutoff.map(|d| d.format("%Y%m%d").to_string()),
@@ -173,7 +184,7 @@ pub struct SiteConfig {
 
 #[derive(Debug, Serialize)]
 pub struct LoginPolicy {
-    pub max_failures_per_minute: u32,
+    pub max_failures_per_minute: i32,
 }
 
 impl Handler<ShowConfig> for FrontActor {
@@ -192,7 +203,7 @@ impl Handler<ShowConfig> for FrontActor {
                 datasets: catalogue::api_names(),
                 max_limit,
                 login: LoginPolicy {
-                    max_failures_per_minute: LOGIN_FAILURES_PER_MINUTE,
+                    max_failures_per_minute: login_limit::PER_USER,
                 },
             })
         })

@@ -2,9 +2,11 @@
 //! front actor. Domain logic lives in the `iq-actors` crate; this crate only wires it to
 //! HTTP and to the process.
 
+pub mod demo_accounts;
 pub mod embedded_pg;
 pub mod front;
 pub mod http;
+pub mod local_secret;
 pub mod migrations;
 pub mod routes;
 pub mod settings;

@@ -14,11 +14,11 @@ mod embedded {
 const MIGRATION_LOCK: i64 = 0x1A5E_0001;
 
 /// Applies pending migrations, then loads demo data when `demo_today` is given and the
-/// database holds no market data yet.
+/// database holds no market data yet. Answers whether it loaded demo data.
 pub async fn prepare(
     config: &tokio_postgres::Config,
     demo_today: Option<NaiveDate>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let (mut client, connection) = config
         .connect(NoTls)
         .await
@@ -35,11 +35,13 @@ pub async fn prepare(
     for applied in report.applied_migrations() {
         tracing::info!(migration = %applied, "applied migration");
     }
+    let mut loaded_demo = false;
     if let Some(today) = demo_today {
         if iq_actors::demo::is_empty(&client)
             .await
             .map_err(|e| e.to_string())?
         {
+            loaded_demo = true;
             tracing::info!("loading demo data (calendar and a year of quotes)");
             let loaded = iq_actors::demo::load(&mut client, today)
                 .await
@@ -57,5 +59,5 @@ pub async fn prepare(
         .map_err(|e| e.to_string())?;
     drop(client);
     let _ = connection.await;
-    Ok(())
+    Ok(loaded_demo)
 }

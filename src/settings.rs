@@ -1,7 +1,7 @@
 //! Typed settings, read from environment variables (decisions D10).
 //!
-//! Every variable has a default except the secrets later issues add; a bad value is a
-//! start-up error that names the variable. Tests build `Settings` directly, replacing
+//! Every variable has a default; a bad value is a start-up error that names the
+//! variable. Secrets are wrapped so that printing the settings never shows them. Tests build `Settings` directly, replacing
 //! the clock and the database.
 
 use std::env;
@@ -9,7 +9,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::TimeDelta;
 use chrono_tz::Tz;
+use ipnet::IpNet;
+use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::{Clock, SystemClock};
 use iq_actors::db::PoolSettings;
 
@@ -21,6 +24,35 @@ pub enum Database {
     /// A cluster the service runs itself from the machine's PostgreSQL binaries, kept in
     /// `dir` (`IQ_DATA_DIR`, default `./.iq-data`).
     Embedded { dir: PathBuf },
+}
+
+/// The server secret keys are hashed with (`KEY_SECRET`). `Debug` never prints it.
+#[derive(Clone)]
+pub struct KeySecret(Vec<u8>);
+
+impl KeySecret {
+    /// Shortest accepted secret, in bytes.
+    pub const MIN_LEN: usize = 32;
+
+    pub fn new(bytes: Vec<u8>) -> Result<KeySecret, String> {
+        if bytes.len() < Self::MIN_LEN {
+            return Err(format!(
+                "must be at least {} characters long",
+                Self::MIN_LEN
+            ));
+        }
+        Ok(KeySecret(bytes))
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for KeySecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeySecret(<redacted>)")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +77,14 @@ pub struct Settings {
     pub pool: PoolSettings,
     pub page_cache_bytes: u64,
     pub page_ttl: Duration,
+    /// `None`: with the embedded database, a secret kept in its data folder; with
+    /// `DATABASE_URL`, a start-up error (every instance must share one secret).
+    pub key_secret: Option<KeySecret>,
+    /// Peers whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`, addresses or CIDR).
+    pub trusted_proxies: Vec<IpNet>,
+    /// Whether the session cookie is marked `Secure` (`COOKIE_SECURE`; set it behind TLS).
+    pub cookie_secure: bool,
+    pub sessions: SessionPolicy,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -116,6 +156,35 @@ impl Settings {
             }
         };
         let workers: usize = parsed("WORKERS", 0)?;
+        let key_secret = var("KEY_SECRET")
+            .map(|s| KeySecret::new(s.into_bytes()))
+            .transpose()
+            .map_err(|problem| ConfigError {
+                variable: "KEY_SECRET",
+                problem,
+            })?;
+        let trusted_proxies = var("TRUSTED_PROXIES")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<IpNet>()
+                    .or_else(|_| s.parse::<std::net::IpAddr>().map(IpNet::from))
+                    .map_err(|_| ConfigError {
+                        variable: "TRUSTED_PROXIES",
+                        problem: format!("{s:?} is not an IP address or CIDR range"),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let idle_minutes: i64 = parsed("SESSION_IDLE_MINUTES", 60)?;
+        let max_hours: i64 = parsed("SESSION_MAX_HOURS", 12)?;
+        if idle_minutes < 1 || max_hours < 1 {
+            return Err(ConfigError {
+                variable: "SESSION_IDLE_MINUTES",
+                problem: "session lifetimes must be at least 1".into(),
+            });
+        }
         Ok(Settings {
             listen_addr: var("LISTEN_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
             database,
@@ -135,6 +204,13 @@ impl Settings {
             },
             page_cache_bytes: parsed::<u64>("PAGE_CACHE_MB", 256)? * 1024 * 1024,
             page_ttl: Duration::from_secs(parsed("PAGE_CACHE_TTL_SECS", 300)?),
+            key_secret,
+            trusted_proxies,
+            cookie_secure: flag("COOKIE_SECURE")?,
+            sessions: SessionPolicy {
+                idle: TimeDelta::minutes(idle_minutes),
+                absolute: TimeDelta::hours(max_hours),
+            },
             clock: Arc::new(SystemClock),
         })
     }

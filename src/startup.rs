@@ -10,8 +10,11 @@ use actix::Actor;
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
+use iq_actors::accounts::api_key::KeyHasher;
+use iq_actors::accounts::Accounts;
 use iq_actors::auth::AuthActor;
 use iq_actors::calendar::service_today;
+use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
 
 use crate::embedded_pg::EmbeddedPostgres;
@@ -19,7 +22,8 @@ use crate::front::FrontActor;
 use crate::http::request_context::request_context;
 use crate::migrations;
 use crate::routes::{self, AppState};
-use crate::settings::{Database, Settings};
+use crate::settings::{Database, KeySecret, Settings};
+use crate::{demo_accounts, local_secret};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -29,6 +33,8 @@ pub enum StartupError {
     DatabaseUrl(tokio_postgres::Error),
     #[error("database: {0}")]
     Database(String),
+    #[error("configuration: {0}")]
+    Config(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: String,
@@ -54,17 +60,40 @@ impl Application {
                 (pg.config(), Some(pg))
             }
         };
+        let key_secret = match (&settings.key_secret, &settings.database) {
+            (Some(secret), _) => secret.clone(),
+            (None, Database::Embedded { dir }) => {
+                let secret = local_secret::load_or_create(&dir.join("key-secret"))
+                    .map_err(StartupError::Config)?;
+                KeySecret::new(secret).map_err(StartupError::Config)?
+            }
+            (None, Database::Url(_)) => {
+                return Err(StartupError::Config(format!(
+                    "KEY_SECRET must be set (at least {} characters, the same on every \
+                     instance) when DATABASE_URL is used",
+                    KeySecret::MIN_LEN
+                )))
+            }
+        };
+        let hasher = KeyHasher::new(key_secret.expose());
+
         let today = service_today(settings.clock.now(), settings.service_tz);
         let load_demo = settings.demo_data || embedded.is_some();
-        migrations::prepare(&db_config, load_demo.then_some(today))
+        let demo_loaded = migrations::prepare(&db_config, load_demo.then_some(today))
             .await
             .map_err(StartupError::Database)?;
-        let pool =
-            iq_actors::db::build_pool(db_config, &settings.pool).map_err(StartupError::Database)?;
+        let pool = iq_actors::db::build_pool(db_config.clone(), &settings.pool)
+            .map_err(StartupError::Database)?;
 
-        let auth = AuthActor::new(pool.clone()).start();
+        let auth = AuthActor::new(
+            pool.clone(),
+            settings.clock.clone(),
+            hasher.clone(),
+            settings.sessions,
+        )
+        .start();
         let datasets = DatasetActor::new(
-            pool,
+            pool.clone(),
             settings.clock.clone(),
             DatasetSettings {
                 service_tz: settings.service_tz,
@@ -74,9 +103,24 @@ impl Application {
             },
         )
         .start();
+        let bus = ChangeBus::new(vec![auth.clone().recipient(), datasets.clone().recipient()]);
+        bus.listen(db_config)
+            .await
+            .map_err(StartupError::Database)?;
+        let accounts = Accounts::new(pool, hasher, settings.clock.clone(), settings.sessions, bus);
+        if demo_loaded {
+            demo_accounts::create(&accounts)
+                .await
+                .map_err(|e| StartupError::Database(e.to_string()))?;
+        }
         let front =
             FrontActor::new(auth, datasets, &settings.site_name, settings.max_limit).start();
-        let state = web::Data::new(AppState { front });
+        let state = web::Data::new(AppState {
+            front,
+            accounts,
+            trusted_proxies: settings.trusted_proxies.clone(),
+            cookie_secure: settings.cookie_secure,
+        });
 
         let listen = |source| StartupError::Listen {
             addr: settings.listen_addr.clone(),

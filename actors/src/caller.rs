@@ -19,6 +19,8 @@ pub enum Credentials {
     Anonymous,
     /// The `X-API-Key` header, present (possibly empty or malformed).
     ApiKey(String),
+    /// The session cookie, and no key header.
+    Session(String),
 }
 
 impl fmt::Debug for Credentials {
@@ -26,14 +28,61 @@ impl fmt::Debug for Credentials {
         match self {
             Credentials::Anonymous => f.write_str("Anonymous"),
             Credentials::ApiKey(_) => f.write_str("ApiKey(<redacted>)"),
+            Credentials::Session(_) => f.write_str("Session(<redacted>)"),
         }
     }
+}
+
+/// A back-office role, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    User,
+    Admin,
+    SuperAdmin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Admin => "admin",
+            Role::SuperAdmin => "super_admin",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Role> {
+        [Role::User, Role::Admin, Role::SuperAdmin]
+            .into_iter()
+            .find(|r| r.as_str() == text)
+    }
+}
+
+impl serde::Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A signed-in account, as the membership endpoint and the back office show it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Account {
+    /// Opaque to clients (D7).
+    #[serde(rename = "id", serialize_with = "as_string")]
+    pub user_id: i64,
+    pub username: String,
+    pub role: Role,
+}
+
+fn as_string<S: serde::Serializer>(id: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(id)
 }
 
 /// The authenticated caller, for logs, traces and the membership endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
     Visitor,
+    Session(Account),
+    Key { key_id: String, user_id: i64 },
 }
 
 impl Caller {
@@ -41,6 +90,8 @@ impl Caller {
     pub fn kind(&self) -> &'static str {
         match self {
             Caller::Visitor => "visitor",
+            Caller::Session(_) => "session",
+            Caller::Key { .. } => "key",
         }
     }
 }
@@ -54,8 +105,9 @@ pub enum Audience {
 }
 
 /// A tier's entitlements (spec part 8, D7), as stored in the `tiers` table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Tier {
+    #[serde(rename = "tier")]
     pub name: String,
     pub per_minute: i64,
     pub per_day: i64,
@@ -93,17 +145,45 @@ pub struct Identity {
 impl Identity {
     /// A caller with no key and no session: a free user's website view (D4).
     pub fn visitor(free: Arc<Tier>) -> Identity {
+        Identity::website(Caller::Visitor, free)
+    }
+
+    /// A website identity (session or visitor): the tier's indexes and delay, never
+    /// `private`, detail only for `aggregate` indexes, no scopes needed (D4).
+    pub fn website(caller: Caller, tier: Arc<Tier>) -> Identity {
         let grant = Grant {
             audience: Audience::Website,
-            member_indexes: free.member_indexes,
+            member_indexes: tier.member_indexes,
             index_range: None,
             scopes: None,
-            delay_days: free.delay_days,
-            max_rows: free.max_rows,
+            delay_days: tier.delay_days,
+            max_rows: tier.max_rows,
         };
         Identity {
-            caller: Caller::Visitor,
-            tier: free,
+            caller,
+            tier,
+            grant,
+        }
+    }
+
+    /// An API key's identity: its scopes and index range, its owner's tier (D4).
+    pub fn key(
+        caller: Caller,
+        tier: Arc<Tier>,
+        scopes: Arc<BTreeSet<Scope>>,
+        index_range: Option<Arc<BTreeSet<String>>>,
+    ) -> Identity {
+        let grant = Grant {
+            audience: Audience::ApiKey,
+            member_indexes: tier.member_indexes,
+            index_range,
+            scopes: Some(scopes),
+            delay_days: tier.delay_days,
+            max_rows: tier.max_rows,
+        };
+        Identity {
+            caller,
+            tier,
             grant,
         }
     }

@@ -5,11 +5,14 @@
 //! the same logic serves the HTTP API, the ops commands and the tests. The mapping of an
 //! error code to an HTTP status lives in the service crate, in one place.
 
+pub mod accounts;
 pub mod auth;
 pub mod calendar;
 pub mod caller;
 pub mod catalogue;
+pub mod changes;
 pub mod clock;
+pub mod coherent_cache;
 pub mod dataset;
 pub mod db;
 pub mod decimal;

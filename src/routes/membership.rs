@@ -1,19 +1,22 @@
 //! `GET /api/v1/membership`: the current website identity's entitlements (D9). Never
 //! counts against quotas.
 
-use actix_web::{web, HttpResponse};
-use iq_actors::caller::Credentials;
+use actix_web::{web, HttpRequest, HttpResponse};
 use tracing::Span;
 
-use super::AppState;
+use super::{website_credentials, AppState};
 use crate::front::ShowMembership;
 use crate::http::envelope;
 use crate::http::RequestId;
 
-pub async fn membership(request_id: RequestId, state: web::Data<AppState>) -> HttpResponse {
+pub async fn membership(
+    req: HttpRequest,
+    request_id: RequestId,
+    state: web::Data<AppState>,
+) -> HttpResponse {
     // Membership describes the website identity: an API key header plays no part here.
     let message = ShowMembership {
-        credentials: Credentials::Anonymous,
+        credentials: website_credentials(&req),
         span: Span::current(),
     };
     let result = state.front.send(message).await;

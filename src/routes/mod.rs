@@ -1,18 +1,35 @@
-//! HTTP routes. Handlers are thin: they read the request, send one message to the
-//! FrontActor and wrap the answer in the envelope.
+//! HTTP routes. Handlers are thin: they read the request, check the session where the
+//! back office needs one, call the domain (the FrontActor for reads of market data,
+//! [`Accounts`] for the back office) and wrap the answer in the envelope.
 
+mod admin;
 mod config;
+mod keys;
 mod membership;
 mod query;
+mod session;
 
 use actix::Addr;
 use actix_web::{web, HttpRequest};
+use ipnet::IpNet;
+use iq_actors::accounts::Accounts;
 use iq_actors::caller::Credentials;
 
 use crate::front::FrontActor;
+use crate::http::client_ip::client_ip;
+use crate::http::session::session_id;
 
 pub struct AppState {
     pub front: Addr<FrontActor>,
+    pub accounts: Accounts,
+    pub trusted_proxies: Vec<IpNet>,
+    pub cookie_secure: bool,
+}
+
+impl AppState {
+    fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
+        client_ip(req, &self.trusted_proxies)
+    }
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -20,15 +37,35 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         web::scope("/api/v1")
             .route("/query", web::post().to(query::query))
             .route("/config", web::get().to(config::config))
-            .route("/membership", web::get().to(membership::membership)),
+            .route("/membership", web::get().to(membership::membership))
+            .route("/setup", web::post().to(session::setup))
+            .route("/auth/login", web::post().to(session::login))
+            .route("/auth/logout", web::post().to(session::logout))
+            .route("/keys", web::get().to(keys::list))
+            .route("/keys", web::post().to(keys::create))
+            .route("/keys/{id}", web::delete().to(keys::delete))
+            .route("/admin/users", web::post().to(admin::create_user))
+            .route("/admin/users/{id}", web::patch().to(admin::patch_user))
+            .route("/admin/tiers", web::get().to(admin::tiers))
+            .route("/admin/tiers/{tier}", web::put().to(admin::replace_tier))
+            .route("/admin/keys/{id}", web::patch().to(admin::patch_key))
+            .route(
+                "/admin/indexes/{index_code}",
+                web::patch().to(admin::patch_index),
+            ),
     );
 }
 
-/// What the request presents: a present `X-API-Key` header, even empty or unreadable,
-/// always means key identity (spec part 5, rule 2).
+/// What a query presents: a present `X-API-Key` header, even empty or unreadable,
+/// always means key identity (spec part 5, rule 2); otherwise the session cookie.
 fn credentials(req: &HttpRequest) -> Credentials {
     match req.headers().get("x-api-key") {
         Some(value) => Credentials::ApiKey(value.to_str().unwrap_or_default().to_string()),
-        None => Credentials::Anonymous,
+        None => website_credentials(req),
     }
+}
+
+/// The website identity a request presents: its session cookie, or none.
+fn website_credentials(req: &HttpRequest) -> Credentials {
+    session_id(req).map_or(Credentials::Anonymous, Credentials::Session)
 }

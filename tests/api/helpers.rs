@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, TimeZone, Utc};
+use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::ManualClock;
 use iq_actors::db::PoolSettings;
-use iq_service::settings::{Database, LogFormat, Settings};
+use iq_service::settings::{Database, KeySecret, LogFormat, Settings};
 use iq_service::startup::Application;
 use serde_json::{json, Value};
 use tokio_postgres::NoTls;
@@ -30,6 +31,7 @@ pub struct TestApp {
     pub http: reqwest::Client,
     pub db: tokio_postgres::Client,
     pub clock: Arc<ManualClock>,
+    pub database_url: String,
 }
 
 /// Options for [`spawn_with`].
@@ -38,6 +40,8 @@ pub struct Spawn {
     pub max_limit: u32,
     /// SQL run on the migrated database before the service starts.
     pub setup_sql: &'static str,
+    /// `TRUSTED_PROXIES`.
+    pub trusted_proxies: &'static [&'static str],
 }
 
 impl Default for Spawn {
@@ -46,6 +50,7 @@ impl Default for Spawn {
             demo_data: false,
             max_limit: 5000,
             setup_sql: "",
+            trusted_proxies: &[],
         }
     }
 }
@@ -67,6 +72,12 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
         },
         page_cache_bytes: 16 * 1024 * 1024,
         page_ttl: Duration::from_secs(300),
+        key_secret: Some(
+            KeySecret::new(b"a test secret of at least thirty-two bytes".to_vec()).unwrap(),
+        ),
+        trusted_proxies: Vec::new(),
+        cookie_secure: false,
+        sessions: SessionPolicy::default(),
         clock,
     }
 }
@@ -100,6 +111,11 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     let mut settings = test_settings(Database::Url(database_url.clone()), clock.clone());
     settings.max_limit = options.max_limit;
     settings.demo_data = options.demo_data;
+    settings.trusted_proxies = options
+        .trusted_proxies
+        .iter()
+        .map(|n| n.parse().unwrap())
+        .collect();
     if !options.setup_sql.is_empty() {
         // Migrate first (the service does it at start-up) so the fixture can fill tables.
         iq_service::migrations::prepare(&database_url.parse().unwrap(), None)
@@ -113,6 +129,15 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     if !options.setup_sql.is_empty() {
         db.batch_execute(options.setup_sql).await.expect("fixture");
     }
+    start(settings, db, clock, database_url).await
+}
+
+async fn start(
+    settings: Settings,
+    db: tokio_postgres::Client,
+    clock: Arc<ManualClock>,
+    database_url: String,
+) -> TestApp {
     let app = Application::build(settings)
         .await
         .expect("build application");
@@ -123,6 +148,20 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
         http: reqwest::Client::new(),
         db,
         clock,
+        database_url,
+    }
+}
+
+impl TestApp {
+    /// Another instance of the service on the same database, with its own caches and
+    /// the same clock: what a second replica behind a load balancer is.
+    pub async fn another_instance(&self) -> TestApp {
+        let settings = test_settings(Database::Url(self.database_url.clone()), self.clock.clone());
+        let (db, connection) = tokio_postgres::connect(&self.database_url, NoTls)
+            .await
+            .expect("connect to test database");
+        actix_web::rt::spawn(connection);
+        start(settings, db, self.clock.clone(), self.database_url.clone()).await
     }
 }
 
@@ -338,3 +377,147 @@ INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) 
  ('2026-11-11', 'Server_Index', 'B 8x H200 SXM 141GB', 1, 249875.12),
  ('2026-11-10', 'GPU_Index', 'H100 SXM5 80GB', 1, 29700);
 "#;
+
+/// A password every test account uses; it passes the policy.
+pub const PASSWORD: &str = "correct horse battery";
+
+/// A signed-in website session: the cookie to send and the CSRF token from login.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub cookie: String,
+    pub csrf: String,
+    pub user_id: String,
+}
+
+/// A created API key.
+#[derive(Debug, Clone)]
+pub struct Key {
+    pub id: String,
+    pub key: String,
+}
+
+impl TestApp {
+    /// Any request; `session` adds the cookie and, when `csrf`, the CSRF header.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+        session: Option<&Session>,
+        csrf: bool,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{}{path}", self.address));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        if let Some(session) = session {
+            request = request.header("Cookie", &session.cookie);
+            if csrf {
+                request = request.header("X-CSRF-Token", &session.csrf);
+            }
+        }
+        Self::reply(request.send().await.expect("request")).await
+    }
+
+    /// A mutation with the session's cookie and CSRF token.
+    pub async fn send_as(
+        &self,
+        session: &Session,
+        method: reqwest::Method,
+        path: &str,
+        body: Value,
+    ) -> Reply {
+        self.call(method, path, Some(body), Some(session), true)
+            .await
+    }
+
+    pub async fn get_as(&self, session: &Session, path: &str) -> Reply {
+        self.call(reqwest::Method::GET, path, None, Some(session), false)
+            .await
+    }
+
+    pub async fn login(&self, username: &str, password: &str) -> (Reply, Option<Session>) {
+        let response = self
+            .http
+            .post(format!("{}/api/v1/auth/login", self.address))
+            .json(&json!({"username": username, "password": password}))
+            .send()
+            .await
+            .expect("request");
+        let cookie = response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .find(|c| c.starts_with("iq_session="));
+        let reply = Self::reply(response).await;
+        let session = cookie
+            .filter(|_| reply.code() == 0)
+            .map(|set_cookie| Session {
+                cookie: set_cookie.split(';').next().unwrap().to_string(),
+                csrf: reply.data()["csrf_token"].as_str().unwrap().to_string(),
+                user_id: reply.data()["user"]["id"].as_str().unwrap().to_string(),
+            });
+        (reply, session)
+    }
+
+    pub async fn login_ok(&self, username: &str) -> Session {
+        let (reply, session) = self.login(username, PASSWORD).await;
+        session.unwrap_or_else(|| panic!("login of {username} failed: {}", reply.body))
+    }
+
+    /// Initialises the service with super administrator `root` and signs in.
+    pub async fn admin(&self) -> Session {
+        let reply = self
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/setup",
+                Some(json!({"username": "root", "password": PASSWORD})),
+                None,
+                false,
+            )
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        self.login_ok("root").await
+    }
+
+    /// Creates a user through the back office and signs them in.
+    pub async fn user(&self, admin: &Session, username: &str, tier: &str) -> Session {
+        let reply = self
+            .send_as(
+                admin,
+                reqwest::Method::POST,
+                "/api/v1/admin/users",
+                json!({"username": username, "password": PASSWORD, "tier": tier}),
+            )
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        self.login_ok(username).await
+    }
+
+    pub async fn new_key(&self, owner: &Session, body: Value) -> Key {
+        let reply = self
+            .send_as(owner, reqwest::Method::POST, "/api/v1/keys", body)
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        Key {
+            id: reply.data()["id"].as_str().unwrap().to_string(),
+            key: reply.data()["key"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// A user of `tier` with one key covering everything.
+    pub async fn key_of_tier(&self, admin: &Session, username: &str, tier: &str) -> Key {
+        let user = self.user(admin, username, tier).await;
+        self.new_key(&user, json!({"name": "test"})).await
+    }
+
+    /// `PATCH /api/v1/admin/keys/{id}`, asserting success.
+    pub async fn patch_key(&self, admin: &Session, key: &Key, body: Value) {
+        let path = format!("/api/v1/admin/keys/{}", key.id);
+        let reply = self
+            .send_as(admin, reqwest::Method::PATCH, &path, body)
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+    }
+}

@@ -6,6 +6,7 @@ mod helpers;
 mod datasets;
 mod embedded;
 mod envelope;
+mod keys;
 mod paging;
 mod validation;
 mod visitor;

@@ -1,38 +1,64 @@
-//! The AuthActor: credentials in, identity out (check-chain steps 1-4).
+//! The AuthActor: credentials in, identity out (check-chain steps 1-4, D3).
 //!
-//! Today it knows the visitor: no key and no session gives the free tier's website
-//! view. A present `X-API-Key` header is always a key identity and never falls back to
-//! the website identity (spec part 5, rule 2): until key management exists no key can
-//! match, so every key is refused with 40102. Tier settings are cached (moka) so the
-//! hot path does not read them from the database.
+//! A present `X-API-Key` header is always a key identity and never falls back to the
+//! website identity (spec part 5, rule 2). A key is checked for shape and checksum
+//! first (no database), then looked up by its keyed hash in a cache, so a known key
+//! costs no database round trip. Expiry, the IP allow-list and the owner's state are
+//! judged on every request from the cached record; the cache itself is dropped on every
+//! change to keys, users or tiers (see [`crate::changes`]). A session cookie that is
+//! not valid gives the visitor: the query path never fails for a stale cookie.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
 use deadpool_postgres::Pool;
-use moka::future::Cache;
 use tracing::{Instrument, Span};
 
-use crate::caller::{Credentials, Identity, Tier};
+use crate::accounts::api_key::{self, KeyHash, KeyHasher};
+use crate::accounts::sessions::{self, SessionLookup, SessionPolicy};
+use crate::accounts::{keys_find, tiers, KeyRecord};
+use crate::caller::{Caller, Credentials, Identity, Tier};
+use crate::changes::{Change, Invalidate};
+use crate::clock::Clock;
+use crate::coherent_cache::CoherentCache;
 use crate::{ApiError, ErrorCode};
 
-/// How long tier settings are trusted before being read again.
-const TIER_TTL: Duration = Duration::from_secs(30);
+/// How long cached records are trusted when no change notification arrives.
+const SAFETY_TTL: Duration = Duration::from_secs(600);
+/// Keys kept in memory; unknown keys are cached too (as absent).
+const KEY_CAPACITY: u64 = 100_000;
 
 pub struct AuthActor {
+    service: Arc<AuthService>,
+}
+
+struct AuthService {
     pool: Pool,
-    tiers: Cache<String, Arc<Tier>>,
+    clock: Arc<dyn Clock>,
+    hasher: KeyHasher,
+    policy: SessionPolicy,
+    tiers: CoherentCache<String, Arc<Tier>>,
+    keys: CoherentCache<KeyHash, Option<Arc<KeyRecord>>>,
 }
 
 impl AuthActor {
-    pub fn new(pool: Pool) -> Self {
+    pub fn new(
+        pool: Pool,
+        clock: Arc<dyn Clock>,
+        hasher: KeyHasher,
+        policy: SessionPolicy,
+    ) -> Self {
         AuthActor {
-            pool,
-            tiers: Cache::builder()
-                .max_capacity(16)
-                .time_to_live(TIER_TTL)
-                .build(),
+            service: Arc::new(AuthService {
+                pool,
+                clock,
+                hasher,
+                policy,
+                tiers: CoherentCache::new(16, SAFETY_TTL),
+                keys: CoherentCache::new(KEY_CAPACITY, SAFETY_TTL),
+            }),
         }
     }
 }
@@ -46,6 +72,8 @@ impl Actor for AuthActor {
 #[rtype(result = "Result<Identity, ApiError>")]
 pub struct Authenticate {
     pub credentials: Credentials,
+    /// The client's address (the peer, or `X-Forwarded-For` behind a trusted proxy).
+    pub client_ip: Option<IpAddr>,
     pub span: Span,
 }
 
@@ -53,24 +81,116 @@ impl Handler<Authenticate> for AuthActor {
     type Result = ResponseFuture<Result<Identity, ApiError>>;
 
     fn handle(&mut self, msg: Authenticate, _: &mut Context<Self>) -> Self::Result {
-        let span = tracing::info_span!(parent: &msg.span, "auth.authenticate");
-        let pool = self.pool.clone();
-        let tiers = self.tiers.clone();
+        let span = tracing::info_span!(
+            parent: &msg.span,
+            "auth.authenticate",
+            caller = tracing::field::Empty
+        );
+        let service = self.service.clone();
         Box::pin(
             async move {
-                match msg.credentials {
-                    Credentials::Anonymous => {
-                        let free = load_tier(&pool, &tiers, "free").await?;
-                        Ok(Identity::visitor(free))
-                    }
-                    Credentials::ApiKey(_) => Err(ApiError::new(
-                        ErrorCode::InvalidCredentials,
-                        "invalid API key",
-                    )),
-                }
+                let identity = match msg.credentials {
+                    Credentials::Anonymous => service.visitor().await,
+                    Credentials::ApiKey(text) => service.key(&text, msg.client_ip).await,
+                    Credentials::Session(id) => service.session(&id).await,
+                }?;
+                Span::current().record("caller", identity.caller.kind());
+                Ok(identity)
             }
             .instrument(span),
         )
+    }
+}
+
+impl Handler<Invalidate> for AuthActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Invalidate, _: &mut Context<Self>) {
+        if msg.0.touches(Change::Auth) {
+            self.service.keys.invalidate_all();
+            self.service.tiers.invalidate_all();
+        }
+    }
+}
+
+fn invalid_key() -> ApiError {
+    ApiError::new(ErrorCode::InvalidCredentials, "invalid API key")
+}
+
+impl AuthService {
+    async fn tier(&self, name: &str) -> Result<Arc<Tier>, ApiError> {
+        self.tiers
+            .get_or_load(name.to_string(), || async {
+                let client = self.pool.get().await?;
+                Ok(Arc::new(tiers::load(&client, name).await?))
+            })
+            .await
+    }
+
+    async fn visitor(&self) -> Result<Identity, ApiError> {
+        Ok(Identity::visitor(self.tier("free").await?))
+    }
+
+    async fn session(&self, id: &str) -> Result<Identity, ApiError> {
+        let lookup = {
+            let client = self.pool.get().await?;
+            sessions::resolve(&client, id, self.clock.now(), self.policy).await?
+        };
+        match lookup {
+            SessionLookup::Active(session) => {
+                let tier = self.tier(&session.tier).await?;
+                Ok(Identity::website(Caller::Session(session.account), tier))
+            }
+            _ => self.visitor().await,
+        }
+    }
+
+    /// Steps 1-4 for a key, in the specification's order with D3's codes.
+    async fn key(&self, text: &str, ip: Option<IpAddr>) -> Result<Identity, ApiError> {
+        if !api_key::is_well_formed(text) {
+            return Err(invalid_key());
+        }
+        let hash = self.hasher.hash(text);
+        let record = self
+            .keys
+            .get_or_load(hash, || async {
+                let client = self.pool.get().await?;
+                Ok(keys_find(&client, &hash).await?.map(Arc::new))
+            })
+            .await?
+            .ok_or_else(invalid_key)?;
+        if record.deleted {
+            return Err(invalid_key());
+        }
+        if record.expires_at.is_some_and(|at| at <= self.clock.now()) {
+            return Err(ApiError::new(
+                ErrorCode::CredentialsExpired,
+                "this API key has expired",
+            ));
+        }
+        if !record.active {
+            return Err(ApiError::forbidden("this API key is disabled"));
+        }
+        if !record.owner_active || !record.owner_api_access {
+            return Err(ApiError::forbidden(
+                "the account that owns this key is disabled or has no API access",
+            ));
+        }
+        if !record.admits(ip) {
+            return Err(ApiError::forbidden(
+                "this key does not accept requests from your address",
+            ));
+        }
+        let tier = self.tier(&record.owner_tier).await?;
+        Ok(Identity::key(
+            Caller::Key {
+                key_id: record.key_id.clone(),
+                user_id: record.user_id,
+            },
+            tier,
+            record.scopes.clone(),
+            record.index_codes.clone(),
+        ))
     }
 }
 
@@ -86,7 +206,7 @@ impl Handler<SiteStatus> for AuthActor {
 
     fn handle(&mut self, msg: SiteStatus, _: &mut Context<Self>) -> Self::Result {
         let span = tracing::info_span!(parent: &msg.span, "auth.site_status");
-        let pool = self.pool.clone();
+        let pool = self.service.pool.clone();
         Box::pin(
             async move {
                 let client = pool.get().await?;
@@ -101,42 +221,4 @@ impl Handler<SiteStatus> for AuthActor {
             .instrument(span),
         )
     }
-}
-
-async fn load_tier(
-    pool: &Pool,
-    tiers: &Cache<String, Arc<Tier>>,
-    name: &str,
-) -> Result<Arc<Tier>, ApiError> {
-    tiers
-        .try_get_with(name.to_string(), async {
-            let client = pool.get().await?;
-            let row = client
-                .query_opt(
-                    "SELECT tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes \
-                     FROM tiers WHERE tier = $1",
-                    &[&name],
-                )
-                .await?
-                .ok_or_else(|| ApiError::internal(format_args!("tier {name:?} is missing")))?;
-            let count = |i: usize| -> Result<u32, ApiError> {
-                let v: i32 = row.try_get(i)?;
-                u32::try_from(v).map_err(ApiError::internal)
-            };
-            Ok::<_, ApiError>(Arc::new(Tier {
-                name: row.try_get(0)?,
-                per_minute: i64::from(row.try_get::<_, i32>(1)?),
-                per_day: i64::from(row.try_get::<_, i32>(2)?),
-                max_rows: count(3)?,
-                max_keys: row
-                    .try_get::<_, Option<i32>>(4)?
-                    .map(u32::try_from)
-                    .transpose()
-                    .map_err(ApiError::internal)?,
-                delay_days: count(5)?,
-                member_indexes: row.try_get(6)?,
-            }))
-        })
-        .await
-        .map_err(|e| (*e).clone())
 }

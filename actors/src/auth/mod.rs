@@ -8,6 +8,3 @@ mod authorize;
 
 pub use actor::{AuthActor, Authenticate, SiteStatus};
 pub use authorize::authorize;
-
-/// Failed logins allowed per user name per calendar minute (D6).
-pub const LOGIN_FAILURES_PER_MINUTE: u32 = 5;

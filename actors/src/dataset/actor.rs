@@ -3,7 +3,7 @@
 //! It owns three caches: rendered pages keyed by everything a page depends on (dataset,
 //! normalised params, fields, limit, offset, the resolved visible and detailed index
 //! sets, the delay cutoff) and never by who asked; the index registry; and delay cutoffs
-//! per (today, delay). [`Invalidate`] drops them all, for writes that change data.
+//! per (today, delay). [`Invalidate`] drops them all when data changes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,6 +20,7 @@ use super::page::Page;
 use super::sql;
 use crate::calendar::{delay_cutoff, service_today};
 use crate::caller::Grant;
+use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::indexes::{IndexRegistry, View};
 use crate::query::{ParamValue, Query};
@@ -113,11 +114,6 @@ pub struct Entitlements {
     pub data_cutoff: Option<NaiveDate>,
 }
 
-/// Drops every cached page, the index registry and the cutoffs.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Invalidate;
-
 impl Handler<Fetch> for DatasetActor {
     type Result = ResponseFuture<Result<Arc<Page>, ApiError>>;
 
@@ -157,7 +153,11 @@ impl Handler<Describe> for DatasetActor {
 impl Handler<Invalidate> for DatasetActor {
     type Result = ();
 
-    fn handle(&mut self, _: Invalidate, _: &mut Context<Self>) {
+    /// Drops every cached page, the index registry and the cutoffs on a data change.
+    fn handle(&mut self, msg: Invalidate, _: &mut Context<Self>) {
+        if !msg.0.touches(Change::Data) {
+            return;
+        }
         self.service.pages.invalidate_all();
         self.service.registry.invalidate_all();
         self.service.cutoffs.invalidate_all();

@@ -5,5 +5,5 @@ mod actor;
 mod page;
 mod sql;
 
-pub use actor::{DatasetActor, DatasetSettings, Describe, Entitlements, Fetch, Invalidate};
+pub use actor::{DatasetActor, DatasetSettings, Describe, Entitlements, Fetch};
 pub use page::Page;

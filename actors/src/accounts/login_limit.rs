@@ -1,0 +1,80 @@
+//! The login brute-force limit (D6): more than 5 failed logins for one user name, or 20
+//! from one client address, within a calendar minute gives 42901 until the minute ends.
+//!
+//! Counters live in Postgres so the limit holds across instances; logins are rare
+//! enough that a statement per failure costs nothing.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use deadpool_postgres::GenericClient;
+
+use crate::{ApiError, ErrorCode};
+
+/// Failed logins allowed per user name per calendar minute.
+pub const PER_USER: i32 = 5;
+/// Failed logins allowed per client address per calendar minute.
+pub const PER_ADDRESS: i32 = 20;
+
+fn minute(now: DateTime<Utc>) -> DateTime<Utc> {
+    now.duration_trunc(TimeDelta::minutes(1)).unwrap_or(now)
+}
+
+fn subjects(username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
+    let mut subjects = vec![(format!("user:{username}"), PER_USER)];
+    if let Some(ip) = ip {
+        subjects.push((format!("ip:{ip}"), PER_ADDRESS));
+    }
+    subjects
+}
+
+/// 42901 when this user name or address has used up this minute's failures.
+pub async fn check(
+    client: &impl GenericClient,
+    username: &str,
+    ip: Option<IpAddr>,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let minute = minute(now);
+    for (subject, allowed) in subjects(username, ip) {
+        let failures: Option<i32> = client
+            .query_opt(
+                "SELECT failures FROM login_failures WHERE subject = $1 AND minute = $2",
+                &[&subject, &minute],
+            )
+            .await?
+            .map(|row| row.try_get(0))
+            .transpose()?;
+        if failures.unwrap_or(0) >= allowed {
+            return Err(ApiError::new(
+                ErrorCode::RateLimited,
+                "too many failed logins; try again in the next minute",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Counts one failed login, and forgets minutes older than an hour.
+pub async fn record_failure(
+    client: &impl GenericClient,
+    username: &str,
+    ip: Option<IpAddr>,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let minute = minute(now);
+    for (subject, _) in subjects(username, ip) {
+        client
+            .execute(
+                "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
+                 ON CONFLICT (subject, minute) DO UPDATE SET failures = login_failures.failures + 1",
+                &[&subject, &minute],
+            )
+            .await?;
+    }
+    let horizon = minute - TimeDelta::hours(1);
+    client
+        .execute("DELETE FROM login_failures WHERE minute < $1", &[&horizon])
+        .await?;
+    Ok(())
+}

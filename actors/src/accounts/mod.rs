@@ -1,0 +1,170 @@
+//! Accounts, sessions, API keys, tiers and index settings: the back office's data (D7)
+//! and the records the AuthActor reads.
+//!
+//! [`Accounts`] is the one door for back-office writes. Each write runs in a
+//! transaction that also sends `NOTIFY` (see [`crate::changes`]), then tells this
+//! instance's actors at once, so a deleted key is refused on its very next use here and
+//! within moments on every other instance. It never sees HTTP, and never logs a
+//! password, key, session id or CSRF token.
+
+pub mod api_key;
+mod index_settings;
+mod keys;
+pub mod login_limit;
+pub mod password;
+pub(crate) mod sessions;
+pub mod tiers;
+pub mod token;
+mod users;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use deadpool_postgres::{Pool, Transaction};
+
+pub use index_settings::{IndexPatch, IndexSettings};
+pub use keys::{find as keys_find, CreatedKey, KeyPatch, KeyRecord, KeyView, NewKey};
+pub use sessions::{ActiveSession, OpenedSession, SessionLookup, SessionPolicy};
+pub use tiers::TierSettings;
+pub use users::{Credentials, NewUser, UserPatch, UserView};
+
+use self::api_key::KeyHasher;
+use crate::caller::{Account, Tier};
+use crate::changes::{self, Change, ChangeBus};
+use crate::clock::Clock;
+use crate::ApiError;
+
+#[derive(Clone)]
+pub struct Accounts {
+    pool: Pool,
+    hasher: KeyHasher,
+    clock: Arc<dyn Clock>,
+    policy: SessionPolicy,
+    bus: ChangeBus,
+}
+
+impl Accounts {
+    pub fn new(
+        pool: Pool,
+        hasher: KeyHasher,
+        clock: Arc<dyn Clock>,
+        policy: SessionPolicy,
+        bus: ChangeBus,
+    ) -> Self {
+        Accounts {
+            pool,
+            hasher,
+            clock,
+            policy,
+            bus,
+        }
+    }
+
+    pub fn session_policy(&self) -> SessionPolicy {
+        self.policy
+    }
+
+    /// Runs `write` in a transaction that announces `change` on commit, then drops this
+    /// instance's stale cache entries before returning.
+    async fn write<T>(
+        &self,
+        change: Change,
+        write: impl AsyncFnOnce(&Transaction<'_>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let out = write(&tx).await?;
+        changes::notify(&tx, change).await?;
+        tx.commit().await?;
+        self.bus.publish(change).await;
+        Ok(out)
+    }
+
+    pub async fn setup(&self, credentials: Credentials) -> Result<UserView, ApiError> {
+        self.write(Change::Auth, async |tx| users::setup(tx, credentials).await)
+            .await
+    }
+
+    pub async fn login(
+        &self,
+        credentials: Credentials,
+        ip: Option<IpAddr>,
+    ) -> Result<OpenedSession, ApiError> {
+        let client = self.pool.get().await?;
+        let now = self.clock.now();
+        let account = users::login(&client, credentials, ip, now).await?;
+        sessions::open(&client, account, now, self.policy).await
+    }
+
+    pub async fn logout(&self, session_id: &str) -> Result<(), ApiError> {
+        let client = self.pool.get().await?;
+        sessions::close(&client, session_id).await
+    }
+
+    pub async fn session(&self, session_id: &str) -> Result<SessionLookup, ApiError> {
+        let client = self.pool.get().await?;
+        sessions::resolve(&client, session_id, self.clock.now(), self.policy).await
+    }
+
+    pub async fn create_key(&self, owner: &Account, new: NewKey) -> Result<CreatedKey, ApiError> {
+        let now = self.clock.now();
+        self.write(Change::Auth, async |tx| {
+            keys::create(tx, &self.hasher, owner, new, now).await
+        })
+        .await
+    }
+
+    pub async fn list_keys(&self, owner: &Account) -> Result<Vec<KeyView>, ApiError> {
+        let client = self.pool.get().await?;
+        keys::list(&client, owner.user_id, self.clock.now()).await
+    }
+
+    pub async fn delete_key(&self, owner: &Account, key_id: &str) -> Result<(), ApiError> {
+        let now = self.clock.now();
+        self.write(Change::Auth, async |tx| {
+            keys::delete(tx, owner.user_id, key_id, now).await
+        })
+        .await
+    }
+
+    pub async fn patch_key(&self, key_id: &str, patch: KeyPatch) -> Result<KeyView, ApiError> {
+        let now = self.clock.now();
+        self.write(Change::Auth, async |tx| {
+            keys::patch(tx, key_id, patch, now).await
+        })
+        .await
+    }
+
+    pub async fn create_user(&self, new: NewUser) -> Result<UserView, ApiError> {
+        self.write(Change::Auth, async |tx| users::create(tx, new).await)
+            .await
+    }
+
+    pub async fn patch_user(&self, id: &str, patch: UserPatch) -> Result<UserView, ApiError> {
+        self.write(Change::Auth, async |tx| users::patch(tx, id, patch).await)
+            .await
+    }
+
+    pub async fn tiers(&self) -> Result<Vec<Tier>, ApiError> {
+        let client = self.pool.get().await?;
+        tiers::list(&client).await
+    }
+
+    pub async fn replace_tier(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {
+        self.write(Change::Auth, async |tx| {
+            tiers::replace(tx, name, &settings).await
+        })
+        .await
+    }
+
+    pub async fn patch_index(
+        &self,
+        index_code: &str,
+        patch: IndexPatch,
+    ) -> Result<IndexSettings, ApiError> {
+        self.write(Change::Data, async |tx| {
+            index_settings::patch(tx, index_code, patch).await
+        })
+        .await
+    }
+}

@@ -1,0 +1,121 @@
+//! Tier and entitlement settings (spec part 8, D7): read for every identity, changed
+//! only by a super administrator.
+
+use deadpool_postgres::GenericClient;
+use serde::Deserialize;
+
+use crate::caller::Tier;
+use crate::{ApiError, ErrorCode};
+
+const COLUMNS: &str = "tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes";
+
+/// Both tiers, free first.
+pub async fn list(client: &impl GenericClient) -> Result<Vec<Tier>, ApiError> {
+    let rows = client
+        .query(&format!("SELECT {COLUMNS} FROM tiers ORDER BY tier"), &[])
+        .await?;
+    rows.iter().map(from_row).collect()
+}
+
+pub async fn load(client: &impl GenericClient, name: &str) -> Result<Tier, ApiError> {
+    let row = client
+        .query_opt(
+            &format!("SELECT {COLUMNS} FROM tiers WHERE tier = $1"),
+            &[&name],
+        )
+        .await?
+        .ok_or_else(|| ApiError::internal(format_args!("tier {name:?} is missing")))?;
+    from_row(&row)
+}
+
+fn from_row(row: &tokio_postgres::Row) -> Result<Tier, ApiError> {
+    let count = |i: usize| -> Result<u32, ApiError> {
+        let v: i32 = row.try_get(i)?;
+        u32::try_from(v).map_err(ApiError::internal)
+    };
+    Ok(Tier {
+        name: row.try_get(0)?,
+        per_minute: i64::from(row.try_get::<_, i32>(1)?),
+        per_day: i64::from(row.try_get::<_, i32>(2)?),
+        max_rows: count(3)?,
+        max_keys: row
+            .try_get::<_, Option<i32>>(4)?
+            .map(u32::try_from)
+            .transpose()
+            .map_err(ApiError::internal)?,
+        delay_days: count(5)?,
+        member_indexes: row.try_get(6)?,
+    })
+}
+
+/// `PUT /api/v1/admin/tiers/{tier}`: every setting, as D7 lists them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierSettings {
+    pub per_minute: i32,
+    pub per_day: i32,
+    pub max_rows: i32,
+    pub max_keys: Option<i32>,
+    pub delay_days: i32,
+    pub member_indexes: bool,
+}
+
+impl TierSettings {
+    fn check(&self) -> Result<(), ApiError> {
+        let non_negative = [
+            ("per_minute", self.per_minute),
+            ("per_day", self.per_day),
+            ("delay_days", self.delay_days),
+            ("max_keys", self.max_keys.unwrap_or(0)),
+        ];
+        for (field, value) in non_negative {
+            if value < 0 {
+                return Err(ApiError::invalid(format!(
+                    "field '{field}' must not be negative"
+                )));
+            }
+        }
+        if !(1..=5000).contains(&self.max_rows) {
+            return Err(ApiError::invalid(
+                "field 'max_rows' must be within 1..=5000",
+            ));
+        }
+        if self.delay_days > 365 {
+            return Err(ApiError::invalid(
+                "field 'delay_days' must be at most 365 trading days",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Replaces a tier's settings; the caller commits and announces the change.
+pub async fn replace(
+    client: &impl GenericClient,
+    name: &str,
+    settings: &TierSettings,
+) -> Result<Tier, ApiError> {
+    settings.check()?;
+    let updated = client
+        .execute(
+            "UPDATE tiers SET per_minute = $2, per_day = $3, max_rows = $4, max_keys = $5, \
+             delay_days = $6, member_indexes = $7, updated_at = now() WHERE tier = $1",
+            &[
+                &name,
+                &settings.per_minute,
+                &settings.per_day,
+                &settings.max_rows,
+                &settings.max_keys,
+                &settings.delay_days,
+                &settings.member_indexes,
+            ],
+        )
+        .await?;
+    if updated == 0 {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no tier named '{name}' (tiers are 'free' and 'pro')"),
+        ));
+    }
+    load(client, name).await
+}

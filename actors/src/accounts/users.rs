@@ -1,0 +1,244 @@
+//! Accounts: the first super administrator, logins, and user administration (D7).
+//!
+//! A failed login answers the same generic 40102 whether or not the user exists, after
+//! the same argon2 work. Passwords are hashed on the blocking pool and never logged.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use serde::{Deserialize, Serialize};
+
+use super::password;
+use crate::caller::{Account, Role};
+use crate::{ApiError, ErrorCode};
+
+/// `POST /api/v1/setup`, `POST /api/v1/auth/login`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+}
+
+/// `POST /api/v1/admin/users`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewUser {
+    pub username: String,
+    pub password: String,
+    pub role: Option<String>,
+    pub tier: Option<String>,
+}
+
+/// `PATCH /api/v1/admin/users/{id}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserPatch {
+    pub tier: Option<String>,
+    pub active: Option<bool>,
+    pub api_access: Option<bool>,
+}
+
+/// A user as the back office shows it.
+#[derive(Debug, Serialize)]
+pub struct UserView {
+    #[serde(flatten)]
+    pub account: Account,
+    pub tier: String,
+    pub active: bool,
+    pub api_access: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+const USER_COLUMNS: &str = "user_id, username, role, tier, active, api_access, created_at";
+
+fn check_username(username: &str) -> Result<(), ApiError> {
+    let ok = (3..=64).contains(&username.len())
+        && username
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._@-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            "field 'username' must be 3 to 64 characters of letters, digits, '.', '_', '@' or '-'",
+        ))
+    }
+}
+
+fn check_tier(tier: &str) -> Result<(), ApiError> {
+    match tier {
+        "free" | "pro" => Ok(()),
+        _ => Err(ApiError::invalid("field 'tier' must be 'free' or 'pro'")),
+    }
+}
+
+async fn hash_password(password: String) -> Result<String, ApiError> {
+    password::check_policy(&password)?;
+    tokio::task::spawn_blocking(move || password::hash(&password))
+        .await
+        .map_err(ApiError::internal)?
+}
+
+fn duplicate_or(error: tokio_postgres::Error, username: &str) -> ApiError {
+    if error.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) {
+        ApiError::new(
+            ErrorCode::Conflict,
+            format!("the user name '{username}' is taken"),
+        )
+    } else {
+        error.into()
+    }
+}
+
+/// Creates the first super administrator, once (then 40901). Run it in a transaction.
+pub async fn setup(
+    tx: &impl GenericClient,
+    credentials: Credentials,
+) -> Result<UserView, ApiError> {
+    check_username(&credentials.username)?;
+    let hash = hash_password(credentials.password).await?;
+    // Two concurrent set-ups must not both see "no super administrator yet".
+    tx.execute("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", &[])
+        .await?;
+    let exists: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
+            &[],
+        )
+        .await?
+        .try_get(0)?;
+    if exists {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            "the service is already initialised",
+        ));
+    }
+    let row = tx
+        .query_one(
+            &format!(
+                "INSERT INTO users (username, password_hash, role, tier) \
+                 VALUES ($1, $2, 'super_admin', 'pro') RETURNING {USER_COLUMNS}"
+            ),
+            &[&credentials.username, &hash],
+        )
+        .await
+        .map_err(|e| duplicate_or(e, &credentials.username))?;
+    view(&row)
+}
+
+/// Checks a user name and password; the limit of D6 applies before any password work.
+pub async fn login(
+    client: &impl GenericClient,
+    credentials: Credentials,
+    ip: Option<IpAddr>,
+    now: DateTime<Utc>,
+) -> Result<Account, ApiError> {
+    let Credentials { username, password } = credentials;
+    if username.is_empty() || username.len() > 64 {
+        return Err(ApiError::invalid(
+            "field 'username' must be 1 to 64 characters",
+        ));
+    }
+    if password.chars().count() > password::MAX_LEN {
+        return Err(ApiError::invalid(format!(
+            "field 'password' must have at most {} characters",
+            password::MAX_LEN
+        )));
+    }
+    super::login_limit::check(client, &username, ip, now).await?;
+    let row = client
+        .query_opt(
+            "SELECT user_id, password_hash, role, active FROM users WHERE username = $1",
+            &[&username],
+        )
+        .await?;
+    let stored: Option<String> = row.as_ref().map(|r| r.try_get(1)).transpose()?;
+    let verified =
+        tokio::task::spawn_blocking(move || password::verify(&password, stored.as_deref()))
+            .await
+            .map_err(ApiError::internal)?;
+    let Some(row) = row.filter(|_| verified) else {
+        super::login_limit::record_failure(client, &username, ip, now).await?;
+        return Err(ApiError::new(
+            ErrorCode::InvalidCredentials,
+            "invalid user name or password",
+        ));
+    };
+    if !row.try_get::<_, bool>(3)? {
+        return Err(ApiError::forbidden("this account is disabled"));
+    }
+    let role: String = row.try_get(2)?;
+    Ok(Account {
+        user_id: row.try_get(0)?,
+        username,
+        role: parse_role(&role)?,
+    })
+}
+
+fn parse_role(text: &str) -> Result<Role, ApiError> {
+    Role::parse(text).ok_or_else(|| ApiError::internal(format_args!("unknown role {text:?}")))
+}
+
+pub async fn create(client: &impl GenericClient, new: NewUser) -> Result<UserView, ApiError> {
+    check_username(&new.username)?;
+    let role = match new.role.as_deref() {
+        None => Role::User,
+        Some(text) => Role::parse(text).ok_or_else(|| {
+            ApiError::invalid("field 'role' must be 'user', 'admin' or 'super_admin'")
+        })?,
+    };
+    let tier = new.tier.unwrap_or_else(|| "free".into());
+    check_tier(&tier)?;
+    let hash = hash_password(new.password).await?;
+    let row = client
+        .query_one(
+            &format!(
+                "INSERT INTO users (username, password_hash, role, tier) VALUES ($1, $2, $3, $4) \
+                 RETURNING {USER_COLUMNS}"
+            ),
+            &[&new.username, &hash, &role.as_str(), &tier],
+        )
+        .await
+        .map_err(|e| duplicate_or(e, &new.username))?;
+    view(&row)
+}
+
+pub async fn patch(
+    client: &impl GenericClient,
+    id: &str,
+    patch: UserPatch,
+) -> Result<UserView, ApiError> {
+    if let Some(tier) = &patch.tier {
+        check_tier(tier)?;
+    }
+    let not_found = || ApiError::new(ErrorCode::NotFound, format!("no user with id '{id}'"));
+    let user_id: i64 = id.parse().map_err(|_| not_found())?;
+    let row = client
+        .query_opt(
+            &format!(
+                "UPDATE users SET tier = COALESCE($2, tier), active = COALESCE($3, active), \
+                 api_access = COALESCE($4, api_access) WHERE user_id = $1 RETURNING {USER_COLUMNS}"
+            ),
+            &[&user_id, &patch.tier, &patch.active, &patch.api_access],
+        )
+        .await?
+        .ok_or_else(not_found)?;
+    view(&row)
+}
+
+fn view(row: &tokio_postgres::Row) -> Result<UserView, ApiError> {
+    let role: String = row.try_get(2)?;
+    Ok(UserView {
+        account: Account {
+            user_id: row.try_get(0)?,
+            username: row.try_get(1)?,
+            role: parse_role(&role)?,
+        },
+        tier: row.try_get(3)?,
+        active: row.try_get(4)?,
+        api_access: row.try_get(5)?,
+        created_at: row.try_get(6)?,
+    })
+}

@@ -1,0 +1,158 @@
+//! Cache coherence across instances: writes announce what they changed with Postgres
+//! `NOTIFY`, every instance `LISTEN`s and tells its actors to drop what went stale.
+//!
+//! A writer calls [`notify`] inside its transaction (Postgres delivers the notification
+//! only if, and when, the transaction commits) and then [`ChangeBus::publish`]es the
+//! change to its own actors at once, so the writing instance never serves stale data
+//! even for the next request. The listener reconnects by itself; after any gap it
+//! invalidates everything, because notifications sent meanwhile are lost. Nothing here
+//! carries data: a message names a kind of change, never a row or a secret.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::prelude::*;
+use futures_util::future::join_all;
+use tokio::sync::mpsc;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+/// The one Postgres channel every instance listens on.
+pub const CHANNEL: &str = "iq_changes";
+
+/// What changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Keys, users, sessions or tiers: what the AuthActor caches.
+    Auth,
+    /// Indexes, quotes, daily rows or the calendar: what the DatasetActor caches.
+    Data,
+    /// Unknown: notifications may have been missed.
+    All,
+}
+
+impl Change {
+    fn payload(self) -> &'static str {
+        match self {
+            Change::Auth => "auth",
+            Change::Data => "data",
+            Change::All => "all",
+        }
+    }
+
+    fn from_payload(text: &str) -> Change {
+        match text {
+            "auth" => Change::Auth,
+            "data" => Change::Data,
+            _ => Change::All,
+        }
+    }
+
+    /// Whether an actor caching `kind` must drop it on this change.
+    pub fn touches(self, kind: Change) -> bool {
+        self == Change::All || self == kind
+    }
+}
+
+/// Drop the cache entries `Change` makes stale.
+#[derive(Message, Debug, Clone, Copy)]
+#[rtype(result = "()")]
+pub struct Invalidate(pub Change);
+
+/// Announces a change to every instance, delivered when the enclosing transaction
+/// commits (or at once outside a transaction).
+pub async fn notify(
+    client: &impl deadpool_postgres::GenericClient,
+    change: Change,
+) -> Result<(), tokio_postgres::Error> {
+    client
+        .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &change.payload()])
+        .await
+        .map(drop)
+}
+
+/// The actors of this instance that cache data.
+#[derive(Clone)]
+pub struct ChangeBus {
+    targets: Arc<[Recipient<Invalidate>]>,
+}
+
+impl ChangeBus {
+    pub fn new(targets: Vec<Recipient<Invalidate>>) -> Self {
+        ChangeBus {
+            targets: targets.into(),
+        }
+    }
+
+    /// Tells every local actor, and waits until each has dropped its stale entries.
+    pub async fn publish(&self, change: Change) {
+        join_all(self.targets.iter().map(|t| t.send(Invalidate(change)))).await;
+    }
+
+    /// Listens for other instances' changes. Returns once the first `LISTEN` is in
+    /// place (so the instance is coherent from its first request), then keeps listening
+    /// and reconnecting in the background.
+    pub async fn listen(&self, config: tokio_postgres::Config) -> Result<(), String> {
+        let first = subscribe(&config)
+            .await
+            .map_err(|e| format!("cannot LISTEN for changes: {e}"))?;
+        let bus = self.clone();
+        tokio::spawn(async move {
+            let mut subscription = Some(first);
+            loop {
+                if let Some(sub) = subscription.take() {
+                    bus.forward(sub).await;
+                    tracing::warn!("change listener lost its connection; reconnecting");
+                }
+                // Whatever was announced while we were away is unknown.
+                bus.publish(Change::All).await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                match subscribe(&config).await {
+                    Ok(sub) => subscription = Some(sub),
+                    Err(e) => tracing::warn!(error = %e, "change listener cannot reconnect"),
+                }
+            }
+        });
+        Ok(())
+    }
+
+    async fn forward(&self, mut sub: Subscription) {
+        while let Some(payload) = sub.messages.recv().await {
+            let change = Change::from_payload(&payload);
+            tracing::debug!(?change, "change announced");
+            self.publish(change).await;
+        }
+        drop(sub.client);
+    }
+}
+
+struct Subscription {
+    /// Kept alive: dropping the client closes the connection.
+    client: tokio_postgres::Client,
+    messages: mpsc::UnboundedReceiver<String>,
+}
+
+async fn subscribe(config: &tokio_postgres::Config) -> Result<Subscription, tokio_postgres::Error> {
+    let (client, mut connection) = config.connect(NoTls).await?;
+    let (tx, messages) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        // Drives the connection; ends (dropping `tx`) when it closes or fails.
+        while let Some(message) =
+            futures_util::future::poll_fn(|cx| connection.poll_message(cx)).await
+        {
+            match message {
+                Ok(AsyncMessage::Notification(n)) if n.channel() == CHANNEL => {
+                    if tx.send(n.payload().to_string()).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "change listener connection failed");
+                    return;
+                }
+            }
+        }
+    });
+    client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
+    Ok(Subscription { client, messages })
+}

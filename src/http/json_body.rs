@@ -1,0 +1,70 @@
+//! Reading JSON request bodies: `Content-Type` must be JSON, the size is bounded, and
+//! any mistake is a 40001 whose message names the offending field.
+
+use actix_web::http::header::CONTENT_TYPE;
+use actix_web::{web, HttpRequest};
+use futures_util::StreamExt;
+use iq_actors::ApiError;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Bodies here are a few hundred bytes; anything near this is not a request of ours.
+const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The body as JSON, not yet checked against any shape.
+pub async fn read_value(req: &HttpRequest, payload: web::Payload) -> Result<Value, ApiError> {
+    let bytes = read(req, payload).await?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::invalid(format!("request body is not valid JSON: {e}")))
+}
+
+/// The body as `T`; unknown and mistyped fields are named in the error.
+pub async fn parse<T: DeserializeOwned>(
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<T, ApiError> {
+    let bytes = read(req, payload).await?;
+    let mut json = serde_json::Deserializer::from_slice(&bytes);
+    serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            ApiError::invalid(format!("request body is not valid JSON: {inner}"))
+        } else if path == "." {
+            ApiError::invalid(format!("request body: {inner}"))
+        } else {
+            ApiError::invalid(format!("field '{path}': {inner}"))
+        }
+    })
+}
+
+async fn read(req: &HttpRequest, mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
+    let is_json = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|mime| {
+            let mime = mime.trim().to_ascii_lowercase();
+            mime == "application/json"
+                || (mime.starts_with("application/") && mime.ends_with("+json"))
+        })
+        .unwrap_or(false);
+    if !is_json {
+        return Err(ApiError::invalid(
+            "header 'Content-Type' must be application/json",
+        ));
+    }
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| ApiError::invalid("the request body could not be read"))?;
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(ApiError::invalid(format!(
+                "request body is larger than {} KiB",
+                MAX_BODY_BYTES / 1024
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}

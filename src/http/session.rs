@@ -1,0 +1,86 @@
+//! The website session on the HTTP side: the cookie, and the back office's guard
+//! (session, then CSRF token for mutations, then role), per D7.
+
+use actix_web::cookie::{time, Cookie, SameSite};
+use actix_web::HttpRequest;
+use iq_actors::accounts::{ActiveSession, OpenedSession, SessionPolicy};
+use iq_actors::caller::Role;
+use iq_actors::{ApiError, ErrorCode};
+
+use crate::routes::AppState;
+
+pub const SESSION_COOKIE: &str = "iq_session";
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// What a back-office endpoint needs.
+#[derive(Debug, Clone, Copy)]
+pub enum Access {
+    /// Reads: a session with at least this role.
+    Read(Role),
+    /// Mutations: also the session's CSRF token in `X-CSRF-Token`.
+    Write(Role),
+}
+
+/// The session cookie's value, if the request carries one.
+pub fn session_id(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE).map(|c| c.value().to_string())
+}
+
+/// 40101 without a session; 40102/40103 for an unknown or expired one; 40301 for a
+/// missing or wrong CSRF token on a mutation, or a role that is too low.
+pub async fn require(
+    req: &HttpRequest,
+    state: &AppState,
+    access: Access,
+) -> Result<ActiveSession, ApiError> {
+    let Some(id) = session_id(req) else {
+        return Err(ApiError::new(
+            ErrorCode::AuthenticationRequired,
+            "this endpoint needs a session: log in first",
+        ));
+    };
+    let session = state.accounts.session(&id).await?.require()?;
+    let role = match access {
+        Access::Read(role) => role,
+        Access::Write(role) => {
+            let presented = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+            if !session.csrf_matches(presented) {
+                return Err(ApiError::forbidden(
+                    "header 'X-CSRF-Token' is missing or does not match this session",
+                ));
+            }
+            role
+        }
+    };
+    if session.account.role < role {
+        return Err(ApiError::forbidden(format!(
+            "this needs the '{}' role",
+            role.as_str()
+        )));
+    }
+    Ok(session)
+}
+
+/// The cookie a login sets; it lives as long as the session can.
+pub fn cookie(opened: &OpenedSession, secure: bool, policy: SessionPolicy) -> Cookie<'static> {
+    let lifetime = policy.absolute.num_seconds().max(0);
+    Cookie::build(SESSION_COOKIE, opened.id.expose().to_string())
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .max_age(time::Duration::seconds(lifetime))
+        .finish()
+}
+
+/// The cookie a logout sets: empty and already expired.
+pub fn removal_cookie(secure: bool) -> Cookie<'static> {
+    let mut cookie = Cookie::build(SESSION_COOKIE, "")
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .finish();
+    cookie.make_removal();
+    cookie
+}
