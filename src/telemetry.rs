@@ -5,9 +5,16 @@ use tracing_subscriber::EnvFilter;
 
 use crate::settings::LogFormat;
 
+/// The database driver logs every statement's parameters at debug level: password
+/// hashes, key HMACs, session digests. Those must never reach a log, whatever
+/// `RUST_LOG` asks for, so the driver is capped at `info`.
+const DRIVER_CAP: &str = "tokio_postgres=info";
+
 /// Installs the global subscriber; `RUST_LOG` filters (default `info`).
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info"))
+        .add_directive(DRIVER_CAP.parse().expect("a valid directive"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -4,8 +4,10 @@
 //! A writer calls [`notify`] inside its transaction (Postgres delivers the notification
 //! only if, and when, the transaction commits) and then [`ChangeBus::publish`]es the
 //! change to its own actors at once, so the writing instance never serves stale data
-//! even for the next request. The listener reconnects by itself; after any gap it
-//! invalidates everything, because notifications sent meanwhile are lost. Nothing here
+//! even for the next request. The listener reconnects by itself; once back it
+//! invalidates everything, because notifications sent meanwhile are lost (while it is
+//! away the caches keep serving, which is what keeps the service up in a database
+//! outage). Nothing here
 //! carries data: a message names a kind of change, never a row or a secret.
 
 use std::sync::Arc;
@@ -97,19 +99,20 @@ impl ChangeBus {
             .map_err(|e| format!("cannot LISTEN for changes: {e}"))?;
         let bus = self.clone();
         tokio::spawn(async move {
-            let mut subscription = Some(first);
+            let mut subscription = first;
             loop {
-                if let Some(sub) = subscription.take() {
-                    bus.forward(sub).await;
-                    tracing::warn!("change listener lost its connection; reconnecting");
-                }
-                // Whatever was announced while we were away is unknown.
+                bus.forward(subscription).await;
+                tracing::warn!("change listener lost its connection; reconnecting");
+                subscription = loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    match subscribe(&config).await {
+                        Ok(sub) => break sub,
+                        Err(e) => tracing::warn!(error = %e, "change listener cannot reconnect"),
+                    }
+                };
+                // Whatever was announced while we were away is unknown. Until now the
+                // caches kept serving: during a database outage that is all there is.
                 bus.publish(Change::All).await;
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                match subscribe(&config).await {
-                    Ok(sub) => subscription = Some(sub),
-                    Err(e) => tracing::warn!(error = %e, "change listener cannot reconnect"),
-                }
             }
         });
         Ok(())

@@ -21,7 +21,7 @@ pub fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 20, 4, 0, 0).unwrap()
 }
 
-fn server_url() -> String {
+pub fn server_url() -> String {
     std::env::var("TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
@@ -167,7 +167,7 @@ impl TestApp {
 
 /// A new, uniquely named database; databases of earlier runs older than two hours are
 /// dropped on the way, so test runs do not accumulate them.
-async fn create_database() -> String {
+pub async fn create_database() -> String {
     let (admin, connection) = tokio_postgres::connect(&server_url(), NoTls)
         .await
         .expect("connect to the test PostgreSQL (set TEST_DATABASE_URL)");

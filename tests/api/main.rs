@@ -3,10 +3,12 @@
 
 mod helpers;
 
+mod back_office;
 mod datasets;
 mod embedded;
 mod envelope;
 mod keys;
 mod paging;
+mod secrets;
 mod validation;
 mod visitor;

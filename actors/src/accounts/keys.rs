@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use ipnet::IpNet;
 use rand::distributions::{Alphanumeric, DistString};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use super::api_key::{self, KeyHash, KeyHasher};
 use crate::caller::{Account, Tier};
@@ -153,23 +153,16 @@ pub struct NewKey {
 #[serde(deny_unknown_fields)]
 pub struct KeyPatch {
     pub active: Option<bool>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::present")]
     pub per_minute: Option<Option<i32>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::present")]
     pub per_day: Option<Option<i32>>,
     pub scopes: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::present")]
     pub index_codes: Option<Option<Vec<String>>>,
     pub ip_allowlist: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::present")]
     pub expires_at: Option<Option<DateTime<Utc>>>,
-}
-
-/// Tells a field sent as `null` (`Some(None)`) from one left out (`None`).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 fn check_name(name: &str) -> Result<String, ApiError> {

@@ -28,35 +28,44 @@ fn subjects(username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
     subjects
 }
 
-/// 42901 when this user name or address has used up this minute's failures.
-pub async fn check(
+/// Counts this attempt as a failure before the password is checked, so concurrent
+/// guesses cannot all slip past the limit; 42901 when it goes over. A login that then
+/// succeeds gives the count back with [`release`].
+pub async fn reserve(
     client: &impl GenericClient,
     username: &str,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let minute = minute(now);
+    let mut over = false;
     for (subject, allowed) in subjects(username, ip) {
-        let failures: Option<i32> = client
-            .query_opt(
-                "SELECT failures FROM login_failures WHERE subject = $1 AND minute = $2",
+        let failures: i32 = client
+            .query_one(
+                "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
+                 ON CONFLICT (subject, minute) DO UPDATE \
+                 SET failures = login_failures.failures + 1 RETURNING failures",
                 &[&subject, &minute],
             )
             .await?
-            .map(|row| row.try_get(0))
-            .transpose()?;
-        if failures.unwrap_or(0) >= allowed {
-            return Err(ApiError::new(
-                ErrorCode::RateLimited,
-                "too many failed logins; try again in the next minute",
-            ));
-        }
+            .try_get(0)?;
+        over |= failures > allowed;
+    }
+    let horizon = minute - TimeDelta::hours(1);
+    client
+        .execute("DELETE FROM login_failures WHERE minute < $1", &[&horizon])
+        .await?;
+    if over {
+        return Err(ApiError::new(
+            ErrorCode::RateLimited,
+            "too many failed logins; try again in the next minute",
+        ));
     }
     Ok(())
 }
 
-/// Counts one failed login, and forgets minutes older than an hour.
-pub async fn record_failure(
+/// Takes back the attempt [`reserve`] counted: the login succeeded.
+pub async fn release(
     client: &impl GenericClient,
     username: &str,
     ip: Option<IpAddr>,
@@ -66,15 +75,11 @@ pub async fn record_failure(
     for (subject, _) in subjects(username, ip) {
         client
             .execute(
-                "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
-                 ON CONFLICT (subject, minute) DO UPDATE SET failures = login_failures.failures + 1",
+                "UPDATE login_failures SET failures = failures - 1 \
+                 WHERE subject = $1 AND minute = $2 AND failures > 0",
                 &[&subject, &minute],
             )
             .await?;
     }
-    let horizon = minute - TimeDelta::hours(1);
-    client
-        .execute("DELETE FROM login_failures WHERE minute < $1", &[&horizon])
-        .await?;
     Ok(())
 }

@@ -34,6 +34,16 @@ use crate::changes::{self, Change, ChangeBus};
 use crate::clock::Clock;
 use crate::ApiError;
 
+/// Tells a field sent as `null` (`Some(None)`) from one left out (`None`); with
+/// `#[serde(default)]` the field is optional, without it required but nullable.
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
 #[derive(Clone)]
 pub struct Accounts {
     pool: Pool,

@@ -55,7 +55,9 @@ pub struct TierSettings {
     pub per_minute: i32,
     pub per_day: i32,
     pub max_rows: i32,
-    pub max_keys: Option<i32>,
+    /// Required; `null` means unlimited.
+    #[serde(deserialize_with = "super::present")]
+    pub max_keys: Option<Option<i32>>,
     pub delay_days: i32,
     pub member_indexes: bool,
 }
@@ -66,7 +68,7 @@ impl TierSettings {
             ("per_minute", self.per_minute),
             ("per_day", self.per_day),
             ("delay_days", self.delay_days),
-            ("max_keys", self.max_keys.unwrap_or(0)),
+            ("max_keys", self.max_keys.flatten().unwrap_or(0)),
         ];
         for (field, value) in non_negative {
             if value < 0 {
@@ -105,7 +107,7 @@ pub async fn replace(
                 &settings.per_minute,
                 &settings.per_day,
                 &settings.max_rows,
-                &settings.max_keys,
+                &settings.max_keys.flatten(),
                 &settings.delay_days,
                 &settings.member_indexes,
             ],

@@ -147,7 +147,7 @@ pub async fn login(
             password::MAX_LEN
         )));
     }
-    super::login_limit::check(client, &username, ip, now).await?;
+    super::login_limit::reserve(client, &username, ip, now).await?;
     let row = client
         .query_opt(
             "SELECT user_id, password_hash, role, active FROM users WHERE username = $1",
@@ -160,12 +160,12 @@ pub async fn login(
             .await
             .map_err(ApiError::internal)?;
     let Some(row) = row.filter(|_| verified) else {
-        super::login_limit::record_failure(client, &username, ip, now).await?;
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "invalid user name or password",
         ));
     };
+    super::login_limit::release(client, &username, ip, now).await?;
     if !row.try_get::<_, bool>(3)? {
         return Err(ApiError::forbidden("this account is disabled"));
     }
