@@ -94,3 +94,31 @@ async fn demo_data_obeys_the_weight_rule_and_daily_rows_follow_the_quotes() {
         .unwrap();
     assert_eq!(stored, expected);
 }
+
+/// D10: demo data brings a free and a professional member, each with one working key.
+#[actix_web::test]
+async fn demo_data_brings_a_free_and_a_pro_member_with_a_key_each() {
+    let app = spawn_with_demo().await;
+    let rows = app
+        .db
+        .query(
+            "SELECT u.username, u.tier, count(k.key_id) FROM users u \
+             LEFT JOIN api_keys k USING (user_id) GROUP BY 1, 2 ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap();
+    let accounts: Vec<(String, String, i64)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        accounts,
+        [
+            ("demo_free".to_string(), "free".to_string(), 1),
+            ("demo_pro".to_string(), "pro".to_string(), 1)
+        ]
+    );
+    // No super administrator: the site still asks for set-up.
+    assert_eq!(app.config().await.data()["initialized"], json!(false));
+}
