@@ -1,7 +1,7 @@
 //! Cache coherence across instances: writes announce what they changed with Postgres
 //! `NOTIFY`, every instance `LISTEN`s and tells its actors to drop what went stale.
 //!
-//! A writer calls [`notify`] inside its transaction (Postgres delivers the notification
+//! A writer calls [`ChangeBus::notify`] inside its transaction (Postgres delivers the notification
 //! only if, and when, the transaction commits) and then [`ChangeBus::publish`]es the
 //! change to its own actors at once, so the writing instance never serves stale data
 //! even for the next request. The listener reconnects by itself; once back it
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use futures_util::future::join_all;
+use rand::distributions::{Alphanumeric, DistString};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
 
@@ -41,7 +42,7 @@ impl Change {
         }
     }
 
-    fn from_payload(text: &str) -> Change {
+    fn parse(text: &str) -> Change {
         match text {
             "auth" => Change::Auth,
             "data" => Change::Data,
@@ -60,29 +61,36 @@ impl Change {
 #[rtype(result = "()")]
 pub struct Invalidate(pub Change);
 
-/// Announces a change to every instance, delivered when the enclosing transaction
-/// commits (or at once outside a transaction).
-pub async fn notify(
-    client: &impl deadpool_postgres::GenericClient,
-    change: Change,
-) -> Result<(), tokio_postgres::Error> {
-    client
-        .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &change.payload()])
-        .await
-        .map(drop)
-}
-
-/// The actors of this instance that cache data.
+/// The actors of this instance that cache data, and this instance's name on the
+/// channel (a payload is `<change> <instance>`, so an instance skips its own
+/// announcements: it applied them itself before answering).
 #[derive(Clone)]
 pub struct ChangeBus {
     targets: Arc<[Recipient<Invalidate>]>,
+    instance: Arc<str>,
 }
 
 impl ChangeBus {
     pub fn new(targets: Vec<Recipient<Invalidate>>) -> Self {
+        let instance = Alphanumeric.sample_string(&mut rand::rngs::OsRng, 12);
         ChangeBus {
             targets: targets.into(),
+            instance: instance.into(),
         }
+    }
+
+    /// Announces a change to the other instances, delivered when the enclosing
+    /// transaction commits (or at once outside a transaction).
+    pub async fn notify(
+        &self,
+        client: &impl deadpool_postgres::GenericClient,
+        change: Change,
+    ) -> Result<(), tokio_postgres::Error> {
+        let payload = format!("{} {}", change.payload(), self.instance);
+        client
+            .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
+            .await
+            .map(drop)
     }
 
     /// Tells every local actor, and waits until each has dropped its stale entries.
@@ -120,8 +128,12 @@ impl ChangeBus {
 
     async fn forward(&self, mut sub: Subscription) {
         while let Some(payload) = sub.messages.recv().await {
-            let change = Change::from_payload(&payload);
-            tracing::debug!(?change, "change announced");
+            let (change, instance) = payload.split_once(' ').unwrap_or((&payload, ""));
+            if instance == &*self.instance {
+                continue;
+            }
+            let change = Change::parse(change);
+            tracing::debug!(?change, "change announced by another instance");
             self.publish(change).await;
         }
         drop(sub.client);

@@ -2,11 +2,14 @@
 //! (session, then CSRF token for mutations, then role), per D7.
 
 use actix_web::cookie::{time, Cookie, SameSite};
-use actix_web::HttpRequest;
+use actix_web::{web, HttpRequest, HttpResponse};
 use iq_actors::accounts::{ActiveSession, OpenedSession, SessionPolicy};
 use iq_actors::caller::Role;
 use iq_actors::{ApiError, ErrorCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
+use super::{envelope, json_body, RequestId};
 use crate::routes::AppState;
 
 pub const SESSION_COOKIE: &str = "iq_session";
@@ -59,6 +62,34 @@ pub async fn require(
         )));
     }
     Ok(session)
+}
+
+/// A back-office call: the guard, then (for calls with a body) the JSON body, then
+/// `run`, answered in the envelope. The guard comes first so that a caller without the
+/// right session learns nothing about the body's validity.
+pub async fn answer<B, T>(
+    req: &HttpRequest,
+    request_id: &RequestId,
+    state: &AppState,
+    access: Access,
+    payload: Option<web::Payload>,
+    run: impl AsyncFnOnce(ActiveSession, B) -> Result<T, ApiError>,
+) -> HttpResponse
+where
+    B: DeserializeOwned,
+    T: Serialize,
+{
+    let result = async {
+        let session = require(req, state, access).await?;
+        let body = match payload {
+            Some(payload) => json_body::parse(req, payload).await?,
+            // Calls without a body take `()`, which reads from `null`.
+            None => serde_json::from_value(serde_json::Value::Null).map_err(ApiError::internal)?,
+        };
+        run(session, body).await
+    }
+    .await;
+    envelope::respond(request_id, result)
 }
 
 /// The cookie a login sets; it lives as long as the session can.

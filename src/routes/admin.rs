@@ -7,8 +7,8 @@ use iq_actors::accounts::{IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch
 use iq_actors::caller::Role;
 
 use super::AppState;
-use crate::http::session::{self, Access};
-use crate::http::{envelope, json_body, RequestId};
+use crate::http::session::{answer, Access};
+use crate::http::RequestId;
 
 const READ: Access = Access::Read(Role::SuperAdmin);
 const WRITE: Access = Access::Write(Role::SuperAdmin);
@@ -19,13 +19,15 @@ pub async fn create_user(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, WRITE).await?;
-        let new: NewUser = json_body::parse(&req, payload).await?;
-        state.accounts.create_user(new).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        WRITE,
+        Some(payload),
+        async |_, new: NewUser| state.accounts.create_user(new).await,
+    )
+    .await
 }
 
 pub async fn patch_user(
@@ -35,13 +37,15 @@ pub async fn patch_user(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, WRITE).await?;
-        let patch: UserPatch = json_body::parse(&req, payload).await?;
-        state.accounts.patch_user(&id, patch).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        WRITE,
+        Some(payload),
+        async |_, patch: UserPatch| state.accounts.patch_user(&id, patch).await,
+    )
+    .await
 }
 
 pub async fn tiers(
@@ -49,12 +53,10 @@ pub async fn tiers(
     request_id: RequestId,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, READ).await?;
+    answer(&req, &request_id, &state, READ, None, async |_, ()| {
         state.accounts.tiers().await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    })
+    .await
 }
 
 pub async fn replace_tier(
@@ -64,13 +66,15 @@ pub async fn replace_tier(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, WRITE).await?;
-        let settings: TierSettings = json_body::parse(&req, payload).await?;
-        state.accounts.replace_tier(&tier, settings).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        WRITE,
+        Some(payload),
+        async |_, settings: TierSettings| state.accounts.replace_tier(&tier, settings).await,
+    )
+    .await
 }
 
 pub async fn patch_key(
@@ -80,13 +84,15 @@ pub async fn patch_key(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, WRITE).await?;
-        let patch: KeyPatch = json_body::parse(&req, payload).await?;
-        state.accounts.patch_key(&id, patch).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        WRITE,
+        Some(payload),
+        async |_, patch: KeyPatch| state.accounts.patch_key(&id, patch).await,
+    )
+    .await
 }
 
 pub async fn patch_index(
@@ -96,11 +102,13 @@ pub async fn patch_index(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, WRITE).await?;
-        let patch: IndexPatch = json_body::parse(&req, payload).await?;
-        state.accounts.patch_index(&index_code, patch).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        WRITE,
+        Some(payload),
+        async |_, patch: IndexPatch| state.accounts.patch_index(&index_code, patch).await,
+    )
+    .await
 }

@@ -7,20 +7,23 @@ use iq_actors::caller::Role;
 use serde::Serialize;
 
 use super::AppState;
-use crate::http::session::{self, Access};
-use crate::http::{envelope, json_body, RequestId};
+use crate::http::session::{answer, Access};
+use crate::http::RequestId;
 
 pub async fn list(
     req: HttpRequest,
     request_id: RequestId,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        let session = session::require(&req, &state, Access::Read(Role::User)).await?;
-        state.accounts.list_keys(&session.account).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    answer(
+        &req,
+        &request_id,
+        &state,
+        Access::Read(Role::User),
+        None,
+        async |session, ()| state.accounts.list_keys(&session.account).await,
+    )
+    .await
 }
 
 pub async fn create(
@@ -29,13 +32,16 @@ pub async fn create(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        let session = session::require(&req, &state, Access::Write(Role::User)).await?;
-        let new: NewKey = json_body::parse(&req, payload).await?;
-        state.accounts.create_key(&session.account, new).await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    let access = Access::Write(Role::User);
+    answer(
+        &req,
+        &request_id,
+        &state,
+        access,
+        Some(payload),
+        async |session, new: NewKey| state.accounts.create_key(&session.account, new).await,
+    )
+    .await
 }
 
 #[derive(Serialize)]
@@ -49,13 +55,19 @@ pub async fn delete(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        let session = session::require(&req, &state, Access::Write(Role::User)).await?;
-        state.accounts.delete_key(&session.account, &id).await?;
-        Ok(Deleted {
-            deleted: id.into_inner(),
-        })
-    }
-    .await;
-    envelope::respond(&request_id, result)
+    let access = Access::Write(Role::User);
+    answer(
+        &req,
+        &request_id,
+        &state,
+        access,
+        None,
+        async |session, ()| {
+            state.accounts.delete_key(&session.account, &id).await?;
+            Ok(Deleted {
+                deleted: id.to_string(),
+            })
+        },
+    )
+    .await
 }

@@ -16,21 +16,6 @@ fn free_defaults() -> Value {
            "delay_days": 7, "member_indexes": false})
 }
 
-async fn reply_of(response: reqwest::Response) -> Reply {
-    let status = response.status().as_u16();
-    let request_id_header = response
-        .headers()
-        .get("x-request-id")
-        .map(|v| v.to_str().unwrap().to_string());
-    let text = response.text().await.expect("body");
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
-    Reply {
-        status,
-        request_id_header,
-        body,
-    }
-}
-
 /// A login that also hands back every raw `Set-Cookie` header.
 async fn raw_login(app: &TestApp, username: &str, password: &str) -> (Reply, Vec<String>) {
     let response = app
@@ -46,7 +31,7 @@ async fn raw_login(app: &TestApp, username: &str, password: &str) -> (Reply, Vec
         .iter()
         .map(|v| v.to_str().unwrap().to_string())
         .collect();
-    (reply_of(response).await, cookies)
+    (TestApp::reply(response).await, cookies)
 }
 
 /// An anonymous `POST` with a JSON body.

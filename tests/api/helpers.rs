@@ -271,7 +271,8 @@ impl Reply {
 }
 
 impl TestApp {
-    async fn reply(response: reqwest::Response) -> Reply {
+    /// Reads any response of the service into a [`Reply`].
+    pub async fn reply(response: reqwest::Response) -> Reply {
         let status = response.status().as_u16();
         let request_id_header = response
             .headers()

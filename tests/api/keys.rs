@@ -27,13 +27,7 @@ async fn query_from(app: &TestApp, key: &str, forwarded_for: &str) -> Reply {
         .send()
         .await
         .unwrap();
-    let status = response.status().as_u16();
-    let body: Value = response.json().await.unwrap();
-    Reply {
-        status,
-        request_id_header: None,
-        body,
-    }
+    TestApp::reply(response).await
 }
 
 #[actix_web::test]

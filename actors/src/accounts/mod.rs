@@ -30,7 +30,7 @@ pub use users::{Credentials, NewUser, UserPatch, UserView};
 
 use self::api_key::KeyHasher;
 use crate::caller::{Account, Tier};
-use crate::changes::{self, Change, ChangeBus};
+use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::ApiError;
 
@@ -84,7 +84,7 @@ impl Accounts {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
         let out = write(&tx).await?;
-        changes::notify(&tx, change).await?;
+        self.bus.notify(&tx, change).await?;
         tx.commit().await?;
         self.bus.publish(change).await;
         Ok(out)
