@@ -16,8 +16,8 @@ use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::{Clock, SystemClock};
 use iq_actors::db::PoolSettings;
 
-/// Where the data lives.
-#[derive(Debug, Clone)]
+/// Where the data lives. `Debug` hides the URL, which usually holds a password.
+#[derive(Clone)]
 pub enum Database {
     /// An external PostgreSQL (`DATABASE_URL`).
     Url(String),
@@ -52,6 +52,15 @@ impl KeySecret {
 impl std::fmt::Debug for KeySecret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("KeySecret(<redacted>)")
+    }
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Url(_) => f.write_str("Url(<redacted>)"),
+            Database::Embedded { dir } => f.debug_struct("Embedded").field("dir", dir).finish(),
+        }
     }
 }
 

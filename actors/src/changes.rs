@@ -101,7 +101,14 @@ impl ChangeBus {
     /// Listens for other instances' changes. Returns once the first `LISTEN` is in
     /// place (so the instance is coherent from its first request), then keeps listening
     /// and reconnecting in the background.
-    pub async fn listen(&self, config: tokio_postgres::Config) -> Result<(), String> {
+    pub async fn listen(&self, mut config: tokio_postgres::Config) -> Result<(), String> {
+        // The connection only ever waits: without keepalives a half-open one would go
+        // unnoticed for hours while other instances' changes went unheard.
+        config
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(15))
+            .keepalives_interval(Duration::from_secs(5))
+            .keepalives_retries(3);
         let first = subscribe(&config)
             .await
             .map_err(|e| format!("cannot LISTEN for changes: {e}"))?;

@@ -97,7 +97,16 @@ impl ApiError {
 
 impl From<tokio_postgres::Error> for ApiError {
     fn from(err: tokio_postgres::Error) -> Self {
-        ApiError::internal(format_args!("database: {err}"))
+        // The driver's `Display` says only "db error"; the server's words say what.
+        match err.as_db_error() {
+            Some(db) => ApiError::internal(format_args!(
+                "database: {} {}: {}",
+                db.severity(),
+                db.code().code(),
+                db.message()
+            )),
+            None => ApiError::internal(format_args!("database: {err}")),
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use actix_web::HttpRequest;
 use ipnet::IpNet;
 
 pub fn client_ip(req: &HttpRequest, trusted: &[IpNet]) -> Option<IpAddr> {
-    let peer = req.peer_addr()?.ip();
+    // A dual-stack listener sees IPv4 clients as `::ffff:a.b.c.d`.
+    let peer = req.peer_addr()?.ip().to_canonical();
     let forwarded = req
         .headers()
         .get_all("x-forwarded-for")

@@ -23,9 +23,13 @@ pub async fn parse<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
 ) -> Result<T, ApiError> {
-    let bytes = read(req, payload).await?;
-    let mut json = serde_json::Deserializer::from_slice(&bytes);
-    serde_path_to_error::deserialize(&mut json).map_err(|e| {
+    let value = read_value(req, payload).await?;
+    if let Some(path) = nul_at(&value, String::new()) {
+        return Err(ApiError::invalid(format!(
+            "field '{path}' contains a NUL character"
+        )));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         if inner.is_syntax() || inner.is_eof() {
@@ -36,6 +40,26 @@ pub async fn parse<T: DeserializeOwned>(
             ApiError::invalid(format!("field '{path}': {inner}"))
         }
     })
+}
+
+/// Where a string holds a NUL character, which PostgreSQL text cannot store.
+fn nul_at(value: &Value, path: String) -> Option<String> {
+    match value {
+        Value::String(s) if s.contains('\0') => Some(path),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_at(v, format!("{path}[{i}]"))),
+        Value::Object(fields) => fields.iter().find_map(|(k, v)| {
+            let path = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            nul_at(v, path)
+        }),
+        _ => None,
+    }
 }
 
 async fn read(req: &HttpRequest, mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {

@@ -81,6 +81,14 @@ where
 {
     let result = async {
         let session = require(req, state, access).await?;
+        // No id, code or tier name holds a NUL; PostgreSQL could not even compare one.
+        if req
+            .match_info()
+            .iter()
+            .any(|(_, segment)| segment.contains('\0'))
+        {
+            return Err(ApiError::new(ErrorCode::NotFound, "no such resource"));
+        }
         let body = match payload {
             Some(payload) => json_body::parse(req, payload).await?,
             // Calls without a body take `()`, which reads from `null`.

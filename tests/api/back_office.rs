@@ -1331,3 +1331,40 @@ async fn concurrent_failures_do_not_exceed_the_per_user_limit() {
     let failures = codes.iter().filter(|c| **c == 40102).count();
     assert!(failures <= 5, "{failures} failures were checked: {codes:?}");
 }
+
+/// PostgreSQL text cannot hold NUL: such input is the client's mistake, never a 500.
+#[actix_web::test]
+async fn nul_characters_are_refused_as_bad_input() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let login = post(
+        &app,
+        "/api/v1/auth/login",
+        json!({"username": "ro\u{0}ot", "password": PASSWORD}),
+    )
+    .await;
+    login.assert_error(400, 40001);
+    assert!(login.message().contains("username"), "{}", login.body);
+    let key = app
+        .send_as(
+            &admin,
+            Method::POST,
+            "/api/v1/keys",
+            json!({"name": "a\u{0}b"}),
+        )
+        .await;
+    key.assert_error(400, 40001);
+    let delete = app
+        .send_as(&admin, Method::DELETE, "/api/v1/keys/key_a%00b", json!({}))
+        .await;
+    delete.assert_error(404, 40401);
+    let tier = app
+        .send_as(
+            &admin,
+            Method::PUT,
+            "/api/v1/admin/tiers/fr%00ee",
+            free_defaults(),
+        )
+        .await;
+    tier.assert_error(404, 40401);
+}

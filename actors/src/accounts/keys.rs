@@ -102,12 +102,21 @@ pub struct KeyView {
     pub created_at: DateTime<Utc>,
 }
 
-/// A created key: its metadata and, once, the key.
-#[derive(Debug, Serialize)]
+/// A created key: its metadata and, once, the key. `Debug` leaves the key out.
+#[derive(Serialize)]
 pub struct CreatedKey {
     #[serde(flatten)]
     pub view: KeyView,
     pub key: String,
+}
+
+impl std::fmt::Debug for CreatedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CreatedKey")
+            .field("view", &self.view)
+            .field("key", &"<redacted>")
+            .finish()
+    }
 }
 
 const VIEW_COLUMNS: &str = "key_id, name, key_hint, active, expires_at, scopes, index_codes, \

@@ -22,6 +22,7 @@ use crate::calendar::{delay_cutoff, service_today};
 use crate::caller::Grant;
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
+use crate::coherent_cache::CoherentCache;
 use crate::indexes::{IndexRegistry, View};
 use crate::query::{ParamValue, Query};
 use crate::ApiError;
@@ -46,7 +47,7 @@ struct DatasetService {
     clock: Arc<dyn Clock>,
     settings: DatasetSettings,
     pages: Cache<PageKey, Arc<Page>>,
-    registry: Cache<(), Arc<IndexRegistry>>,
+    registry: CoherentCache<(), Arc<IndexRegistry>>,
     cutoffs: Cache<(NaiveDate, u32), Option<NaiveDate>>,
 }
 
@@ -78,7 +79,7 @@ impl DatasetActor {
                 clock,
                 settings,
                 pages,
-                registry: Cache::builder().max_capacity(1).time_to_live(ttl).build(),
+                registry: CoherentCache::new(1, ttl),
                 cutoffs: Cache::builder().max_capacity(64).time_to_live(ttl).build(),
             }),
         }
@@ -234,12 +235,11 @@ impl DatasetService {
 
     async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {
         self.registry
-            .try_get_with((), async {
+            .get_or_load((), || async {
                 let client = self.pool.get().await?;
-                Ok::<_, ApiError>(Arc::new(IndexRegistry::load(&**client).await?))
+                Ok(Arc::new(IndexRegistry::load(&**client).await?))
             })
             .await
-            .map_err(|e| (*e).clone())
     }
 
     /// The delay cutoff of D5 for `delay_days`, today in the service time zone.
