@@ -134,6 +134,25 @@ pub struct Grant {
     pub max_rows: u32,
 }
 
+impl Grant {
+    /// The tier's coverage, delay and row cap, narrowed by a key's scopes and range.
+    fn of_tier(
+        tier: &Tier,
+        audience: Audience,
+        scopes: Option<Arc<BTreeSet<Scope>>>,
+        index_range: Option<Arc<BTreeSet<String>>>,
+    ) -> Grant {
+        Grant {
+            audience,
+            member_indexes: tier.member_indexes,
+            index_range,
+            scopes,
+            delay_days: tier.delay_days,
+            max_rows: tier.max_rows,
+        }
+    }
+}
+
 /// An authenticated caller with its tier and grant.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -151,14 +170,7 @@ impl Identity {
     /// A website identity (session or visitor): the tier's indexes and delay, never
     /// `private`, detail only for `aggregate` indexes, no scopes needed (D4).
     pub fn website(caller: Caller, tier: Arc<Tier>) -> Identity {
-        let grant = Grant {
-            audience: Audience::Website,
-            member_indexes: tier.member_indexes,
-            index_range: None,
-            scopes: None,
-            delay_days: tier.delay_days,
-            max_rows: tier.max_rows,
-        };
+        let grant = Grant::of_tier(&tier, Audience::Website, None, None);
         Identity {
             caller,
             tier,
@@ -173,14 +185,7 @@ impl Identity {
         scopes: Arc<BTreeSet<Scope>>,
         index_range: Option<Arc<BTreeSet<String>>>,
     ) -> Identity {
-        let grant = Grant {
-            audience: Audience::ApiKey,
-            member_indexes: tier.member_indexes,
-            index_range,
-            scopes: Some(scopes),
-            delay_days: tier.delay_days,
-            max_rows: tier.max_rows,
-        };
+        let grant = Grant::of_tier(&tier, Audience::ApiKey, Some(scopes), index_range);
         Identity {
             caller,
             tier,

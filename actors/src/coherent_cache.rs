@@ -1,56 +1,108 @@
-//! A moka cache that invalidation cannot race.
+//! A moka cache that invalidation cannot race; every cache of the actors is one.
 //!
 //! `invalidate_all` on a plain cache leaves a hole: a load that read the database just
 //! before a change committed can insert its stale value just after the invalidation,
 //! and that value would then live until its TTL. Here every value is tagged with the
 //! generation current when its load began, and invalidation bumps the generation, so a
-//! value loaded before an invalidation is never served after it.
+//! value loaded before an invalidation is never served to a request that began after
+//! it. Concurrent loads of one key are coalesced (moka's `try_get_with`), so a popular
+//! entry that was just invalidated costs one database read, not one per request.
 
+use std::borrow::Borrow;
 use std::future::Future;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use moka::future::Cache;
+use moka::future::{Cache, CacheBuilder};
 
 use crate::ApiError;
 
+#[derive(Clone)]
+struct Tagged<V> {
+    generation: u64,
+    value: V,
+}
+
 pub struct CoherentCache<K, V> {
-    entries: Cache<K, (u64, V)>,
+    entries: Cache<K, Tagged<V>>,
     generation: AtomicU64,
 }
+
+/// How often a request steps over stale entries before loading on its own; each step
+/// means an invalidation landed while a load of this very key was in flight.
+const STALE_STEPS: usize = 3;
 
 impl<K, V> CoherentCache<K, V>
 where
     K: Hash + Eq + Send + Sync + 'static,
     V: Clone + Send + Sync + 'static,
 {
-    /// `ttl` is only a safety net: changes reach the cache through [`Self::invalidate_all`].
+    /// At most `capacity` entries. `ttl` is only a safety net: changes reach the cache
+    /// through [`Self::invalidate_all`].
     pub fn new(capacity: u64, ttl: Duration) -> Self {
+        Self::build(Cache::builder().max_capacity(capacity).time_to_live(ttl))
+    }
+
+    /// At most `budget` in the units `weigh` measures entries in.
+    pub fn weighted(
+        budget: u64,
+        ttl: Duration,
+        weigh: impl Fn(&V) -> u32 + Send + Sync + 'static,
+    ) -> Self {
+        Self::build(
+            Cache::builder()
+                .max_capacity(budget)
+                .weigher(move |_, tagged: &Tagged<V>| weigh(&tagged.value))
+                .time_to_live(ttl),
+        )
+    }
+
+    fn build(builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>) -> Self {
         CoherentCache {
-            entries: Cache::builder()
-                .max_capacity(capacity)
-                .time_to_live(ttl)
-                .build(),
+            entries: builder.build(),
             generation: AtomicU64::new(0),
         }
     }
 
-    /// The cached value, or `load`'s (cached unless an invalidation happened meanwhile).
-    pub async fn get_or_load<F, Fut>(&self, key: K, load: F) -> Result<V, ApiError>
+    /// The cached value, or `load`'s. `loaded` tells whether this call ran `load` (a
+    /// cache miss) or was served (a hit, or a wait on another request's load).
+    pub async fn get_or_load<Q, F, Fut>(&self, key: &Q, load: F) -> Result<Lookup<V>, ApiError>
     where
+        K: Borrow<Q>,
+        Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, ApiError>>,
     {
         let generation = self.generation.load(Ordering::Acquire);
-        if let Some((tag, value)) = self.entries.get(&key).await {
-            if tag == generation {
-                return Ok(value);
+        let mut load = Some(load);
+        for _ in 0..STALE_STEPS {
+            let tagged = self
+                .entries
+                .try_get_with_by_ref(key, async {
+                    let load = load.take().expect("moka runs an init future at most once");
+                    let value = load().await?;
+                    Ok::<_, ApiError>(Tagged { generation, value })
+                })
+                .await
+                .map_err(|e| (*e).clone())?;
+            let loaded = load.is_none();
+            if loaded || tagged.generation >= generation {
+                return Ok(Lookup {
+                    value: tagged.value,
+                    loaded,
+                });
             }
+            // Loaded before an invalidation this request has seen: drop it, look again.
+            self.entries.invalidate(key).await;
         }
-        let value = load().await?;
-        self.entries.insert(key, (generation, value.clone())).await;
-        Ok(value)
+        let load = load
+            .take()
+            .expect("not run: every step found a stale entry");
+        Ok(Lookup {
+            value: load().await?,
+            loaded: true,
+        })
     }
 
     pub fn invalidate_all(&self) {
@@ -59,13 +111,19 @@ where
     }
 }
 
+/// A value from [`CoherentCache::get_or_load`].
+pub struct Lookup<V> {
+    pub value: V,
+    pub loaded: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[tokio::test]
     async fn a_load_that_straddles_an_invalidation_is_not_served_after_it() {
-        let cache = CoherentCache::<&str, u32>::new(10, Duration::from_secs(60));
+        let cache = CoherentCache::<String, u32>::new(10, Duration::from_secs(60));
         // The load reads the old value, then the change lands before it is inserted.
         let stale = cache
             .get_or_load("k", || async {
@@ -74,10 +132,34 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(stale, 1, "the load itself answers with what it read");
+        assert_eq!(
+            (stale.value, stale.loaded),
+            (1, true),
+            "the load itself answers with what it read"
+        );
         let fresh = cache.get_or_load("k", || async { Ok(2) }).await.unwrap();
-        assert_eq!(fresh, 2, "the straddling value must not be served");
+        assert_eq!(fresh.value, 2, "the straddling value must not be served");
         let cached = cache.get_or_load("k", || async { Ok(3) }).await.unwrap();
-        assert_eq!(cached, 2, "an undisturbed load is cached");
+        assert_eq!(
+            (cached.value, cached.loaded),
+            (2, false),
+            "an undisturbed load is cached"
+        );
+    }
+
+    #[tokio::test]
+    async fn concurrent_misses_of_one_key_load_once() {
+        let cache = CoherentCache::<String, u32>::new(10, Duration::from_secs(60));
+        let loads = AtomicU64::new(0);
+        let lookups = (0..8).map(|_| {
+            cache.get_or_load("k", || async {
+                loads.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+                Ok(7)
+            })
+        });
+        let values = futures_util::future::join_all(lookups).await;
+        assert!(values.iter().all(|v| v.as_ref().unwrap().value == 7));
+        assert_eq!(loads.load(Ordering::SeqCst), 1);
     }
 }

@@ -29,12 +29,11 @@ pub async fn parse<T: DeserializeOwned>(
             "field '{path}' contains a NUL character"
         )));
     }
+    // The JSON is valid by now: what is left are shape errors, named by their path.
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            ApiError::invalid(format!("request body is not valid JSON: {inner}"))
-        } else if path == "." {
+        if path == "." {
             ApiError::invalid(format!("request body: {inner}"))
         } else {
             ApiError::invalid(format!("field '{path}': {inner}"))

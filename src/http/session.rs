@@ -100,26 +100,29 @@ where
     envelope::respond(request_id, result)
 }
 
-/// The cookie a login sets; it lives as long as the session can.
-pub fn cookie(opened: &OpenedSession, secure: bool, policy: SessionPolicy) -> Cookie<'static> {
-    let lifetime = policy.absolute.num_seconds().max(0);
-    Cookie::build(SESSION_COOKIE, opened.id.expose().to_string())
+/// The session cookie with `value`: never readable by scripts, not sent on cross-site
+/// requests other than top-level navigation.
+fn session_cookie(value: String, secure: bool) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, value)
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
         .secure(secure)
-        .max_age(time::Duration::seconds(lifetime))
         .finish()
+}
+
+/// The cookie a login sets; it lives as long as the session can.
+pub fn cookie(opened: &OpenedSession, secure: bool, policy: SessionPolicy) -> Cookie<'static> {
+    let mut cookie = session_cookie(opened.id.expose().to_string(), secure);
+    cookie.set_max_age(time::Duration::seconds(
+        policy.absolute.num_seconds().max(0),
+    ));
+    cookie
 }
 
 /// The cookie a logout sets: empty and already expired.
 pub fn removal_cookie(secure: bool) -> Cookie<'static> {
-    let mut cookie = Cookie::build(SESSION_COOKIE, "")
-        .path("/")
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(secure)
-        .finish();
+    let mut cookie = session_cookie(String::new(), secure);
     cookie.make_removal();
     cookie
 }

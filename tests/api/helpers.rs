@@ -153,6 +153,22 @@ async fn start(
 }
 
 impl TestApp {
+    /// A `TestApp` for a service running elsewhere (a child process) at `address`; its
+    /// `clock` is not that service's, which keeps the system clock.
+    pub async fn attach(address: &str, database_url: &str) -> TestApp {
+        let (db, connection) = tokio_postgres::connect(database_url, NoTls)
+            .await
+            .expect("connect to test database");
+        actix_web::rt::spawn(connection);
+        TestApp {
+            address: address.to_string(),
+            http: reqwest::Client::new(),
+            db,
+            clock: Arc::new(ManualClock::new(now())),
+            database_url: database_url.to_string(),
+        }
+    }
+
     /// Another instance of the service on the same database, with its own caches and
     /// the same clock: what a second replica behind a load balancer is.
     pub async fn another_instance(&self) -> TestApp {
@@ -220,6 +236,8 @@ pub async fn create_database() -> String {
 pub struct Reply {
     pub status: u16,
     pub request_id_header: Option<String>,
+    /// Every `Set-Cookie` header, raw.
+    pub set_cookies: Vec<String>,
     pub body: Value,
 }
 
@@ -278,11 +296,18 @@ impl TestApp {
             .headers()
             .get("x-request-id")
             .map(|v| v.to_str().unwrap().to_string());
+        let set_cookies = response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect();
         let text = response.text().await.expect("body");
         let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
         Reply {
             status,
             request_id_header,
+            set_cookies,
             body,
         }
     }
@@ -437,22 +462,22 @@ impl TestApp {
             .await
     }
 
+    /// `POST /api/v1/auth/login`; the session when it succeeded.
     pub async fn login(&self, username: &str, password: &str) -> (Reply, Option<Session>) {
-        let response = self
-            .http
-            .post(format!("{}/api/v1/auth/login", self.address))
-            .json(&json!({"username": username, "password": password}))
-            .send()
-            .await
-            .expect("request");
-        let cookie = response
-            .headers()
-            .get_all("set-cookie")
+        let body = json!({"username": username, "password": password});
+        let reply = self
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/auth/login",
+                Some(body),
+                None,
+                false,
+            )
+            .await;
+        let session = reply
+            .set_cookies
             .iter()
-            .map(|v| v.to_str().unwrap().to_string())
-            .find(|c| c.starts_with("iq_session="));
-        let reply = Self::reply(response).await;
-        let session = cookie
+            .find(|c| c.starts_with("iq_session="))
             .filter(|_| reply.code() == 0)
             .map(|set_cookie| Session {
                 cookie: set_cookie.split(';').next().unwrap().to_string(),

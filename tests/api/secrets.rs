@@ -13,13 +13,12 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use reqwest::Method;
+use serde_json::json;
 use tokio_postgres::NoTls;
 
-use crate::helpers::{create_database, server_url};
+use crate::helpers::{create_database, server_url, Reply, Session, TestApp, PASSWORD};
 
-const ROOT_PASSWORD: &str = "Sup3r-Secret-Passw0rd-XYZ";
-const ALICE_PASSWORD: &str = "Al1ce-Hidden-Passphrase-QRS";
 const WRONG_PASSWORD: &str = "Wr0ng-Guess-Passw0rd-JKL";
 const SHORT_PASSWORD: &str = "Sh0rt-LeakZ";
 const MALFORMED_KEY: &str = "iq_NotARealKeyButLooksSecret123";
@@ -165,110 +164,6 @@ impl Drop for Service {
     }
 }
 
-struct Reply {
-    status: u16,
-    body: Value,
-    set_cookies: Vec<String>,
-}
-
-impl Reply {
-    fn code(&self) -> i64 {
-        self.body["code"].as_i64().expect("code")
-    }
-
-    fn data(&self) -> &Value {
-        &self.body["data"]
-    }
-}
-
-/// Sends requests and records the `request_id` of every envelope it gets back.
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    request_ids: Vec<String>,
-}
-
-impl Client {
-    async fn send(
-        &mut self,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<Value>,
-        headers: &[(&str, &str)],
-    ) -> Reply {
-        let mut request = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.expect("request");
-        let status = response.status().as_u16();
-        let header_id = response
-            .headers()
-            .get("x-request-id")
-            .map(|v| v.to_str().unwrap().to_string());
-        let set_cookies = response
-            .headers()
-            .get_all("set-cookie")
-            .iter()
-            .map(|v| v.to_str().unwrap().to_string())
-            .collect();
-        let text = response.text().await.expect("body");
-        let body: Value =
-            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: not JSON: {text}"));
-        let request_id = body["request_id"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{path}: no request_id: {body}"))
-            .to_string();
-        assert!(request_id.starts_with("req_"), "{body}");
-        assert_eq!(header_id.as_deref(), Some(request_id.as_str()));
-        self.request_ids.push(request_id);
-        Reply {
-            status,
-            body,
-            set_cookies,
-        }
-    }
-
-    async fn post(&mut self, path: &str, body: Value, headers: &[(&str, &str)]) -> Reply {
-        self.send(reqwest::Method::POST, path, Some(body), headers)
-            .await
-    }
-
-    /// Logs in; on success, the session cookie's value and the CSRF token.
-    async fn login(&mut self, username: &str, password: &str) -> (Reply, Option<(String, String)>) {
-        let reply = self
-            .post(
-                "/api/v1/auth/login",
-                json!({"username": username, "password": password}),
-                &[],
-            )
-            .await;
-        let session = reply
-            .set_cookies
-            .iter()
-            .find_map(|c| c.strip_prefix("iq_session="))
-            .map(|rest| rest.split(';').next().unwrap().to_string())
-            .filter(|_| reply.code() == 0)
-            .map(|id| {
-                let csrf = reply.data()["csrf_token"].as_str().expect("csrf_token");
-                (id, csrf.to_string())
-            });
-        (reply, session)
-    }
-}
-
-fn assert_code(reply: &Reply, status: u16, code: i64) {
-    assert_eq!(
-        (reply.status, reply.code()),
-        (status, code),
-        "{}",
-        reply.body
-    );
-}
-
 /// The valid key with one character of its random body changed.
 fn mistyped(key: &str) -> String {
     let mut chars: Vec<char> = key.chars().collect();
@@ -292,186 +187,109 @@ fn around<'a>(line: &'a str, needle: &str) -> &'a str {
     &line[start..end]
 }
 
+/// Records the `request_id` of each reply, to find them in the logs later.
+fn track(ids: &mut Vec<String>, reply: Reply) -> Reply {
+    let id = reply.body["request_id"].as_str().expect("request_id");
+    assert_eq!(reply.request_id_header.as_deref(), Some(id));
+    ids.push(id.to_string());
+    reply
+}
+
+/// The value of a session's cookie (`iq_session=<value>`).
+fn cookie_value(session: &Session) -> String {
+    session.cookie["iq_session=".len()..].to_string()
+}
+
 #[actix_web::test]
 async fn keys_passwords_session_ids_and_csrf_tokens_never_reach_the_logs() {
     let database_url = create_database().await;
     let database_name = database_url.rsplit('/').next().unwrap().to_string();
-    let http = reqwest::Client::new();
     let mut service = Service::spawn(&database_url);
-    service.wait_until_ready(&http).await;
-    let mut client = Client {
-        http,
-        base: service.base.clone(),
-        request_ids: Vec::new(),
-    };
+    service.wait_until_ready(&reqwest::Client::new()).await;
+    let app = TestApp::attach(&service.base, &database_url).await;
+    let mut ids = Vec::new();
+    let query = json!({"api_name": "index_basic"});
 
-    // Set-up and the super administrator's logins, wrong then right.
-    let reply = client
-        .post(
-            "/api/v1/setup",
-            json!({"username": "root", "password": ROOT_PASSWORD}),
-            &[],
-        )
+    // Set-up, logins wrong and right, a user, a refused password.
+    let root = app.admin().await;
+    for username in ["root", "nobody"] {
+        let (reply, _) = app.login(username, WRONG_PASSWORD).await;
+        track(&mut ids, reply).assert_error(401, 40102);
+    }
+    let alice = app.user(&root, "alice", "pro").await;
+    let bob = json!({"username": "bob", "password": SHORT_PASSWORD});
+    let reply = app
+        .send_as(&root, Method::POST, "/api/v1/admin/users", bob)
         .await;
-    assert_code(&reply, 200, 0);
-    let (reply, none) = client.login("root", WRONG_PASSWORD).await;
-    assert_code(&reply, 401, 40102);
-    assert!(none.is_none());
-    let (reply, none) = client.login("nobody", WRONG_PASSWORD).await;
-    assert_code(&reply, 401, 40102);
-    assert!(none.is_none());
-    let (reply, root) = client.login("root", ROOT_PASSWORD).await;
-    let (root_session, root_csrf) = root.unwrap_or_else(|| panic!("root login: {}", reply.body));
-    let root_cookie = format!("iq_session={root_session}");
-    let root_headers = [
-        ("Cookie", root_cookie.as_str()),
-        ("X-CSRF-Token", root_csrf.as_str()),
-    ];
-
-    // A user created through the back office, a refused password, and alice's login.
-    let reply = client
-        .post(
-            "/api/v1/admin/users",
-            json!({"username": "alice", "password": ALICE_PASSWORD, "tier": "pro"}),
-            &root_headers,
-        )
-        .await;
-    assert_code(&reply, 200, 0);
-    let reply = client
-        .post(
-            "/api/v1/admin/users",
-            json!({"username": "bob", "password": SHORT_PASSWORD, "tier": "free"}),
-            &root_headers,
-        )
-        .await;
-    assert_code(&reply, 400, 40001);
-    let (reply, alice) = client.login("alice", ALICE_PASSWORD).await;
-    let (alice_session, alice_csrf) =
-        alice.unwrap_or_else(|| panic!("alice login: {}", reply.body));
-    let alice_cookie = format!("iq_session={alice_session}");
-    let alice_headers = [
-        ("Cookie", alice_cookie.as_str()),
-        ("X-CSRF-Token", alice_csrf.as_str()),
-    ];
+    track(&mut ids, reply).assert_error(400, 40001);
 
     // A key, and a mutation with the right session but a wrong CSRF token.
-    let reply = client
-        .post("/api/v1/keys", json!({"name": "k"}), &alice_headers)
+    let key = app.new_key(&alice, json!({"name": "k"})).await;
+    let forged = Session {
+        csrf: BOGUS_CSRF.to_string(),
+        ..alice.clone()
+    };
+    let reply = app
+        .send_as(&forged, Method::POST, "/api/v1/keys", json!({"name": "k2"}))
         .await;
-    assert_code(&reply, 200, 0);
-    let key = reply.data()["key"].as_str().expect("key").to_string();
-    let key_id = reply.data()["id"].as_str().expect("id").to_string();
-    let reply = client
-        .post(
-            "/api/v1/keys",
-            json!({"name": "k2"}),
-            &[
-                ("Cookie", alice_cookie.as_str()),
-                ("X-CSRF-Token", BOGUS_CSRF),
-            ],
-        )
-        .await;
-    assert_code(&reply, 403, 40301);
+    track(&mut ids, reply).assert_error(403, 40301);
 
     // Queries: the valid key, a malformed one, the valid one mistyped, the session.
-    let query = json!({"api_name": "index_basic"});
-    let reply = client
-        .post("/api/v1/query", query.clone(), &[("X-API-Key", &key)])
-        .await;
-    assert_code(&reply, 200, 0);
-    let reply = client
-        .post(
+    let reply = app.query_with(query.clone(), Some(&key.key)).await;
+    assert_eq!(track(&mut ids, reply).code(), 0);
+    let mistyped_key = mistyped(&key.key);
+    assert_ne!(mistyped_key, key.key);
+    for bad in [MALFORMED_KEY, &mistyped_key] {
+        let reply = app.query_with(query.clone(), Some(bad)).await;
+        track(&mut ids, reply).assert_error(401, 40102);
+    }
+    let reply = app
+        .call(
+            Method::POST,
             "/api/v1/query",
-            query.clone(),
-            &[("X-API-Key", MALFORMED_KEY)],
+            Some(query.clone()),
+            Some(&alice),
+            false,
         )
         .await;
-    assert_code(&reply, 401, 40102);
-    let mistyped_key = mistyped(&key);
-    assert_ne!(mistyped_key, key);
-    let reply = client
-        .post(
-            "/api/v1/query",
-            query.clone(),
-            &[("X-API-Key", &mistyped_key)],
-        )
-        .await;
-    assert_code(&reply, 401, 40102);
-    let reply = client
-        .post(
-            "/api/v1/query",
-            query.clone(),
-            &[("Cookie", alice_cookie.as_str())],
-        )
-        .await;
-    assert_code(&reply, 200, 0);
+    assert_eq!(track(&mut ids, reply).code(), 0);
 
     // Reads with the session, and with a session id that does not exist.
-    let reply = client
-        .send(
-            reqwest::Method::GET,
-            "/api/v1/keys",
-            None,
-            &[("Cookie", alice_cookie.as_str())],
-        )
-        .await;
-    assert_code(&reply, 200, 0);
-    let bogus_cookie = format!("iq_session={BOGUS_SESSION}");
-    let reply = client
-        .send(
-            reqwest::Method::GET,
-            "/api/v1/keys",
-            None,
-            &[("Cookie", bogus_cookie.as_str())],
-        )
-        .await;
-    assert_eq!(reply.status, 401, "{}", reply.body);
+    let reply = app.get_as(&alice, "/api/v1/keys").await;
+    assert_eq!(track(&mut ids, reply).code(), 0);
+    let bogus = Session {
+        cookie: format!("iq_session={BOGUS_SESSION}"),
+        ..alice.clone()
+    };
+    let reply = app.get_as(&bogus, "/api/v1/keys").await;
+    track(&mut ids, reply).assert_error(401, 40102);
 
     // The key deleted, then presented again (a database look-up that finds it deleted).
-    let reply = client
-        .send(
-            reqwest::Method::DELETE,
-            &format!("/api/v1/keys/{key_id}"),
-            None,
-            &alice_headers,
-        )
-        .await;
-    assert_code(&reply, 200, 0);
-    let reply = client
-        .post("/api/v1/query", query.clone(), &[("X-API-Key", &key)])
-        .await;
-    assert_code(&reply, 401, 40102);
+    let path = format!("/api/v1/keys/{}", key.id);
+    let reply = app.send_as(&alice, Method::DELETE, &path, json!({})).await;
+    assert_eq!(track(&mut ids, reply).code(), 0);
+    let reply = app.query_with(query.clone(), Some(&key.key)).await;
+    track(&mut ids, reply).assert_error(401, 40102);
 
     // Logout, then the closed session presented again.
-    let reply = client
-        .post("/api/v1/auth/logout", json!({}), &alice_headers)
-        .await;
-    assert_code(&reply, 200, 0);
-    let reply = client
-        .send(
-            reqwest::Method::GET,
-            "/api/v1/keys",
-            None,
-            &[("Cookie", alice_cookie.as_str())],
-        )
-        .await;
-    assert_eq!(reply.status, 401, "{}", reply.body);
-    let reply = client
-        .post("/api/v1/auth/logout", json!({}), &root_headers)
-        .await;
-    assert_code(&reply, 200, 0);
+    for session in [&alice, &root] {
+        let reply = app
+            .send_as(session, Method::POST, "/api/v1/auth/logout", json!({}))
+            .await;
+        assert_eq!(track(&mut ids, reply).code(), 0);
+    }
+    let reply = app.get_as(&alice, "/api/v1/keys").await;
+    track(&mut ids, reply).assert_error(401, 40102);
 
     let output = service.stop();
     drop_database(&database_name).await;
     let logs = format!("{}\n{}", output.stdout, output.stderr);
-
-    // Logging was on and captured the requests: otherwise the search proves nothing.
     assert!(
         !output.stderr.trim().is_empty(),
         "the service logged nothing (exit: {})",
         output.status
     );
-    for id in &client.request_ids {
+    for id in &ids {
         assert!(
             logs.contains(id.as_str()),
             "no log line carries request_id {id}"
@@ -479,20 +297,19 @@ async fn keys_passwords_session_ids_and_csrf_tokens_never_reach_the_logs() {
     }
 
     let secrets = [
-        ("root's password", ROOT_PASSWORD.to_string()),
-        ("alice's password", ALICE_PASSWORD.to_string()),
+        ("the accounts' password", PASSWORD.to_string()),
         ("the wrong password", WRONG_PASSWORD.to_string()),
         ("the refused short password", SHORT_PASSWORD.to_string()),
-        ("root's session id", root_session.clone()),
-        ("alice's session id", alice_session.clone()),
+        ("root's session id", cookie_value(&root)),
+        ("alice's session id", cookie_value(&alice)),
         ("the unknown session id", BOGUS_SESSION.to_string()),
-        ("root's CSRF token", root_csrf.clone()),
-        ("alice's CSRF token", alice_csrf.clone()),
+        ("root's CSRF token", root.csrf.clone()),
+        ("alice's CSRF token", alice.csrf.clone()),
         ("the wrong CSRF token", BOGUS_CSRF.to_string()),
-        ("the API key", key.clone()),
+        ("the API key", key.key.clone()),
         (
             "the API key without its prefix",
-            key["iq_".len()..].to_string(),
+            key.key["iq_".len()..].to_string(),
         ),
         ("the malformed key", MALFORMED_KEY.to_string()),
         ("the mistyped key", mistyped_key.clone()),

@@ -41,6 +41,7 @@ struct AuthService {
     policy: SessionPolicy,
     tiers: CoherentCache<String, Arc<Tier>>,
     keys: CoherentCache<KeyHash, Option<Arc<KeyRecord>>>,
+    initialized: CoherentCache<(), bool>,
 }
 
 impl AuthActor {
@@ -58,6 +59,7 @@ impl AuthActor {
                 policy,
                 tiers: CoherentCache::new(16, SAFETY_TTL),
                 keys: CoherentCache::new(KEY_CAPACITY, SAFETY_TTL),
+                initialized: CoherentCache::new(1, SAFETY_TTL),
             }),
         }
     }
@@ -109,6 +111,7 @@ impl Handler<Invalidate> for AuthActor {
         if msg.0.touches(Change::Auth) {
             self.service.keys.invalidate_all();
             self.service.tiers.invalidate_all();
+            self.service.initialized.invalidate_all();
         }
     }
 }
@@ -119,12 +122,33 @@ fn invalid_key() -> ApiError {
 
 impl AuthService {
     async fn tier(&self, name: &str) -> Result<Arc<Tier>, ApiError> {
-        self.tiers
-            .get_or_load(name.to_string(), || async {
+        let lookup = self
+            .tiers
+            .get_or_load(name, || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(tiers::load(&client, name).await?))
             })
-            .await
+            .await?;
+        Ok(lookup.value)
+    }
+
+    /// Whether the first super administrator exists; set-up announces an auth change,
+    /// so the answer is cached like the rest.
+    async fn initialized(&self) -> Result<bool, ApiError> {
+        let lookup = self
+            .initialized
+            .get_or_load(&(), || async {
+                let client = self.pool.get().await?;
+                let row = client
+                    .query_one(
+                        "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
+                        &[],
+                    )
+                    .await?;
+                Ok(row.try_get(0)?)
+            })
+            .await?;
+        Ok(lookup.value)
     }
 
     async fn visitor(&self) -> Result<Identity, ApiError> {
@@ -153,11 +177,12 @@ impl AuthService {
         let hash = self.hasher.hash(text);
         let record = self
             .keys
-            .get_or_load(hash, || async {
+            .get_or_load(&hash, || async {
                 let client = self.pool.get().await?;
                 Ok(keys_find(&client, &hash).await?.map(Arc::new))
             })
             .await?
+            .value
             .ok_or_else(invalid_key)?;
         if record.deleted {
             return Err(invalid_key());
@@ -206,19 +231,7 @@ impl Handler<SiteStatus> for AuthActor {
 
     fn handle(&mut self, msg: SiteStatus, _: &mut Context<Self>) -> Self::Result {
         let span = tracing::info_span!(parent: &msg.span, "auth.site_status");
-        let pool = self.service.pool.clone();
-        Box::pin(
-            async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_one(
-                        "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
-                        &[],
-                    )
-                    .await?;
-                Ok(row.try_get(0)?)
-            }
-            .instrument(span),
-        )
+        let service = self.service.clone();
+        Box::pin(async move { service.initialized().await }.instrument(span))
     }
 }

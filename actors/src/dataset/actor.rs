@@ -13,7 +13,6 @@ use actix::prelude::*;
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 use deadpool_postgres::Pool;
-use moka::future::Cache;
 use tracing::{field, Instrument, Span};
 
 use super::page::Page;
@@ -46,9 +45,9 @@ struct DatasetService {
     pool: Pool,
     clock: Arc<dyn Clock>,
     settings: DatasetSettings,
-    pages: Cache<PageKey, Arc<Page>>,
+    pages: CoherentCache<PageKey, Arc<Page>>,
     registry: CoherentCache<(), Arc<IndexRegistry>>,
-    cutoffs: Cache<(NaiveDate, u32), Option<NaiveDate>>,
+    cutoffs: CoherentCache<(NaiveDate, u32), Option<NaiveDate>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -65,14 +64,10 @@ struct PageKey {
 
 impl DatasetActor {
     pub fn new(pool: Pool, clock: Arc<dyn Clock>, settings: DatasetSettings) -> Self {
-        let pages = Cache::builder()
-            .max_capacity(settings.page_cache_bytes)
-            .weigher(|_: &PageKey, page: &Arc<Page>| {
-                u32::try_from(page.data.get().len()).unwrap_or(u32::MAX)
-            })
-            .time_to_live(settings.page_ttl)
-            .build();
         let ttl = settings.page_ttl;
+        let pages = CoherentCache::weighted(settings.page_cache_bytes, ttl, |page: &Arc<Page>| {
+            u32::try_from(page.data.get().len()).unwrap_or(u32::MAX)
+        });
         DatasetActor {
             service: Arc::new(DatasetService {
                 pool,
@@ -80,7 +75,7 @@ impl DatasetActor {
                 settings,
                 pages,
                 registry: CoherentCache::new(1, ttl),
-                cutoffs: Cache::builder().max_capacity(64).time_to_live(ttl).build(),
+                cutoffs: CoherentCache::new(64, ttl),
             }),
         }
     }
@@ -192,15 +187,13 @@ impl DatasetService {
             view,
             cutoff,
         };
-        let entry = self
+        let lookup = self
             .pages
-            .entry_by_ref(&key)
-            .or_try_insert_with(self.load_page(&query, &key))
-            .await
-            .map_err(|e| (*e).clone())?;
+            .get_or_load(&key, || self.load_page(&query, &key))
+            .await?;
         let span = Span::current();
-        span.record("cache", if entry.is_fresh() { "miss" } else { "hit" });
-        let page = entry.into_value();
+        span.record("cache", if lookup.loaded { "miss" } else { "hit" });
+        let page = lookup.value;
         span.record("rows", page.returned);
         Ok(page)
     }
@@ -234,19 +227,22 @@ impl DatasetService {
     }
 
     async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {
-        self.registry
-            .get_or_load((), || async {
+        let lookup = self
+            .registry
+            .get_or_load(&(), || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(IndexRegistry::load(&**client).await?))
             })
-            .await
+            .await?;
+        Ok(lookup.value)
     }
 
     /// The delay cutoff of D5 for `delay_days`, today in the service time zone.
     async fn cutoff(&self, delay_days: u32) -> Result<Option<NaiveDate>, ApiError> {
         let today = service_today(self.clock.now(), self.settings.service_tz);
-        self.cutoffs
-            .try_get_with((today, delay_days), async move {
+        let lookup = self
+            .cutoffs
+            .get_or_load(&(today, delay_days), || async move {
                 let client = self.pool.get().await?;
                 let rows = client
                     .query(
@@ -259,9 +255,9 @@ impl DatasetService {
                     .iter()
                     .map(|r| r.try_get::<_, NaiveDate>(0))
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok::<_, ApiError>(delay_cutoff(days, delay_days))
+                Ok(delay_cutoff(days, delay_days))
             })
-            .await
-            .map_err(|e| (*e).clone())
+            .await?;
+        Ok(lookup.value)
     }
 }
