@@ -5,23 +5,27 @@
 //! Authenticate (steps 1-4) -> AuthActor
 //! body validation (D1, 40001)
 //! authorize    (steps 5-6, pure)
-//! Charge       (step 7)     -> QuotaActor, for key identities (not built yet)
+//! Charge       (step 7)     -> QuotaActor, for key identities
+//! Record       (call log)   -> QuotaActor, for calls step 7 counted
 //! Fetch        (steps 8-9)  -> DatasetActor
 //! ```
 //!
 //! It holds no data of its own and never talks to the database.
 
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use actix::prelude::*;
-use std::net::IpAddr;
 
 use iq_actors::accounts::login_limit;
 use iq_actors::auth::{authorize, AuthActor, Authenticate, SiteStatus};
 use iq_actors::caller::{Account, Caller, Credentials};
 use iq_actors::catalogue;
+use iq_actors::clock::Clock;
 use iq_actors::dataset::{DatasetActor, Describe, Fetch, Page};
 use iq_actors::query::Query;
+use iq_actors::quota::{Admission, CallRecord, Charge, QuotaActor, Record, Status, Window};
 use iq_actors::ApiError;
 use serde::Serialize;
 use serde_json::Value;
@@ -29,7 +33,10 @@ use tracing::Span;
 
 pub struct FrontActor {
     auth: Addr<AuthActor>,
+    /// `None` only in the benchmark that measures the key path without step 7.
+    quota: Option<Addr<QuotaActor>>,
     datasets: Addr<DatasetActor>,
+    clock: Arc<dyn Clock>,
     site_name: Arc<str>,
     max_limit: u32,
 }
@@ -37,13 +44,17 @@ pub struct FrontActor {
 impl FrontActor {
     pub fn new(
         auth: Addr<AuthActor>,
+        quota: Option<Addr<QuotaActor>>,
         datasets: Addr<DatasetActor>,
+        clock: Arc<dyn Clock>,
         site_name: &str,
         max_limit: u32,
     ) -> Self {
         FrontActor {
             auth,
+            quota,
             datasets,
+            clock,
             site_name: site_name.into(),
             max_limit,
         }
@@ -56,39 +67,114 @@ impl Actor for FrontActor {
 
 /// `POST /api/v1/query` with its parsed (not yet validated) body.
 #[derive(Message)]
-#[rtype(result = "Result<Arc<Page>, ApiError>")]
+#[rtype(result = "QueryOutcome")]
 pub struct RunQuery {
+    pub request_id: String,
     pub credentials: Credentials,
     pub client_ip: Option<IpAddr>,
     pub body: Value,
     pub span: Span,
 }
 
+/// A query's answer and, for a key-authenticated query, its quota status for the
+/// headers (with the window that refused it, on a 429).
+pub struct QueryOutcome {
+    pub result: Result<Arc<Page>, ApiError>,
+    pub quota: Option<(Status, Option<Window>)>,
+}
+
+impl From<ApiError> for QueryOutcome {
+    fn from(error: ApiError) -> Self {
+        QueryOutcome {
+            result: Err(error),
+            quota: None,
+        }
+    }
+}
+
 impl Handler<RunQuery> for FrontActor {
-    type Result = ResponseFuture<Result<Arc<Page>, ApiError>>;
+    type Result = ResponseFuture<QueryOutcome>;
 
     fn handle(&mut self, msg: RunQuery, _: &mut Context<Self>) -> Self::Result {
         let auth = self.auth.clone();
+        let quota = self.quota.clone();
         let datasets = self.datasets.clone();
+        let clock = self.clock.clone();
         Box::pin(async move {
+            let started = Instant::now();
             let span = msg.span;
-            let identity = auth
-                .send(Authenticate {
-                    credentials: msg.credentials,
-                    client_ip: msg.client_ip,
+            let fetch = |query: Query, grant| async {
+                let page = datasets.send(Fetch {
+                    query,
+                    grant,
+                    span: span.clone(),
+                });
+                page.await.map_err(ApiError::from).and_then(|page| page)
+            };
+            let authenticate = auth.send(Authenticate {
+                credentials: msg.credentials,
+                client_ip: msg.client_ip,
+                span: span.clone(),
+            });
+            let identity = match authenticate.await.map_err(ApiError::from) {
+                Ok(Ok(identity)) => identity,
+                Ok(Err(error)) | Err(error) => return error.into(),
+            };
+            let checked = Query::parse(&msg.body).and_then(|query| {
+                authorize(&identity, &query)?;
+                Ok(query)
+            });
+            let (quota, key_id, limits) = match (&identity.caller, quota) {
+                (Caller::Key { key_id, limits, .. }, Some(quota)) => {
+                    (quota, key_id.clone(), *limits)
+                }
+                // Website identities are never charged (spec part 8 rule 4).
+                _ => {
+                    let result = match checked {
+                        Ok(query) => fetch(query, identity.grant).await,
+                        Err(error) => Err(error),
+                    };
+                    return QueryOutcome {
+                        result,
+                        quota: None,
+                    };
+                }
+            };
+            // A query refused before step 7 is not counted but still reports (D6).
+            let admission = quota
+                .send(Charge {
+                    key_id: key_id.clone(),
+                    limits,
+                    count: checked.is_ok(),
                     span: span.clone(),
                 })
-                .await??;
-            let query = Query::parse(&msg.body)?;
-            authorize(&identity, &query)?;
-            // Step 7 (QuotaActor `Charge`) belongs here, for key identities only.
-            datasets
-                .send(Fetch {
-                    query,
-                    grant: identity.grant,
-                    span,
-                })
-                .await?
+                .await
+                .unwrap_or_else(Admission::failed);
+            let headers = admission.status.map(|status| (status, admission.refused));
+            let query = match (checked, admission.result) {
+                (Ok(query), Ok(())) => query,
+                (Err(error), _) | (Ok(_), Err(error)) => {
+                    return QueryOutcome {
+                        result: Err(error),
+                        quota: headers,
+                    }
+                }
+            };
+            let api_name = query.dataset.api_name.to_string();
+            let result = fetch(query, identity.grant).await;
+            quota.do_send(Record(CallRecord {
+                request_id: msg.request_id,
+                key_id,
+                api_name,
+                code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
+                rows: result.as_ref().map_or(0, |page| page.returned) as i32,
+                latency_us: started.elapsed().as_micros() as i64,
+                called_at: clock.now(),
+            }));
+            QueryOutcome {
+                result,
+                quota: headers,
+            }
         })
     }
 }

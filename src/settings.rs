@@ -15,6 +15,7 @@ use ipnet::IpNet;
 use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::{Clock, SystemClock};
 use iq_actors::db::PoolSettings;
+use iq_actors::quota::QuotaSettings;
 
 /// Where the data lives. `Debug` hides the URL, which usually holds a password.
 #[derive(Clone)]
@@ -94,6 +95,12 @@ pub struct Settings {
     /// Whether the session cookie is marked `Secure` (`COOKIE_SECURE`; set it behind TLS).
     pub cookie_secure: bool,
     pub sessions: SessionPolicy,
+    /// Flush interval, call-log retention, idle release (`QUOTA_FLUSH_MS`,
+    /// `CALL_LOG_RETENTION_DAYS`).
+    pub quota: QuotaSettings,
+    /// Step 7 on or off. Always on in a deployment (no variable turns it off); the key
+    /// path benchmark turns it off to measure what the quota costs.
+    pub quota_enforced: bool,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -194,6 +201,20 @@ impl Settings {
                 problem: "session lifetimes must be at least 1".into(),
             });
         }
+        let flush_ms: u64 = parsed("QUOTA_FLUSH_MS", 1000)?;
+        if !(10..=60_000).contains(&flush_ms) {
+            return Err(ConfigError {
+                variable: "QUOTA_FLUSH_MS",
+                problem: format!("{flush_ms} is outside 10..=60000"),
+            });
+        }
+        let retention_days: u32 = parsed("CALL_LOG_RETENTION_DAYS", 90)?;
+        if retention_days < 1 {
+            return Err(ConfigError {
+                variable: "CALL_LOG_RETENTION_DAYS",
+                problem: "keep at least 1 day (today's usage lives there)".into(),
+            });
+        }
         Ok(Settings {
             listen_addr: var("LISTEN_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
             database,
@@ -220,6 +241,12 @@ impl Settings {
                 idle: TimeDelta::minutes(idle_minutes),
                 absolute: TimeDelta::hours(max_hours),
             },
+            quota: QuotaSettings {
+                flush_interval: Duration::from_millis(flush_ms),
+                retention_days,
+                ..QuotaSettings::default()
+            },
+            quota_enforced: true,
             clock: Arc::new(SystemClock),
         })
     }

@@ -16,6 +16,7 @@ use iq_actors::auth::AuthActor;
 use iq_actors::calendar::service_today;
 use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
+use iq_actors::quota::{Drain, QuotaActor, QuotaStore};
 
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::FrontActor;
@@ -42,9 +43,13 @@ pub enum StartupError {
     },
 }
 
+/// How long shutdown waits for the last quota flush when the database is slow.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub struct Application {
     port: u16,
     server: Server,
+    quota: actix::Addr<QuotaActor>,
     embedded: Option<EmbeddedPostgres>,
 }
 
@@ -103,6 +108,12 @@ impl Application {
             },
         )
         .start();
+        let quota = QuotaActor::new(
+            QuotaStore::new(pool.clone()),
+            settings.clock.clone(),
+            settings.quota.clone(),
+        )
+        .start();
         let bus = ChangeBus::new(vec![auth.clone().recipient(), datasets.clone().recipient()]);
         bus.listen(db_config)
             .await
@@ -113,8 +124,15 @@ impl Application {
                 .await
                 .map_err(|e| StartupError::Database(e.to_string()))?;
         }
-        let front =
-            FrontActor::new(auth, datasets, &settings.site_name, settings.max_limit).start();
+        let front = FrontActor::new(
+            auth,
+            settings.quota_enforced.then(|| quota.clone()),
+            datasets,
+            settings.clock.clone(),
+            &settings.site_name,
+            settings.max_limit,
+        )
+        .start();
         let state = web::Data::new(AppState {
             front,
             accounts,
@@ -141,6 +159,7 @@ impl Application {
         Ok(Application {
             port,
             server,
+            quota,
             embedded,
         })
     }
@@ -154,10 +173,30 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until SIGINT/SIGTERM (in-flight requests finish), then stops the embedded
-    /// PostgreSQL if this process started one.
+    /// The quota actor, for benchmarks that count its statements.
+    pub fn quota(&self) -> actix::Addr<QuotaActor> {
+        self.quota.clone()
+    }
+
+    /// Serves until SIGINT/SIGTERM: stops accepting, lets in-flight requests finish,
+    /// gives quota leases back and writes usage and the call log, then stops the
+    /// embedded PostgreSQL if this process started one.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let result = self.server.await;
+        tracing::info!("stopped accepting; writing quota usage");
+        match self
+            .quota
+            .send(Drain {
+                timeout: DRAIN_TIMEOUT,
+            })
+            .await
+        {
+            Ok(report) if report.lost_windows + report.lost_calls == 0 => {
+                tracing::info!("quota usage written")
+            }
+            Ok(_) => {} // the actor logged what it lost
+            Err(err) => tracing::error!(error = %err, "quota actor gone before shutdown"),
+        }
         if let Some(pg) = self.embedded {
             let _ = tokio::task::spawn_blocking(move || pg.stop()).await;
         }

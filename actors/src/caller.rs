@@ -11,6 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::catalogue::Scope;
+use crate::quota::Limits;
 
 /// What the request presented. `Debug` never prints a secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -82,7 +83,12 @@ fn as_string<S: serde::Serializer>(id: &i64, s: S) -> Result<S::Ok, S::Error> {
 pub enum Caller {
     Visitor,
     Session(Account),
-    Key { key_id: String, user_id: i64 },
+    /// An API key, with the limits step 7 charges it against (D6).
+    Key {
+        key_id: String,
+        user_id: i64,
+        limits: Limits,
+    },
 }
 
 impl Caller {

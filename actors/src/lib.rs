@@ -20,6 +20,7 @@ pub mod demo;
 pub mod error;
 pub mod indexes;
 pub mod query;
+pub mod quota;
 pub mod quotes;
 
 pub use error::{ApiError, ErrorCode};

@@ -1,9 +1,11 @@
 //! The HTTP edge: the response envelope, the per-request context (request id, span,
-//! access log), JSON bodies, the client's address and the website session.
+//! access log), JSON bodies, the client's address, the website session and the
+//! rate-limit headers.
 
 pub mod client_ip;
 pub mod envelope;
 pub mod json_body;
+pub mod rate_limit;
 pub mod request_context;
 pub mod session;
 

@@ -49,6 +49,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/admin/tiers", web::get().to(admin::tiers))
             .route("/admin/tiers/{tier}", web::put().to(admin::replace_tier))
             .route("/admin/keys/{id}", web::patch().to(admin::patch_key))
+            .route("/admin/keys/{id}/usage", web::get().to(admin::key_usage))
             .route(
                 "/admin/indexes/{index_code}",
                 web::patch().to(admin::patch_index),

@@ -1,12 +1,14 @@
 //! `POST /api/v1/query`: reads the JSON body (40001 at once when it is not JSON, D1) and
-//! passes it, unvalidated, to the FrontActor, which validates it after the key checks.
+//! passes it, unvalidated, to the FrontActor, which validates it after the key checks;
+//! a key-authenticated answer carries the rate-limit headers (D6).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use tracing::Span;
 
 use super::{credentials, AppState};
-use crate::front::RunQuery;
-use crate::http::{envelope, json_body, RequestId};
+use crate::front::{QueryOutcome, RunQuery};
+use crate::http::{envelope, json_body, rate_limit, RequestId};
+use iq_actors::ApiError;
 
 pub async fn query(
     req: HttpRequest,
@@ -14,19 +16,27 @@ pub async fn query(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let result = async {
-        let body = json_body::read_value(&req, payload).await?;
-        let message = RunQuery {
-            credentials: credentials(&req),
-            client_ip: state.client_ip(&req),
-            body,
-            span: Span::current(),
-        };
-        state.front.send(message).await?
-    }
-    .await;
-    match result {
+    let body = match json_body::read_value(&req, payload).await {
+        Ok(body) => body,
+        Err(error) => return envelope::failure(&request_id, &error),
+    };
+    let message = RunQuery {
+        request_id: request_id.as_str().to_string(),
+        credentials: credentials(&req),
+        client_ip: state.client_ip(&req),
+        body,
+        span: Span::current(),
+    };
+    let outcome = match state.front.send(message).await {
+        Ok(outcome) => outcome,
+        Err(error) => QueryOutcome::from(ApiError::from(error)),
+    };
+    let mut response = match &outcome.result {
         Ok(page) => envelope::success(&request_id, &*page.data),
-        Err(error) => envelope::failure(&request_id, &error),
+        Err(error) => envelope::failure(&request_id, error),
+    };
+    if let Some((status, refused)) = &outcome.quota {
+        rate_limit::apply(&mut response, status, *refused);
     }
+    response
 }

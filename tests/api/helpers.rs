@@ -11,6 +11,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::ManualClock;
 use iq_actors::db::PoolSettings;
+use iq_actors::quota::QuotaSettings;
 use iq_service::settings::{Database, KeySecret, LogFormat, Settings};
 use iq_service::startup::Application;
 use serde_json::{json, Value};
@@ -78,6 +79,12 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
         trusted_proxies: Vec::new(),
         cookie_secure: false,
         sessions: SessionPolicy::default(),
+        // Flush often, so usage read back by a test lands fast.
+        quota: QuotaSettings {
+            flush_interval: Duration::from_millis(50),
+            ..QuotaSettings::default()
+        },
+        quota_enforced: true,
         clock,
     }
 }
@@ -238,12 +245,20 @@ pub struct Reply {
     pub request_id_header: Option<String>,
     /// Every `Set-Cookie` header, raw.
     pub set_cookies: Vec<String>,
+    pub headers: reqwest::header::HeaderMap,
     pub body: Value,
 }
 
 impl Reply {
     pub fn code(&self) -> i64 {
         self.body["code"].as_i64().expect("code")
+    }
+
+    /// A response header, as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().expect("header text"))
     }
 
     pub fn message(&self) -> &str {
@@ -302,12 +317,14 @@ impl TestApp {
             .iter()
             .map(|v| v.to_str().unwrap().to_string())
             .collect();
+        let headers = response.headers().clone();
         let text = response.text().await.expect("body");
         let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
         Reply {
             status,
             request_id_header,
             set_cookies,
+            headers,
             body,
         }
     }

@@ -9,6 +9,7 @@ mod embedded;
 mod envelope;
 mod keys;
 mod paging;
+mod quota;
 mod secrets;
 mod validation;
 mod visitor;

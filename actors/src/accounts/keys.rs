@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::api_key::{self, KeyHash, KeyHasher};
 use crate::caller::{Account, Tier};
 use crate::catalogue::Scope;
+use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
 /// Most entries an IP allow-list may hold.
@@ -100,6 +101,9 @@ pub struct KeyView {
     pub per_day: Option<i32>,
     pub expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// Calls counted today (UTC) as flushed; in the owner's key list only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls_today: Option<i64>,
 }
 
 /// A created key: its metadata and, once, the key. `Debug` leaves the key out.
@@ -144,6 +148,7 @@ fn view(row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<KeyView, ApiErr
         per_minute: row.try_get(8)?,
         per_day: row.try_get(9)?,
         created_at: row.try_get(10)?,
+        calls_today: None,
     })
 }
 
@@ -375,14 +380,21 @@ pub async fn list(
     client
         .query(
             &format!(
-                "SELECT {VIEW_COLUMNS} FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL \
+                "SELECT {VIEW_COLUMNS}, \
+                        (SELECT used FROM quota_windows q WHERE q.key_id = api_keys.key_id \
+                         AND q.span = 'day' AND q.window_start = $2) \
+                 FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL \
                  ORDER BY created_at, key_id"
             ),
-            &[&user_id],
+            &[&user_id, &Window::Day.start(now)],
         )
         .await?
         .iter()
-        .map(|row| view(row, now))
+        .map(|row| {
+            let mut view = view(row, now)?;
+            view.calls_today = Some(row.try_get::<_, Option<i64>>(11)?.unwrap_or(0));
+            Ok(view)
+        })
         .collect()
 }
 

@@ -15,6 +15,7 @@ pub mod password;
 pub(crate) mod sessions;
 pub mod tiers;
 pub mod token;
+pub mod usage;
 mod users;
 
 use std::net::IpAddr;
@@ -153,6 +154,12 @@ impl Accounts {
     pub async fn patch_user(&self, id: &str, patch: UserPatch) -> Result<UserView, ApiError> {
         self.write(Change::Auth, async |tx| users::patch(tx, id, patch).await)
             .await
+    }
+
+    /// Any key's calls per UTC day (the admin usage endpoint).
+    pub async fn key_usage(&self, key_id: &str, days: u32) -> Result<usage::KeyUsage, ApiError> {
+        let client = self.pool.get().await?;
+        usage::of_key(&client, key_id, self.clock.now().date_naive(), days).await
     }
 
     pub async fn tiers(&self) -> Result<Vec<Tier>, ApiError> {

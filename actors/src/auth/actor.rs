@@ -23,6 +23,7 @@ use crate::caller::{Caller, Credentials, Identity, Tier};
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
+use crate::quota::Limits;
 use crate::{ApiError, ErrorCode};
 
 /// How long cached records are trusted when no change notification arrives.
@@ -207,10 +208,12 @@ impl AuthService {
             ));
         }
         let tier = self.tier(&record.owner_tier).await?;
+        let limits = Limits::effective(record.per_minute, record.per_day, &tier);
         Ok(Identity::key(
             Caller::Key {
                 key_id: record.key_id.clone(),
                 user_id: record.user_id,
+                limits,
             },
             tier,
             record.scopes.clone(),

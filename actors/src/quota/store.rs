@@ -1,0 +1,171 @@
+//! The quota's statements: lease, flush and prune. Each is one
+//! statement (the lease and the flush are functions of the V4 migration), and each is
+//! counted, so the benchmark can report statements per admitted call.
+//!
+//! Never called on a request's hot path except to lease, which happens once per block.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Pool;
+
+use super::lease::{Ask, Grant, Window};
+use crate::ApiError;
+
+/// One counted call for the call log.
+#[derive(Debug, Clone)]
+pub struct CallRecord {
+    pub request_id: String,
+    pub key_id: String,
+    pub api_name: String,
+    pub code: i32,
+    pub rows: i32,
+    pub latency_us: i64,
+    pub called_at: DateTime<Utc>,
+}
+
+/// Calls spent and budget given back, for one key's window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spent {
+    pub used: i64,
+    pub returned: i64,
+}
+
+/// A key's window, as the flush addresses it. Sorted by key, window, start: the order
+/// the flush locks rows in.
+pub type WindowKey = (String, Window, DateTime<Utc>);
+
+#[derive(Clone)]
+pub struct QuotaStore {
+    pool: Pool,
+    statements: Arc<AtomicU64>,
+}
+
+impl QuotaStore {
+    pub fn new(pool: Pool) -> QuotaStore {
+        QuotaStore {
+            pool,
+            statements: Arc::default(),
+        }
+    }
+
+    /// Statements run so far.
+    pub fn statements(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, ApiError> {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        Ok(self.pool.get().await?)
+    }
+
+    /// One lease statement for one key; the answers come in the order of `asks`.
+    pub async fn lease(&self, key_id: &str, asks: &[Ask]) -> Result<Vec<Grant>, ApiError> {
+        let client = self.client().await?;
+        let windows: Vec<&str> = asks.iter().map(|a| a.window.as_str()).collect();
+        let starts: Vec<DateTime<Utc>> = asks.iter().map(|a| a.start).collect();
+        let wants: Vec<i64> = asks.iter().map(|a| a.want).collect();
+        let limits: Vec<i64> = asks.iter().map(|a| a.limit).collect();
+        let returns: Vec<i64> = asks.iter().map(|a| a.give_back).collect();
+        let statement = client
+            .prepare_cached(
+                "SELECT lease_span, lease_taken, lease_granted \
+                 FROM quota_lease($1, $2, $3, $4, $5, $6)",
+            )
+            .await?;
+        let rows = client
+            .query(
+                &statement,
+                &[&key_id, &windows, &starts, &wants, &limits, &returns],
+            )
+            .await?;
+        asks.iter()
+            .map(|ask| {
+                let row = rows
+                    .iter()
+                    .find(|r| r.get::<_, &str>(0) == ask.window.as_str())
+                    .ok_or_else(|| ApiError::internal("quota_lease skipped a window"))?;
+                Ok(Grant {
+                    taken: row.try_get(1)?,
+                    granted: row.try_get(2)?,
+                })
+            })
+            .collect()
+    }
+
+    /// One flush statement. `Ok(false)`: this `(instance, seq)` was applied before (a
+    /// retry after a lost reply), so nothing was applied twice.
+    pub async fn flush(
+        &self,
+        instance_id: i64,
+        seq: i64,
+        now: DateTime<Utc>,
+        windows: &[(WindowKey, Spent)],
+        calls: &[CallRecord],
+    ) -> Result<bool, ApiError> {
+        let client = self.client().await?;
+        let key_ids: Vec<&str> = windows.iter().map(|((k, _, _), _)| k.as_str()).collect();
+        let spans: Vec<&str> = windows.iter().map(|((_, w, _), _)| w.as_str()).collect();
+        let starts: Vec<DateTime<Utc>> = windows.iter().map(|((_, _, s), _)| *s).collect();
+        let used: Vec<i64> = windows.iter().map(|(_, s)| s.used).collect();
+        let returned: Vec<i64> = windows.iter().map(|(_, s)| s.returned).collect();
+        let request_ids: Vec<&str> = calls.iter().map(|c| c.request_id.as_str()).collect();
+        let call_keys: Vec<&str> = calls.iter().map(|c| c.key_id.as_str()).collect();
+        let api_names: Vec<&str> = calls.iter().map(|c| c.api_name.as_str()).collect();
+        let codes: Vec<i32> = calls.iter().map(|c| c.code).collect();
+        let rows: Vec<i32> = calls.iter().map(|c| c.rows).collect();
+        let latencies: Vec<i64> = calls.iter().map(|c| c.latency_us).collect();
+        let called_at: Vec<DateTime<Utc>> = calls.iter().map(|c| c.called_at).collect();
+        let statement = client
+            .prepare_cached(
+                "SELECT quota_flush($1, $2, $3, $4, $5, $6, $7, $8, \
+                 $9, $10, $11, $12, $13, $14, $15)",
+            )
+            .await?;
+        let row = client
+            .query_one(
+                &statement,
+                &[
+                    &instance_id,
+                    &seq,
+                    &now,
+                    &key_ids,
+                    &spans,
+                    &starts,
+                    &used,
+                    &returned,
+                    &request_ids,
+                    &call_keys,
+                    &api_names,
+                    &codes,
+                    &rows,
+                    &latencies,
+                    &called_at,
+                ],
+            )
+            .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// Deletes call-log rows and day windows older than `before`, minute windows and
+    /// flush marks older than a day. Answers the call-log rows deleted.
+    pub async fn prune(&self, now: DateTime<Utc>, before: DateTime<Utc>) -> Result<u64, ApiError> {
+        let client = self.client().await?;
+        let yesterday = now - chrono::TimeDelta::days(1);
+        let row = client
+            .query_one(
+                "WITH calls AS (DELETE FROM call_log WHERE called_at < $1 RETURNING 1), \
+                 days AS (DELETE FROM quota_windows \
+                          WHERE span = 'day' AND window_start < $1), \
+                 minutes AS (DELETE FROM quota_windows \
+                             WHERE span = 'minute' AND window_start < $2), \
+                 marks AS (DELETE FROM quota_flushes WHERE flushed_at < $2) \
+                 SELECT count(*) FROM calls",
+                &[&before, &yesterday],
+            )
+            .await?;
+        let deleted: i64 = row.try_get(0)?;
+        Ok(deleted.max(0) as u64)
+    }
+}
