@@ -11,7 +11,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::ManualClock;
 use iq_actors::db::PoolSettings;
-use iq_actors::quota::QuotaSettings;
+use iq_actors::quota::{QuotaActor, QuotaSettings};
 use iq_service::settings::{Database, KeySecret, LogFormat, Settings};
 use iq_service::startup::Application;
 use serde_json::{json, Value};
@@ -33,6 +33,8 @@ pub struct TestApp {
     pub db: tokio_postgres::Client,
     pub clock: Arc<ManualClock>,
     pub database_url: String,
+    /// The instance's QuotaActor (in-process instances only), for its statement count.
+    pub quota: Option<actix::Addr<QuotaActor>>,
 }
 
 /// Options for [`spawn_with`].
@@ -43,6 +45,8 @@ pub struct Spawn {
     pub setup_sql: &'static str,
     /// `TRUSTED_PROXIES`.
     pub trusted_proxies: &'static [&'static str],
+    /// Step 7 on (always, except to measure the key path without it).
+    pub quota_enforced: bool,
 }
 
 impl Default for Spawn {
@@ -52,6 +56,7 @@ impl Default for Spawn {
             max_limit: 5000,
             setup_sql: "",
             trusted_proxies: &[],
+            quota_enforced: true,
         }
     }
 }
@@ -118,6 +123,7 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     let mut settings = test_settings(Database::Url(database_url.clone()), clock.clone());
     settings.max_limit = options.max_limit;
     settings.demo_data = options.demo_data;
+    settings.quota_enforced = options.quota_enforced;
     settings.trusted_proxies = options
         .trusted_proxies
         .iter()
@@ -149,6 +155,7 @@ async fn start(
         .await
         .expect("build application");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let quota = Some(app.quota());
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -156,6 +163,7 @@ async fn start(
         db,
         clock,
         database_url,
+        quota,
     }
 }
 
@@ -173,6 +181,7 @@ impl TestApp {
             db,
             clock: Arc::new(ManualClock::new(now())),
             database_url: database_url.to_string(),
+            quota: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Black-box tests of the running service: each test spawns the real application on a
 //! random port against its own fresh PostgreSQL database and talks HTTP to it.
 
+mod child;
 mod helpers;
 
 mod back_office;
@@ -10,6 +11,8 @@ mod envelope;
 mod keys;
 mod paging;
 mod quota;
+mod quota_instances;
 mod secrets;
+mod shutdown;
 mod validation;
 mod visitor;

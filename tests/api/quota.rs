@@ -8,6 +8,8 @@ use chrono::TimeDelta;
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use iq_actors::quota::ShowStats;
+
 use crate::helpers::{server_url, spawn_with_fixture, Key, Reply, Session, TestApp};
 
 fn latest() -> Value {
@@ -392,4 +394,20 @@ async fn without_the_database_held_leases_serve_and_the_rest_get_50000() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(code, 0);
+}
+
+#[actix_web::test]
+async fn far_from_the_limit_one_lease_serves_a_block_of_calls() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "bodil", "pro").await;
+    let quota = app.quota.as_ref().expect("in-process instance");
+    let before = quota.send(ShowStats).await.unwrap();
+    for _ in 0..200 {
+        assert_eq!(call(&app, &key).await.code(), 0);
+    }
+    let after = quota.send(ShowStats).await.unwrap();
+    // 10000 a day: the first lease takes a quarter of it, for both windows at once.
+    assert_eq!(after.leases - before.leases, 1);
+    assert_eq!(after.admitted - before.admitted, 200);
 }

@@ -7,162 +7,17 @@
 //! deleted keys, session reads and mutations with good and bad CSRF tokens, logout —
 //! then searches everything the process wrote for each secret.
 
-use std::io::Read;
-use std::net::TcpListener;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-
 use reqwest::Method;
 use serde_json::json;
-use tokio_postgres::NoTls;
 
-use crate::helpers::{create_database, server_url, Reply, Session, TestApp, PASSWORD};
+use crate::child::{database_name, drop_database, Service, KEY_SECRET};
+use crate::helpers::{create_database, Reply, Session, TestApp, PASSWORD};
 
 const WRONG_PASSWORD: &str = "Wr0ng-Guess-Passw0rd-JKL";
 const SHORT_PASSWORD: &str = "Sh0rt-LeakZ";
 const MALFORMED_KEY: &str = "iq_NotARealKeyButLooksSecret123";
 const BOGUS_SESSION: &str = "BogusSessionIdLooksSecret42";
 const BOGUS_CSRF: &str = "BogusCsrfTokenLooksSecret77";
-const KEY_SECRET: &str = "server-key-secret-for-the-log-test-0123456789";
-
-const READY_DEADLINE: Duration = Duration::from_secs(30);
-const STOP_DEADLINE: Duration = Duration::from_secs(15);
-
-async fn drop_database(name: &str) {
-    if let Ok((admin, connection)) = tokio_postgres::connect(&server_url(), NoTls).await {
-        actix_web::rt::spawn(connection);
-        let _ = admin
-            .execute(
-                &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-                &[],
-            )
-            .await;
-    }
-}
-
-/// A port nothing listens on right now.
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
-    listener.local_addr().unwrap().port()
-}
-
-fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        bytes
-    })
-}
-
-/// The service binary running as a child process, its output drained by two threads.
-/// Dropping it kills the child, so a failing test leaves no process behind.
-struct Service {
-    child: Option<Child>,
-    stdout: Option<JoinHandle<Vec<u8>>>,
-    stderr: Option<JoinHandle<Vec<u8>>>,
-    base: String,
-}
-
-/// Everything the process wrote.
-struct Output {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Service {
-    fn spawn(database_url: &str) -> Service {
-        let port = free_port();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_iq-service"));
-        command
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("DATABASE_URL", database_url)
-            .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
-            .env("KEY_SECRET", KEY_SECRET)
-            .env("LOG_FORMAT", "json")
-            .env("RUST_LOG", "trace")
-            .env("WORKERS", "1")
-            .env("DB_POOL_SIZE", "4")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("start the iq-service binary");
-        let stdout = drain(child.stdout.take().unwrap());
-        let stderr = drain(child.stderr.take().unwrap());
-        Service {
-            child: Some(child),
-            stdout: Some(stdout),
-            stderr: Some(stderr),
-            base: format!("http://127.0.0.1:{port}"),
-        }
-    }
-
-    /// Polls `GET /api/v1/config` until it answers; panics with the output if the
-    /// process exits or the deadline passes first.
-    async fn wait_until_ready(&mut self, http: &reqwest::Client) {
-        let deadline = Instant::now() + READY_DEADLINE;
-        loop {
-            let answer = http
-                .get(format!("{}/api/v1/config", self.base))
-                .timeout(Duration::from_secs(2))
-                .send()
-                .await;
-            if answer.is_ok_and(|r| r.status().is_success()) {
-                return;
-            }
-            let exited = self.child.as_mut().unwrap().try_wait().unwrap();
-            if exited.is_some() || Instant::now() > deadline {
-                let output = self.stop();
-                panic!(
-                    "the service did not become ready (exit: {}):\nstdout:\n{}\nstderr:\n{}",
-                    output.status, output.stdout, output.stderr
-                );
-            }
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
-    /// does not exit in time; then everything it wrote.
-    fn stop(&mut self) -> Output {
-        let mut child = self.child.take().expect("the service is running");
-        // nix is built without its `signal` feature; the `kill` utility sends SIGTERM.
-        let termed = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        let deadline = Instant::now() + STOP_DEADLINE;
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if !termed || Instant::now() > deadline {
-                let _ = child.kill();
-                break child.wait().unwrap();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let text = |h: Option<JoinHandle<Vec<u8>>>| {
-            String::from_utf8_lossy(&h.unwrap().join().unwrap()).into_owned()
-        };
-        Output {
-            status,
-            stdout: text(self.stdout.take()),
-            stderr: text(self.stderr.take()),
-        }
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
 
 /// The valid key with one character of its random body changed.
 fn mistyped(key: &str) -> String {
@@ -203,9 +58,8 @@ fn cookie_value(session: &Session) -> String {
 #[actix_web::test]
 async fn keys_passwords_session_ids_and_csrf_tokens_never_reach_the_logs() {
     let database_url = create_database().await;
-    let database_name = database_url.rsplit('/').next().unwrap().to_string();
-    let mut service = Service::spawn(&database_url);
-    service.wait_until_ready(&reqwest::Client::new()).await;
+    let database_name = database_name(&database_url);
+    let mut service = Service::start(&database_url, &[]).await;
     let app = TestApp::attach(&service.base, &database_url).await;
     let mut ids = Vec::new();
     let query = json!({"api_name": "index_basic"});
@@ -283,7 +137,7 @@ async fn keys_passwords_session_ids_and_csrf_tokens_never_reach_the_logs() {
 
     let output = service.stop();
     drop_database(&database_name).await;
-    let logs = format!("{}\n{}", output.stdout, output.stderr);
+    let logs = output.logs();
     assert!(
         !output.stderr.trim().is_empty(),
         "the service logged nothing (exit: {})",

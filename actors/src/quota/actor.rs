@@ -137,7 +137,9 @@ pub struct ShowStats;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuotaStats {
+    /// Every statement: leases, flushes, prunes.
     pub statements: u64,
+    pub leases: u64,
     pub admitted: u64,
     pub refused: u64,
 }
@@ -390,8 +392,10 @@ impl Handler<ShowStats> for QuotaActor {
     type Result = MessageResult<ShowStats>;
 
     fn handle(&mut self, _: ShowStats, _: &mut Context<Self>) -> Self::Result {
+        let (statements, leases) = self.store.statements();
         MessageResult(QuotaStats {
-            statements: self.store.statements(),
+            statements,
+            leases,
             admitted: self.admitted,
             refused: self.refused,
         })

@@ -40,6 +40,7 @@ pub type WindowKey = (String, Window, DateTime<Utc>);
 pub struct QuotaStore {
     pool: Pool,
     statements: Arc<AtomicU64>,
+    leases: Arc<AtomicU64>,
 }
 
 impl QuotaStore {
@@ -47,12 +48,14 @@ impl QuotaStore {
         QuotaStore {
             pool,
             statements: Arc::default(),
+            leases: Arc::default(),
         }
     }
 
-    /// Statements run so far.
-    pub fn statements(&self) -> u64 {
-        self.statements.load(Ordering::Relaxed)
+    /// Statements run so far, and how many of them were leases.
+    pub fn statements(&self) -> (u64, u64) {
+        let total = self.statements.load(Ordering::Relaxed);
+        (total, self.leases.load(Ordering::Relaxed))
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, ApiError> {
@@ -62,6 +65,7 @@ impl QuotaStore {
 
     /// One lease statement for one key; the answers come in the order of `asks`.
     pub async fn lease(&self, key_id: &str, asks: &[Ask]) -> Result<Vec<Grant>, ApiError> {
+        self.leases.fetch_add(1, Ordering::Relaxed);
         let client = self.client().await?;
         let windows: Vec<&str> = asks.iter().map(|a| a.window.as_str()).collect();
         let starts: Vec<DateTime<Utc>> = asks.iter().map(|a| a.start).collect();

@@ -1,0 +1,187 @@
+//! The real `iq-service` binary as a child process: the one way tests run the binary.
+//!
+//! The child gets a clean environment (only `PATH` is kept), the given database, a free
+//! port, JSON logs on stderr and whatever the test adds. Its output is drained by two
+//! threads so it never blocks on a full pipe; [`Service::stop`] sends SIGTERM (the
+//! graceful path a real deployment takes) and hands back the exit status and all the
+//! output. Dropping a [`Service`] that was not stopped kills it, so a failing test
+//! leaves no process behind.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio_postgres::NoTls;
+
+use crate::helpers::server_url;
+
+/// The `KEY_SECRET` every child gets unless the test sets its own.
+pub const KEY_SECRET: &str = "server-key-secret-for-the-log-test-0123456789";
+
+const READY_DEADLINE: Duration = Duration::from_secs(30);
+const STOP_DEADLINE: Duration = Duration::from_secs(15);
+
+/// Drops a test database, closing any connection still open to it.
+pub async fn drop_database(name: &str) {
+    if let Ok((admin, connection)) = tokio_postgres::connect(&server_url(), NoTls).await {
+        actix_web::rt::spawn(connection);
+        let _ = admin
+            .execute(
+                &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                &[],
+            )
+            .await;
+    }
+}
+
+/// The database name at the end of a database URL.
+pub fn database_name(database_url: &str) -> String {
+    database_url.rsplit('/').next().unwrap().to_string()
+}
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    listener.local_addr().unwrap().port()
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// The service binary running as a child process, its output drained by two threads.
+/// Dropping it kills the child, so a failing test leaves no process behind.
+pub struct Service {
+    child: Option<Child>,
+    stdout: Option<JoinHandle<Vec<u8>>>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+}
+
+/// How the process ended, and everything it wrote.
+pub struct Output {
+    pub status: ExitStatus,
+    /// SIGTERM could not be sent or the process outlived [`STOP_DEADLINE`], so it was
+    /// killed (and `status` is the kill's, not a graceful exit's).
+    pub killed: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// stdout and stderr, one after the other.
+    pub fn logs(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+impl Service {
+    /// Starts the binary on `database_url` with `KEY_SECRET`, JSON logs at `trace`,
+    /// one worker and a small pool; `env` adds variables or overrides these.
+    pub fn spawn(database_url: &str, env: &[(&str, &str)]) -> Service {
+        let port = free_port();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_iq-service"));
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("DATABASE_URL", database_url)
+            .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
+            .env("KEY_SECRET", KEY_SECRET)
+            .env("LOG_FORMAT", "json")
+            .env("RUST_LOG", "trace")
+            .env("WORKERS", "1")
+            .env("DB_POOL_SIZE", "4")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("start the iq-service binary");
+        let stdout = drain(child.stdout.take().unwrap());
+        let stderr = drain(child.stderr.take().unwrap());
+        Service {
+            child: Some(child),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            base: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    /// Polls `GET /api/v1/config` until it answers; panics with the output if the
+    /// process exits or the deadline passes first.
+    pub async fn wait_until_ready(&mut self, http: &reqwest::Client) {
+        let deadline = Instant::now() + READY_DEADLINE;
+        loop {
+            let answer = http
+                .get(format!("{}/api/v1/config", self.base))
+                .timeout(Duration::from_secs(2))
+                .send()
+                .await;
+            if answer.is_ok_and(|r| r.status().is_success()) {
+                return;
+            }
+            let exited = self.child.as_mut().unwrap().try_wait().unwrap();
+            if exited.is_some() || Instant::now() > deadline {
+                let output = self.stop();
+                panic!(
+                    "the service did not become ready (exit: {}):\nstdout:\n{}\nstderr:\n{}",
+                    output.status, output.stdout, output.stderr
+                );
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// [`Service::spawn`], then [`Service::wait_until_ready`].
+    pub async fn start(database_url: &str, env: &[(&str, &str)]) -> Service {
+        let mut service = Service::spawn(database_url, env);
+        service.wait_until_ready(&reqwest::Client::new()).await;
+        service
+    }
+
+    /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
+    /// does not exit in time; then how it exited and everything it wrote.
+    pub fn stop(&mut self) -> Output {
+        let mut child = self.child.take().expect("the service is running");
+        // nix is built without its `signal` feature; the `kill` utility sends SIGTERM.
+        let termed = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        let deadline = Instant::now() + STOP_DEADLINE;
+        let (status, killed) = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break (status, false);
+            }
+            if !termed || Instant::now() > deadline {
+                let _ = child.kill();
+                break (child.wait().unwrap(), true);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let text = |h: Option<JoinHandle<Vec<u8>>>| {
+            String::from_utf8_lossy(&h.unwrap().join().unwrap()).into_owned()
+        };
+        Output {
+            status,
+            killed,
+            stdout: text(self.stdout.take()),
+            stderr: text(self.stderr.take()),
+        }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
