@@ -47,6 +47,8 @@ pub struct Spawn {
     pub trusted_proxies: &'static [&'static str],
     /// Step 7 on (always, except to measure the key path without it).
     pub quota_enforced: bool,
+    /// `None`: the tests' (a flush every 50 ms, so usage lands fast).
+    pub quota: Option<QuotaSettings>,
 }
 
 impl Default for Spawn {
@@ -57,6 +59,7 @@ impl Default for Spawn {
             setup_sql: "",
             trusted_proxies: &[],
             quota_enforced: true,
+            quota: None,
         }
     }
 }
@@ -124,6 +127,9 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     settings.max_limit = options.max_limit;
     settings.demo_data = options.demo_data;
     settings.quota_enforced = options.quota_enforced;
+    if let Some(quota) = options.quota {
+        settings.quota = quota;
+    }
     settings.trusted_proxies = options
         .trusted_proxies
         .iter()

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use chrono::{NaiveDate, TimeDelta};
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Span;
@@ -194,15 +194,42 @@ impl QuotaActor {
         }
     }
 
-    /// Decides the waiters of `key_id` in order until one needs a lease.
+    fn db_down(&self, mono: Instant) -> bool {
+        self.db_down_until.is_some_and(|until| mono < until)
+    }
+
+    /// Turns a verdict into the answer, counting what was admitted or refused.
+    fn settle(
+        &mut self,
+        key_id: &str,
+        count: bool,
+        verdict: Verdict,
+        now: DateTime<Utc>,
+    ) -> Admission {
+        match verdict {
+            Verdict::Admit(_) if count => {
+                self.admitted += 1;
+                let day = (key_id.to_string(), Window::Day, Window::Day.start(now));
+                self.spent.entry(day).or_default().used += 1;
+            }
+            Verdict::Refuse(..) => self.refused += 1,
+            _ => {}
+        }
+        Admission::of(verdict)
+    }
+
+    /// Decides the waiters of `key_id` in order until one needs a lease, and starts it.
     fn serve(&mut self, key_id: &str, ctx: &mut Context<Self>) {
         let now = self.clock.now();
         let mono = Instant::now();
-        let db_down = self.db_down_until.is_some_and(|until| mono < until);
-        let Some(entry) = self.keys.get_mut(key_id) else {
-            return;
-        };
-        while let Some(waiter) = entry.waiting.front() {
+        let db_down = self.db_down(mono);
+        loop {
+            let Some(entry) = self.keys.get_mut(key_id) else {
+                return;
+            };
+            let Some(waiter) = entry.waiting.front() else {
+                return;
+            };
             let verdict = entry.book.decide(waiter.limits, now, mono, waiter.count);
             if verdict == Verdict::Lease && !db_down {
                 if !entry.leasing {
@@ -216,16 +243,7 @@ impl QuotaActor {
             let Some(waiter) = entry.waiting.pop_front() else {
                 return;
             };
-            let admission = Admission::of(verdict);
-            match &admission.result {
-                Ok(()) if waiter.count => {
-                    self.admitted += 1;
-                    let day = (key_id.to_string(), Window::Day, Window::Day.start(now));
-                    self.spent.entry(day).or_default().used += 1;
-                }
-                Err(err) if err.code != ErrorCode::Internal => self.refused += 1,
-                _ => {}
-            }
+            let admission = self.settle(key_id, waiter.count, verdict, now);
             let _ = waiter.reply.send(admission);
         }
     }
@@ -320,34 +338,36 @@ impl Handler<Charge> for QuotaActor {
     fn handle(&mut self, msg: Charge, ctx: &mut Context<Self>) -> Self::Result {
         let _enter = tracing::debug_span!(parent: &msg.span, "quota.charge").entered();
         let now = self.clock.now();
-        let entry = self
-            .keys
-            .entry(msg.key_id.clone())
-            .or_insert_with(|| KeyEntry {
+        let mono = Instant::now();
+        let db_down = self.db_down(mono);
+        if !self.keys.contains_key(&msg.key_id) {
+            let entry = KeyEntry {
                 book: KeyQuota::new(msg.limits, now),
                 waiting: VecDeque::new(),
                 leasing: false,
-                last_call: Instant::now(),
-            });
-        entry.last_call = Instant::now();
+                last_call: mono,
+            };
+            self.keys.insert(msg.key_id.clone(), entry);
+        }
+        let Some(entry) = self.keys.get_mut(&msg.key_id) else {
+            return Response::reply(Admission::unavailable());
+        };
+        entry.last_call = mono;
+        // The hot path: nobody queued ahead, and budget in hand (or a verdict without it).
+        if entry.waiting.is_empty() {
+            let verdict = entry.book.decide(msg.limits, now, mono, msg.count);
+            if verdict != Verdict::Lease || db_down {
+                return Response::reply(self.settle(&msg.key_id, msg.count, verdict, now));
+            }
+        }
         let (reply, answer) = oneshot::channel();
         entry.waiting.push_back(Waiter {
             limits: msg.limits,
             count: msg.count,
             reply,
         });
-        // Only this call can be at the front when nothing was queued: then `serve`
-        // answers it before returning, and the reply is ready.
         self.serve(&msg.key_id, ctx);
-        let mut answer = answer;
-        match answer.try_recv() {
-            Ok(admission) => Response::reply(admission),
-            Err(_) => {
-                Response::fut(
-                    async move { answer.await.unwrap_or_else(|_| Admission::unavailable()) },
-                )
-            }
-        }
+        Response::fut(async move { answer.await.unwrap_or_else(|_| Admission::unavailable()) })
     }
 }
 
