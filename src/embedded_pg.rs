@@ -46,6 +46,9 @@ pub struct EmbeddedPostgres {
     socket_dir: PathBuf,
     log_file: PathBuf,
     run_as: Option<(Uid, Gid)>,
+    /// Whether this process started the cluster (and so is the one to stop it): an
+    /// `import` command next to a running service must not stop the service's cluster.
+    started_here: bool,
 }
 
 impl EmbeddedPostgres {
@@ -62,12 +65,13 @@ impl EmbeddedPostgres {
         } else {
             None
         };
-        let pg = EmbeddedPostgres {
+        let mut pg = EmbeddedPostgres {
             cluster_dir: root.join("pg"),
             socket_dir: root.join("run"),
             log_file: root.join("postgres.log"),
             bin_dir,
             run_as,
+            started_here: false,
         };
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -98,6 +102,7 @@ impl EmbeddedPostgres {
             )?;
         }
         if !pg.is_running() {
+            pg.started_here = true;
             let options = format!(
                 "-c listen_addresses='' -k {} -p {PORT}",
                 pg.socket_dir.display()
@@ -133,8 +138,12 @@ impl EmbeddedPostgres {
         config
     }
 
-    /// Stops the cluster (fast shutdown: open sessions are ended, data is safe).
+    /// Stops the cluster if this process started it (fast shutdown: open sessions are
+    /// ended, data is safe).
     pub fn stop(&self) {
+        if !self.started_here {
+            return;
+        }
         let result = self.run(
             "pg_ctl",
             &[

@@ -6,6 +6,7 @@ pub mod demo_accounts;
 pub mod embedded_pg;
 pub mod front;
 pub mod http;
+pub mod import_command;
 pub mod local_secret;
 pub mod migrations;
 pub mod routes;

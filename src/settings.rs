@@ -101,6 +101,8 @@ pub struct Settings {
     /// Step 7 on or off. Always on in a deployment (no variable turns it off); the key
     /// path benchmark turns it off to measure what the quota costs.
     pub quota_enforced: bool,
+    /// The largest quote file an import accepts (`IMPORT_MAX_MB`).
+    pub import_max_bytes: usize,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -247,6 +249,7 @@ impl Settings {
                 ..QuotaSettings::default()
             },
             quota_enforced: true,
+            import_max_bytes: parsed::<usize>("IMPORT_MAX_MB", 64)? * 1024 * 1024,
             clock: Arc::new(SystemClock),
         })
     }

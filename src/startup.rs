@@ -46,6 +46,23 @@ pub enum StartupError {
 /// How long shutdown waits for the last quota flush when the database is slow.
 const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The database's connection settings, starting the embedded cluster when no
+/// `DATABASE_URL` is set (the caller stops it, if it was started here).
+pub async fn open_database(
+    database: &Database,
+) -> Result<(tokio_postgres::Config, Option<EmbeddedPostgres>), StartupError> {
+    match database {
+        Database::Url(url) => Ok((url.parse().map_err(StartupError::DatabaseUrl)?, None)),
+        Database::Embedded { dir } => {
+            let dir = dir.clone();
+            let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&dir))
+                .await
+                .map_err(|e| StartupError::Database(e.to_string()))??;
+            Ok((pg.config(), Some(pg)))
+        }
+    }
+}
+
 pub struct Application {
     port: u16,
     server: Server,
@@ -55,16 +72,7 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings) -> Result<Application, StartupError> {
-        let (db_config, embedded) = match &settings.database {
-            Database::Url(url) => (url.parse().map_err(StartupError::DatabaseUrl)?, None),
-            Database::Embedded { dir } => {
-                let dir = dir.clone();
-                let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&dir))
-                    .await
-                    .map_err(|e| StartupError::Database(e.to_string()))??;
-                (pg.config(), Some(pg))
-            }
-        };
+        let (db_config, embedded) = open_database(&settings.database).await?;
         let key_secret = match (&settings.key_secret, &settings.database) {
             (Some(secret), _) => secret.clone(),
             (None, Database::Embedded { dir }) => {
@@ -138,6 +146,7 @@ impl Application {
             accounts,
             trusted_proxies: settings.trusted_proxies.clone(),
             cookie_secure: settings.cookie_secure,
+            import_max_bytes: settings.import_max_bytes,
         });
 
         let listen = |source| StartupError::Listen {

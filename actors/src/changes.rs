@@ -93,6 +93,23 @@ impl ChangeBus {
             .map(drop)
     }
 
+    /// Runs `write` in a transaction that announces `change` on commit, then drops this
+    /// instance's stale cache entries before returning: the one way a write is made.
+    pub async fn write<T>(
+        &self,
+        pool: &deadpool_postgres::Pool,
+        change: Change,
+        write: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> Result<T, crate::ApiError>,
+    ) -> Result<T, crate::ApiError> {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let out = write(&tx).await?;
+        self.notify(&tx, change).await?;
+        tx.commit().await?;
+        self.publish(change).await;
+        Ok(out)
+    }
+
     /// Tells every local actor, and waits until each has dropped its stale entries.
     pub async fn publish(&self, change: Change) {
         join_all(self.targets.iter().map(|t| t.send(Invalidate(change)))).await;

@@ -61,7 +61,11 @@ impl ErrorCode {
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
+    /// Every bad row of a rejected import (40002, D8); empty otherwise.
+    pub errors: Vec<RowError>,
 }
+
+pub use crate::imports::validate::RowError;
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -76,6 +80,19 @@ impl ApiError {
         ApiError {
             code,
             message: message.into(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// 40002: an import with bad rows, every one of them listed (D8).
+    pub fn rejected(errors: Vec<RowError>) -> Self {
+        let message = match errors.len() {
+            1 => "the file was rejected: 1 problem, listed in errors".to_string(),
+            n => format!("the file was rejected: {n} problems, listed in errors"),
+        };
+        ApiError {
+            errors,
+            ..Self::new(ErrorCode::ImportRejected, message)
         }
     }
 

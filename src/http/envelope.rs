@@ -4,6 +4,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
+use iq_actors::error::RowError;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 
@@ -35,6 +36,9 @@ struct Envelope<'a, T: Serialize> {
     code: u32,
     message: &'a str,
     data: T,
+    /// A rejected import's bad rows (D8); absent from every other response.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    errors: &'a [RowError],
 }
 
 fn json(status: StatusCode, code: u32, body: Vec<u8>) -> HttpResponse {
@@ -52,6 +56,7 @@ pub fn success<T: Serialize>(request_id: &RequestId, data: T) -> HttpResponse {
         code: 0,
         message: "ok",
         data,
+        errors: &[],
     };
     match serde_json::to_vec(&envelope) {
         Ok(body) => json(StatusCode::OK, 0, body),
@@ -67,6 +72,7 @@ pub fn failure(request_id: &RequestId, error: &ApiError) -> HttpResponse {
         code,
         message: &error.message,
         data: (),
+        errors: &error.errors,
     };
     // Serialising strings and integers cannot fail.
     let body = serde_json::to_vec(&envelope).unwrap_or_default();

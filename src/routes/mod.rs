@@ -3,7 +3,9 @@
 //! [`Accounts`] for the back office) and wrap the answer in the envelope.
 
 mod admin;
+mod calendar;
 mod config;
+mod imports;
 mod keys;
 mod membership;
 mod query;
@@ -24,6 +26,8 @@ pub struct AppState {
     pub accounts: Accounts,
     pub trusted_proxies: Vec<IpNet>,
     pub cookie_secure: bool,
+    /// The largest quote file an import accepts.
+    pub import_max_bytes: usize,
 }
 
 impl AppState {
@@ -46,10 +50,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys/{id}", web::delete().to(keys::delete))
             .route("/admin/users", web::post().to(admin::create_user))
             .route("/admin/users/{id}", web::patch().to(admin::patch_user))
+            .route("/admin/imports", web::post().to(imports::import))
+            .route("/admin/imports", web::get().to(imports::list))
             .route("/admin/tiers", web::get().to(admin::tiers))
             .route("/admin/tiers/{tier}", web::put().to(admin::replace_tier))
             .route("/admin/keys/{id}", web::patch().to(admin::patch_key))
             .route("/admin/keys/{id}/usage", web::get().to(admin::key_usage))
+            .route("/admin/calendar", web::put().to(calendar::replace))
             .route(
                 "/admin/indexes/{index_code}",
                 web::patch().to(admin::patch_index),

@@ -93,6 +93,7 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
             ..QuotaSettings::default()
         },
         quota_enforced: true,
+        import_max_bytes: 4 * 1024 * 1024,
         clock,
     }
 }

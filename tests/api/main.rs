@@ -5,9 +5,11 @@ mod child;
 mod helpers;
 
 mod back_office;
+mod calendar;
 mod datasets;
 mod embedded;
 mod envelope;
+mod imports;
 mod keys;
 mod paging;
 mod quota;

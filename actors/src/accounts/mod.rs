@@ -1,5 +1,7 @@
 //! Accounts, sessions, API keys, tiers and index settings: the back office's data (D7)
-//! and the records the AuthActor reads.
+//! and the records the AuthActor reads. The market-data writes of the back office
+//! (imports, calendar) are further `impl Accounts` blocks in their own modules, so every
+//! back-office write still goes through [`Accounts::write`].
 //!
 //! [`Accounts`] is the one door for back-office writes. Each write runs in a
 //! transaction that also sends `NOTIFY` (see [`crate::changes`]), then tells this
@@ -47,11 +49,11 @@ where
 
 #[derive(Clone)]
 pub struct Accounts {
-    pool: Pool,
+    pub(crate) pool: Pool,
     hasher: KeyHasher,
-    clock: Arc<dyn Clock>,
+    pub(crate) clock: Arc<dyn Clock>,
     policy: SessionPolicy,
-    bus: ChangeBus,
+    pub(crate) bus: ChangeBus,
 }
 
 impl Accounts {
@@ -77,18 +79,12 @@ impl Accounts {
 
     /// Runs `write` in a transaction that announces `change` on commit, then drops this
     /// instance's stale cache entries before returning.
-    async fn write<T>(
+    pub(crate) async fn write<T>(
         &self,
         change: Change,
         write: impl AsyncFnOnce(&Transaction<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        let mut client = self.pool.get().await?;
-        let tx = client.transaction().await?;
-        let out = write(&tx).await?;
-        self.bus.notify(&tx, change).await?;
-        tx.commit().await?;
-        self.bus.publish(change).await;
-        Ok(out)
+        self.bus.write(&self.pool, change, write).await
     }
 
     pub async fn setup(&self, credentials: Credentials) -> Result<UserView, ApiError> {

@@ -1,0 +1,834 @@
+//! A quote file's cells: `.xlsx` (first sheet) or `.csv`, read into one shape, and the
+//! reverse (writing quote rows as a workbook or CSV, for the demo data and the tests).
+//!
+//! This module only turns bytes into typed cells with their real spreadsheet row
+//! numbers; it judges no business rule (that is [`super::validate`]). It must never:
+//!
+//! - do arithmetic on a number: a numeric cell is kept as decimal *text* (the shortest
+//!   text that reads back as the stored IEEE double, so `0.1` stays `"0.1"`), and the
+//!   validator parses that text as a `Decimal`;
+//! - trim, case-fold or otherwise alter a text cell (specification names are kept
+//!   exactly as entered);
+//! - panic on any input: an unreadable file is a 400 / 40001 with a message saying why,
+//!   and a cell without a usable value is a [`Cell::Invalid`] that the validator
+//!   reports with its row.
+
+use std::collections::BTreeMap;
+use std::io::Cursor;
+
+use calamine::{open_workbook_from_rs, Data, Reader, Xlsx, XlsxError};
+use chrono::NaiveDate;
+
+use crate::quotes::recalc::QuoteRow;
+use crate::ApiError;
+
+/// The two accepted file types, told by the file name's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Csv,
+    Xlsx,
+}
+
+impl FileKind {
+    /// `.csv` or `.xlsx`, in any letter case; anything else is `None`.
+    pub fn of_name(file_name: &str) -> Option<FileKind> {
+        let lower = file_name.to_ascii_lowercase();
+        if lower.ends_with(".csv") {
+            Some(FileKind::Csv)
+        } else if lower.ends_with(".xlsx") {
+            Some(FileKind::Xlsx)
+        } else {
+            None
+        }
+    }
+}
+
+/// One cell as read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Empty,
+    Text(String),
+    /// A numeric cell, as the shortest decimal text that reads back as the same number.
+    Number(String),
+    /// A date cell of a workbook.
+    Date(NaiveDate),
+    /// A cell that holds no usable value (an error value, a formula with no result).
+    /// The text is a noun phrase a business user understands ("a TRUE/FALSE value").
+    Invalid(String),
+}
+
+impl Cell {
+    fn is_empty(&self) -> bool {
+        matches!(self, Cell::Empty)
+    }
+}
+
+/// A row with its number as the spreadsheet shows it (the header is row 1).
+///
+/// `cells[i]` is the sheet's column `i` (0 = column A): a workbook whose table starts
+/// further right has leading [`Cell::Empty`] cells, so positions name real columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetRow {
+    pub number: u32,
+    pub cells: Vec<Cell>,
+}
+
+/// Every row of the file, header first; fully blank rows are left out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sheet {
+    pub rows: Vec<SheetRow>,
+}
+
+/// The D8 header, in the order the writers use.
+const HEADER: [&str; 5] = [
+    "trade_date",
+    "index_code",
+    "specification",
+    "weight",
+    "price",
+];
+
+/// The invalid-cell phrase for a formula whose result was never stored.
+const UNCALCULATED_FORMULA: &str = "a formula without a computed value (save the file from a \
+     spreadsheet application that calculates it)";
+
+/// Reads a file; an unreadable one is 400 / 40001 with a message saying why.
+pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
+    match kind {
+        FileKind::Csv => read_csv(bytes),
+        FileKind::Xlsx => read_xlsx(bytes),
+    }
+}
+
+/// `rows` as a workbook with the D8 header (for the demo data and tests).
+///
+/// Every cell is a text cell, weight and price included: a text cell carries the exact
+/// decimal string, where a number cell would be an IEEE double that may not hold it.
+pub fn to_xlsx(rows: &[QuoteRow]) -> Result<Vec<u8>, ApiError> {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet();
+    let xlsx_error = |e: rust_xlsxwriter::XlsxError| ApiError::internal(format_args!("xlsx: {e}"));
+    for (col, name) in (0u16..).zip(HEADER) {
+        sheet.write_string(0, col, name).map_err(xlsx_error)?;
+    }
+    for (row, quote) in (1u32..).zip(rows) {
+        for (col, value) in (0u16..).zip(quote_fields(quote)) {
+            sheet.write_string(row, col, value).map_err(xlsx_error)?;
+        }
+    }
+    workbook.save_to_buffer().map_err(xlsx_error)
+}
+
+/// `rows` as UTF-8 CSV (no byte order mark) with the D8 header, values as in
+/// [`to_xlsx`]. Fields are quoted only where CSV needs it; nothing is trimmed.
+pub fn to_csv(rows: &[QuoteRow]) -> Vec<u8> {
+    let mut out = String::with_capacity(64 + rows.len() * 64);
+    out.push_str(&HEADER.join(","));
+    out.push('\n');
+    for quote in rows {
+        let fields = quote_fields(quote);
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_csv_field(&mut out, field);
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn quote_fields(quote: &QuoteRow) -> [String; 5] {
+    [
+        quote.trade_date.format("%Y%m%d").to_string(),
+        quote.index_code.clone(),
+        quote.specification.clone(),
+        quote.weight.to_string(),
+        quote.price.to_string(),
+    ]
+}
+
+fn push_csv_field(out: &mut String, field: &str) {
+    if field.contains([',', '"', '\r', '\n']) {
+        out.push('"');
+        out.push_str(&field.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(field);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------------
+
+fn read_csv(bytes: &[u8]) -> Result<Sheet, ApiError> {
+    // A workbook renamed to .csv would otherwise fail as "not UTF-8" on some line,
+    // which does not tell the user what to do.
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Err(ApiError::invalid(
+            "the file is not a CSV text file but looks like an .xlsx workbook: upload it with \
+             the .xlsx extension, or save it as CSV UTF-8",
+        ));
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+
+    let row_numbers = csv_row_numbers(bytes);
+    let mut sheet = Sheet::default();
+    let mut record = csv::ByteRecord::new();
+    let mut index = 0usize;
+    loop {
+        let more = reader
+            .read_byte_record(&mut record)
+            .map_err(|e| ApiError::invalid(format!("the CSV file could not be read: {e}")))?;
+        if !more {
+            break;
+        }
+        // The pre-scan mirrors the csv crate's rules; should they ever disagree, number
+        // on from the last known row rather than fail.
+        let number = match row_numbers.get(index) {
+            Some(&n) => n,
+            None => sheet.rows.last().map_or(1, |r| r.number.saturating_add(1)),
+        };
+        index += 1;
+        let mut cells = Vec::with_capacity(record.len());
+        for (i, field) in record.iter().enumerate() {
+            let text = std::str::from_utf8(field).map_err(|_| {
+                ApiError::invalid(format!(
+                    "the CSV file is not UTF-8 text (row {number}, field {}): save it as CSV \
+                     UTF-8",
+                    i + 1
+                ))
+            })?;
+            cells.push(if text.is_empty() {
+                Cell::Empty
+            } else {
+                Cell::Text(text.to_owned())
+            });
+        }
+        push_row(&mut sheet, number, cells);
+    }
+    Ok(sheet)
+}
+
+/// The spreadsheet row number of each CSV record, in order.
+///
+/// The csv crate skips empty lines, where a spreadsheet shows a blank row; and a quoted
+/// field may span lines, where a spreadsheet shows one row. So a row ends at a line
+/// break (`\n`, `\r\n` or `\r`) outside quotes, and only rows with at least one byte
+/// are records. The quote rules are the csv crate's: a quote opens a field only at its
+/// start, `""` inside quotes is a literal quote.
+fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
+    #[derive(Clone, Copy)]
+    enum State {
+        FieldStart,
+        Unquoted,
+        Quoted,
+        QuoteInQuoted,
+    }
+    let mut numbers = Vec::new();
+    let mut state = State::FieldStart;
+    let mut row: u32 = 1;
+    let mut row_has_bytes = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        let line_break = matches!(b, b'\n' | b'\r') && !matches!(state, State::Quoted);
+        if line_break {
+            if b == b'\r' && bytes.get(i) == Some(&b'\n') {
+                i += 1;
+            }
+            if row_has_bytes {
+                numbers.push(row);
+            }
+            row = row.saturating_add(1);
+            row_has_bytes = false;
+            state = State::FieldStart;
+            continue;
+        }
+        row_has_bytes = true;
+        state = match (state, b) {
+            (State::FieldStart, b'"') => State::Quoted,
+            (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b',') => State::FieldStart,
+            (State::FieldStart | State::Unquoted, _) => State::Unquoted,
+            (State::Quoted, b'"') => State::QuoteInQuoted,
+            (State::Quoted, _) => State::Quoted,
+            (State::QuoteInQuoted, b'"') => State::Quoted,
+            (State::QuoteInQuoted, _) => State::Unquoted,
+        };
+    }
+    if row_has_bytes {
+        numbers.push(row);
+    }
+    numbers
+}
+
+/// Keeps a row unless every cell is empty.
+fn push_row(sheet: &mut Sheet, number: u32, cells: Vec<Cell>) {
+    if cells.iter().any(|c| !c.is_empty()) {
+        sheet.rows.push(SheetRow { number, cells });
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// XLSX
+// ---------------------------------------------------------------------------------
+
+fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
+    // A 0-byte upload is an empty file, as for CSV: the validator reports it as such
+    // rather than as a damaged workbook.
+    if bytes.is_empty() {
+        return Ok(Sheet::default());
+    }
+    let mut workbook: Xlsx<_> =
+        open_workbook_from_rs(Cursor::new(bytes)).map_err(|e| unreadable_workbook(bytes, &e))?;
+    let Some(name) = workbook.sheet_names().first().cloned() else {
+        return Err(ApiError::invalid("the workbook has no worksheet"));
+    };
+    let values = workbook
+        .worksheet_range(&name)
+        .map_err(|e| ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}")))?;
+    let formulas = workbook.worksheet_formula(&name).map_err(|e| {
+        ApiError::invalid(format!(
+            "the formulas of the first sheet '{name}' cannot be read: {e}"
+        ))
+    })?;
+
+    // Absolute (row, column) -> cell; only rows with at least one cell.
+    let mut rows: BTreeMap<u32, Vec<Cell>> = BTreeMap::new();
+    if let Some((start_row, start_col)) = values.start() {
+        for (r, c, data) in values.used_cells() {
+            let (Ok(r), Ok(c)) = (u32::try_from(r), u32::try_from(c)) else {
+                continue;
+            };
+            let cell = convert(data);
+            if cell.is_empty() {
+                continue;
+            }
+            let (row, col) = (start_row.saturating_add(r), start_col.saturating_add(c));
+            put(&mut rows, row, col, cell);
+        }
+    }
+    // A formula cell whose result was never stored reads as empty: without this check a
+    // workbook written by a tool that does not calculate would lose quotes silently.
+    if let Some((start_row, start_col)) = formulas.start() {
+        for (r, c, _formula) in formulas.used_cells() {
+            let (Ok(r), Ok(c)) = (u32::try_from(r), u32::try_from(c)) else {
+                continue;
+            };
+            let (row, col) = (start_row.saturating_add(r), start_col.saturating_add(c));
+            let has_value = rows
+                .get(&row)
+                .and_then(|cells| cells.get(usize::try_from(col).ok()?))
+                .is_some_and(|cell| !cell.is_empty());
+            if !has_value {
+                put(
+                    &mut rows,
+                    row,
+                    col,
+                    Cell::Invalid(UNCALCULATED_FORMULA.to_owned()),
+                );
+            }
+        }
+    }
+
+    let mut sheet = Sheet::default();
+    for (row, cells) in rows {
+        push_row(&mut sheet, row.saturating_add(1), cells);
+    }
+    Ok(sheet)
+}
+
+/// The start of an OLE compound file: an `.xls` workbook, or an encrypted `.xlsx`.
+const OLE_MAGIC: &[u8] = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1";
+
+/// Why a workbook cannot be opened, in words that say what to do (the library's own
+/// message, such as "Could not find EOCD", means nothing to a business user).
+fn unreadable_workbook(bytes: &[u8], error: &XlsxError) -> ApiError {
+    let save_again = "save it again as an Excel workbook (.xlsx)";
+    ApiError::invalid(match error {
+        XlsxError::Password => {
+            "the workbook is password protected: remove the password and upload it again".to_owned()
+        }
+        _ if bytes.starts_with(OLE_MAGIC) => format!(
+            "the file is an old-style .xls workbook (or an encrypted one), not .xlsx: \
+             {save_again}"
+        ),
+        XlsxError::Zip(_) => {
+            format!("the file is not an .xlsx workbook, or it is damaged: {save_again}")
+        }
+        other => format!("the file is not a readable .xlsx workbook ({other}): {save_again}"),
+    })
+}
+
+fn put(rows: &mut BTreeMap<u32, Vec<Cell>>, row: u32, col: u32, cell: Cell) {
+    let Ok(col) = usize::try_from(col) else {
+        return;
+    };
+    let cells = rows.entry(row).or_default();
+    if cells.len() <= col {
+        cells.resize(col + 1, Cell::Empty);
+    }
+    cells[col] = cell;
+}
+
+/// One workbook value as a [`Cell`].
+fn convert(data: &Data) -> Cell {
+    match data {
+        Data::Empty => Cell::Empty,
+        Data::String(s) if s.is_empty() => Cell::Empty,
+        Data::String(s) => Cell::Text(s.clone()),
+        Data::Int(i) => Cell::Number(i.to_string()),
+        Data::Float(f) => float_cell(*f),
+        Data::Bool(_) => Cell::Invalid("a TRUE/FALSE value".to_owned()),
+        Data::DateTime(dt) => {
+            if dt.is_duration() {
+                Cell::Invalid("a duration (a span of time), not a date".to_owned())
+            } else {
+                excel_date(dt)
+            }
+        }
+        Data::DateTimeIso(s) => iso_date(s),
+        Data::DurationIso(s) => Cell::Invalid(format!("the duration {s}, not a date")),
+        Data::Error(e) => Cell::Invalid(format!("the error value {e}")),
+    }
+}
+
+/// The shortest text that reads back as `f`. Rust's `Display` for `f64` never uses
+/// exponent notation (`1e-7` prints as `0.0000001`), so the text is plain decimal.
+fn float_cell(f: f64) -> Cell {
+    if f.is_finite() {
+        Cell::Number(format!("{f}"))
+    } else {
+        Cell::Invalid("a number that is not finite".to_owned())
+    }
+}
+
+/// An Excel serial date (days since the 1900 or 1904 epoch; the fraction is the time).
+fn excel_date(dt: &calamine::ExcelDateTime) -> Cell {
+    let serial = dt.as_f64();
+    // Excel's calendar ends at 9999-12-31 (serial 2958465); calamine clamps values
+    // outside it to an edge date, which would silently import a wrong date.
+    if !serial.is_finite() || !(0.0..2_958_466.0).contains(&serial) {
+        return Cell::Invalid("a date outside the calendar a spreadsheet supports".to_owned());
+    }
+    let (year, month, day, hour, minute, second, milli) = dt.to_ymd_hms_milli();
+    if (hour, minute, second, milli) != (0, 0, 0, 0) {
+        return Cell::Invalid("a date with a time of day".to_owned());
+    }
+    match NaiveDate::from_ymd_opt(i32::from(year), u32::from(month), u32::from(day)) {
+        Some(date) => Cell::Date(date),
+        // Serial 0 (1900-01-00) and Excel's phantom 1900-02-29 have no real date.
+        None => Cell::Invalid(format!(
+            "the date {year:04}-{month:02}-{day:02}, which does not exist"
+        )),
+    }
+}
+
+/// An ISO 8601 date cell (`<c t="d">`): `2026-11-20`, or with a midnight time.
+fn iso_date(text: &str) -> Cell {
+    let (date_part, time_part) = match text.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (text, None),
+    };
+    let Ok(date) = NaiveDate::parse_from_str(date_part, "%Y-%m-%d") else {
+        return Cell::Invalid(format!("the date-time value '{text}'"));
+    };
+    match time_part {
+        None => Cell::Date(date),
+        Some(time) => {
+            let time = time.trim_end_matches('Z');
+            let midnight =
+                !time.is_empty() && time.chars().all(|c| c == '0' || c == ':' || c == '.');
+            if midnight {
+                Cell::Date(date)
+            } else {
+                Cell::Invalid("a date with a time of day".to_owned())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal::Decimal;
+    use rust_xlsxwriter::{ExcelDateTime, Format, Formula, Workbook};
+    use std::str::FromStr;
+
+    fn text(s: &str) -> Cell {
+        Cell::Text(s.to_owned())
+    }
+
+    fn number(s: &str) -> Cell {
+        Cell::Number(s.to_owned())
+    }
+
+    fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).expect("test date")
+    }
+
+    fn dec(s: &str) -> Decimal {
+        Decimal::from_str(s).expect("test decimal")
+    }
+
+    fn csv(s: &str) -> Sheet {
+        read(FileKind::Csv, s.as_bytes()).expect("readable csv")
+    }
+
+    #[test]
+    fn file_kind_by_extension() {
+        assert_eq!(FileKind::of_name("q.CSV"), Some(FileKind::Csv));
+        assert_eq!(FileKind::of_name("q.Xlsx"), Some(FileKind::Xlsx));
+        assert_eq!(FileKind::of_name("q.xls"), None);
+    }
+
+    #[test]
+    fn csv_cells_are_exact_text() {
+        let sheet = csv("trade_date,specification\n20261120,\" Ä 8x B200, SXM \"\"180GB\"\" \"\n");
+        assert_eq!(sheet.rows.len(), 2);
+        assert_eq!(sheet.rows[0].number, 1);
+        assert_eq!(
+            sheet.rows[1],
+            SheetRow {
+                number: 2,
+                cells: vec![text("20261120"), text(" Ä 8x B200, SXM \"180GB\" ")],
+            }
+        );
+    }
+
+    #[test]
+    fn csv_strips_the_bom_only() {
+        let mut bytes = b"\xEF\xBB\xBFtrade_date, index_code \r\n".to_vec();
+        bytes.extend_from_slice(b"a,b\r\n");
+        let sheet = read(FileKind::Csv, &bytes).expect("readable");
+        assert_eq!(
+            sheet.rows[0].cells,
+            vec![text("trade_date"), text(" index_code ")]
+        );
+        assert_eq!(sheet.rows[1].number, 2);
+    }
+
+    #[test]
+    fn csv_blank_rows_are_skipped_but_counted() {
+        let sheet = csv("h1,h2\n\n,\na,b\n\"multi\nline\",x\nc,\n");
+        let numbers: Vec<u32> = sheet.rows.iter().map(|r| r.number).collect();
+        // Row 2 is an empty line, row 3 only separators, row 5 spans two lines.
+        assert_eq!(numbers, vec![1, 4, 5, 6]);
+        assert_eq!(sheet.rows[2].cells, vec![text("multi\nline"), text("x")]);
+        assert_eq!(sheet.rows[3].cells, vec![text("c"), Cell::Empty]);
+    }
+
+    #[test]
+    fn csv_row_numbers_follow_line_breaks_outside_quotes() {
+        let numbers = |s: &str| -> Vec<u32> { csv(s).rows.iter().map(|r| r.number).collect() };
+        assert_eq!(numbers("a\r\n\r\nb\r\n"), vec![1, 3]);
+        assert_eq!(numbers("a\r\rb\rc"), vec![1, 3, 4]);
+        // A quote inside an unquoted field is literal and opens nothing.
+        assert_eq!(numbers("x\"y,z\nq\n"), vec![1, 2]);
+        // Escaped quotes and a line break inside quotes.
+        assert_eq!(numbers("\"a\"\"\n\n\"\"b\",c\n\nd"), vec![1, 3]);
+        assert_eq!(csv("x\"y,z\n").rows[0].cells[0], text("x\"y"));
+    }
+
+    #[test]
+    fn csv_leading_blank_lines_keep_real_numbers() {
+        let sheet = csv("\n\nh\nv\n");
+        let numbers: Vec<u32> = sheet.rows.iter().map(|r| r.number).collect();
+        assert_eq!(numbers, vec![3, 4]);
+    }
+
+    #[test]
+    fn csv_ragged_rows_are_fine() {
+        let sheet = csv("a,b,c\n1\n1,2,3,4\n");
+        assert_eq!(sheet.rows[1].cells, vec![text("1")]);
+        assert_eq!(sheet.rows[2].cells.len(), 4);
+    }
+
+    #[test]
+    fn csv_empty_file_is_an_empty_sheet() {
+        assert_eq!(csv(""), Sheet::default());
+        assert_eq!(csv("\u{FEFF}"), Sheet::default());
+        assert_eq!(csv("\n\n,,\n"), Sheet::default());
+    }
+
+    #[test]
+    fn csv_not_utf8_names_the_row() {
+        let err = read(FileKind::Csv, b"a,b\nok,\xE4rger\n").expect_err("latin-1");
+        assert_eq!(err.code, crate::ErrorCode::InvalidRequest);
+        assert!(err.message.contains("not UTF-8"), "{}", err.message);
+        assert!(err.message.contains("row 2"), "{}", err.message);
+        assert!(err.message.contains("field 2"), "{}", err.message);
+    }
+
+    #[test]
+    fn csv_that_is_a_workbook_is_refused_clearly() {
+        let bytes = to_xlsx(&[]).expect("xlsx");
+        let err = read(FileKind::Csv, &bytes).expect_err("zip");
+        assert_eq!(err.code, crate::ErrorCode::InvalidRequest);
+        assert!(err.message.contains(".xlsx"), "{}", err.message);
+    }
+
+    #[test]
+    fn garbage_is_not_a_workbook() {
+        for bytes in [&b"not a zip at all"[..], b"PK\x03\x04garbage"] {
+            let err = read(FileKind::Xlsx, bytes).expect_err("garbage");
+            assert_eq!(err.code, crate::ErrorCode::InvalidRequest);
+            assert_eq!(
+                err.message,
+                "the file is not an .xlsx workbook, or it is damaged: save it again as an \
+                 Excel workbook (.xlsx)"
+            );
+        }
+        let mut xls = OLE_MAGIC.to_vec();
+        xls.extend_from_slice(&[0; 512]);
+        let err = read(FileKind::Xlsx, &xls).expect_err("xls");
+        assert_eq!(err.code.as_u32(), 40001);
+        assert!(err.message.contains("old-style .xls"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_zip_that_is_not_a_workbook_is_refused() {
+        // A valid xlsx truncated in the middle is a corrupt zip.
+        let bytes = to_xlsx(&[]).expect("xlsx");
+        let err = read(FileKind::Xlsx, &bytes[..bytes.len() / 2]).expect_err("corrupt");
+        assert_eq!(err.code.as_u32(), 40001);
+    }
+
+    fn sample_rows() -> Vec<QuoteRow> {
+        vec![
+            QuoteRow {
+                trade_date: date(2026, 11, 20),
+                index_code: "GPU_Index".to_owned(),
+                specification: " Ä 8x B200 SXM 180GB ".to_owned(),
+                weight: dec("0.33333333"),
+                price: dec("250000.123456"),
+            },
+            QuoteRow {
+                trade_date: date(2026, 11, 20),
+                index_code: "GPU_Index".to_owned(),
+                specification: "H100, \"PCIe\"\n80GB".to_owned(),
+                weight: dec("0.66666667"),
+                price: dec("0.000001"),
+            },
+        ]
+    }
+
+    #[test]
+    fn to_xlsx_writes_text_cells_that_read_back_exactly() {
+        let bytes = to_xlsx(&sample_rows()).expect("xlsx");
+        let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
+        assert_eq!(sheet.rows.len(), 3);
+        assert_eq!(
+            sheet.rows[0].cells,
+            HEADER.iter().map(|h| text(h)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            sheet.rows[1],
+            SheetRow {
+                number: 2,
+                cells: vec![
+                    text("20261120"),
+                    text("GPU_Index"),
+                    text(" Ä 8x B200 SXM 180GB "),
+                    text("0.33333333"),
+                    text("250000.123456"),
+                ],
+            }
+        );
+        assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\"\n80GB"));
+    }
+
+    #[test]
+    fn to_csv_reads_back_exactly() {
+        let bytes = to_csv(&sample_rows());
+        assert!(bytes.starts_with(b"trade_date,index_code,specification,weight,price\n"));
+        let sheet = read(FileKind::Csv, &bytes).expect("readable");
+        assert_eq!(sheet.rows.len(), 3);
+        assert_eq!(sheet.rows[1].cells[2], text(" Ä 8x B200 SXM 180GB "));
+        assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\"\n80GB"));
+        assert_eq!(sheet.rows[2].cells[4], text("0.000001"));
+    }
+
+    #[test]
+    fn floats_are_shortest_plain_text() {
+        assert_eq!(float_cell(0.1), number("0.1"));
+        assert_eq!(float_cell(250000.1), number("250000.1"));
+        assert_eq!(float_cell(1e-7), number("0.0000001"));
+        assert_eq!(float_cell(1e21), number("1000000000000000000000"));
+        assert_eq!(float_cell(0.1 + 0.2), number("0.30000000000000004"));
+        assert!(matches!(float_cell(f64::NAN), Cell::Invalid(_)));
+        assert!(matches!(float_cell(f64::INFINITY), Cell::Invalid(_)));
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso_date("2026-11-20"), Cell::Date(date(2026, 11, 20)));
+        assert_eq!(
+            iso_date("2026-11-20T00:00:00"),
+            Cell::Date(date(2026, 11, 20))
+        );
+        assert_eq!(
+            iso_date("2026-11-20T10:30:00"),
+            Cell::Invalid("a date with a time of day".to_owned())
+        );
+        assert!(matches!(iso_date("20.11.2026"), Cell::Invalid(_)));
+    }
+
+    /// A workbook as a spreadsheet user makes it: number, date, formula, error cells.
+    fn typed_workbook() -> Vec<u8> {
+        let mut workbook = Workbook::new();
+        let sheet = workbook.add_worksheet();
+        sheet.set_formula_result_default("");
+        let date_format = Format::new().set_num_format("yyyy-mm-dd");
+        let datetime_format = Format::new().set_num_format("yyyy-mm-dd hh:mm");
+        for (col, name) in (0u16..).zip(HEADER) {
+            sheet.write_string(0, col, name).expect("header");
+        }
+        let day = ExcelDateTime::from_ymd(2026, 11, 20).expect("date");
+        let weights = [0.1, 0.2, 0.7];
+        for (row, weight) in (1u32..).zip(weights) {
+            sheet
+                .write_datetime_with_format(row, 0, &day, &date_format)
+                .expect("date");
+            sheet.write_string(row, 1, "GPU_Index").expect("index");
+            sheet
+                .write_string(row, 2, format!("spec {row}"))
+                .expect("spec");
+            sheet.write_number(row, 3, weight).expect("weight");
+            sheet.write_number(row, 4, 250000.1).expect("price");
+        }
+        // Row 5: a formula with a cached result, a formula without one, an error value,
+        // a boolean and a date-time with a time of day.
+        let noon = ExcelDateTime::from_ymd(2026, 11, 20)
+            .expect("date")
+            .and_hms(12, 0, 0)
+            .expect("time");
+        sheet
+            .write_datetime_with_format(4, 0, &noon, &datetime_format)
+            .expect("datetime");
+        sheet.write_boolean(4, 1, true).expect("bool");
+        sheet
+            .write_formula(4, 2, Formula::new("=NA()").set_result("#N/A"))
+            .expect("error");
+        sheet
+            .write_formula(4, 3, Formula::new("=0.5").set_result("0.5"))
+            .expect("formula");
+        sheet.write_formula(4, 4, "=1+1").expect("uncalculated");
+        workbook.save_to_buffer().expect("save")
+    }
+
+    #[test]
+    fn typed_xlsx_cells() {
+        let sheet = read(FileKind::Xlsx, &typed_workbook()).expect("readable");
+        assert_eq!(sheet.rows.len(), 5);
+        assert_eq!(
+            sheet.rows[1].cells,
+            vec![
+                Cell::Date(date(2026, 11, 20)),
+                text("GPU_Index"),
+                text("spec 1"),
+                number("0.1"),
+                number("250000.1"),
+            ]
+        );
+        assert_eq!(sheet.rows[2].cells[3], number("0.2"));
+        assert_eq!(sheet.rows[3].cells[3], number("0.7"));
+        assert_eq!(
+            sheet.rows[4],
+            SheetRow {
+                number: 5,
+                cells: vec![
+                    Cell::Invalid("a date with a time of day".to_owned()),
+                    Cell::Invalid("a TRUE/FALSE value".to_owned()),
+                    Cell::Invalid("the error value #N/A".to_owned()),
+                    number("0.5"),
+                    Cell::Invalid(UNCALCULATED_FORMULA.to_owned()),
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn xlsx_row_and_column_numbers_are_the_sheets() {
+        let mut workbook = Workbook::new();
+        let sheet = workbook.add_worksheet();
+        // The table starts at C3; row 4 is blank; row 6 holds only empty strings.
+        sheet.write_string(2, 2, "h").expect("w");
+        sheet.write_number(4, 3, 7).expect("w");
+        sheet.write_string(5, 2, "").expect("w");
+        sheet.write_string(6, 2, "x").expect("w");
+        let bytes = workbook.save_to_buffer().expect("save");
+        let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
+        assert_eq!(
+            sheet.rows,
+            vec![
+                SheetRow {
+                    number: 3,
+                    cells: vec![Cell::Empty, Cell::Empty, text("h")],
+                },
+                SheetRow {
+                    number: 5,
+                    cells: vec![Cell::Empty, Cell::Empty, Cell::Empty, number("7")],
+                },
+                SheetRow {
+                    number: 7,
+                    cells: vec![Cell::Empty, Cell::Empty, text("x")],
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn an_uncalculated_formula_alone_on_its_row_is_still_seen() {
+        let mut workbook = Workbook::new();
+        let sheet = workbook.add_worksheet();
+        sheet.set_formula_result_default("");
+        sheet.write_string(0, 0, "h").expect("w");
+        sheet.write_formula(3, 1, "=A1").expect("w");
+        let bytes = workbook.save_to_buffer().expect("save");
+        let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
+        assert_eq!(sheet.rows.len(), 2);
+        assert_eq!(sheet.rows[1].number, 4);
+        assert_eq!(
+            sheet.rows[1].cells,
+            vec![Cell::Empty, Cell::Invalid(UNCALCULATED_FORMULA.to_owned())]
+        );
+    }
+
+    #[test]
+    fn an_empty_workbook_is_an_empty_sheet() {
+        assert_eq!(
+            read(FileKind::Xlsx, b"").expect("0 bytes"),
+            Sheet::default()
+        );
+        let mut workbook = Workbook::new();
+        workbook.add_worksheet();
+        let bytes = workbook.save_to_buffer().expect("save");
+        assert_eq!(
+            read(FileKind::Xlsx, &bytes).expect("readable"),
+            Sheet::default()
+        );
+    }
+
+    #[test]
+    fn only_the_first_sheet_is_read() {
+        let mut workbook = Workbook::new();
+        workbook
+            .add_worksheet()
+            .write_string(0, 0, "first")
+            .expect("w");
+        workbook
+            .add_worksheet()
+            .write_string(0, 0, "second")
+            .expect("w");
+        let bytes = workbook.save_to_buffer().expect("save");
+        let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
+        assert_eq!(sheet.rows.len(), 1);
+        assert_eq!(sheet.rows[0].cells, vec![text("first")]);
+    }
+}

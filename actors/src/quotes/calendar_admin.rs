@@ -1,0 +1,608 @@
+//! The administrators' trading-calendar change (D7, `PUT /api/v1/admin/calendar`):
+//! replace the whole calendar with a list of open days, or rebuild whole years from a
+//! weekend rule and a holiday list.
+//!
+//! The body is checked here without the database ([`CalendarChange::plan`]); the write
+//! then runs through [`Accounts::write`] with [`Change::Data`], so every instance drops
+//! its delay cutoffs and cached pages, and this one before the answer is sent.
+//!
+//! It must never close a day that holds quotes or `index_daily` rows (those rows would
+//! vanish from the datasets and break the index chain): such a change is refused whole
+//! with 409 / 40901 and nothing changes. It never builds SQL from client text.
+
+use std::collections::BTreeSet;
+
+use chrono::{Datelike, NaiveDate, Weekday};
+use serde::{Deserialize, Serialize};
+use tokio_postgres::Transaction;
+
+use super::store;
+use crate::accounts::Accounts;
+use crate::changes::Change;
+use crate::{ApiError, ErrorCode};
+
+/// Years a calendar may hold: wide enough for any history and plan, narrow enough that
+/// a typo (`20026`, `0226`) is caught instead of stored.
+pub const MIN_YEAR: i32 = 1990;
+pub const MAX_YEAR: i32 = 2100;
+/// The most years one year-range change may rebuild.
+pub const MAX_SPAN_YEARS: i32 = 50;
+/// The most days one `open_days` list may hold (about 80 years of weekdays).
+pub const MAX_OPEN_DAYS: usize = 20_000;
+/// How many blocking dates a refusal lists.
+const LISTED_CONFLICTS: i64 = 10;
+
+const DAY_NAMES: [(&str, Weekday); 7] = [
+    ("mon", Weekday::Mon),
+    ("tue", Weekday::Tue),
+    ("wed", Weekday::Wed),
+    ("thu", Weekday::Thu),
+    ("fri", Weekday::Fri),
+    ("sat", Weekday::Sat),
+    ("sun", Weekday::Sun),
+];
+
+/// The request body. Every field is optional so that a body of the wrong form gets a
+/// message saying what is wrong with it; an untagged enum would only say "did not match
+/// any variant". `null` counts as absent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalendarChange {
+    /// Form A: the whole calendar, exactly these days.
+    pub open_days: Option<Vec<String>>,
+    /// Form B: the years rebuilt, inclusive. `i64` so an absurd number gets our
+    /// message rather than an integer-overflow one.
+    pub from_year: Option<i64>,
+    pub to_year: Option<i64>,
+    /// Form B: days of the span that are closed although not on a weekend.
+    pub holidays: Option<Vec<String>>,
+    /// Form B: days of the week that are closed; default `["sat", "sun"]`.
+    pub weekend: Option<Vec<String>>,
+}
+
+/// A checked change: what the calendar (or a span of it) becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CalendarPlan {
+    /// The whole calendar becomes exactly `open` (sorted, distinct, not empty).
+    Whole { open: Vec<NaiveDate> },
+    /// Days `from..=to` become exactly `open` (sorted, within the span, possibly
+    /// empty); days outside the span are kept.
+    Span {
+        from: NaiveDate,
+        to: NaiveDate,
+        open: Vec<NaiveDate>,
+    },
+}
+
+impl CalendarPlan {
+    /// The days the plan replaces: `None` for the whole calendar.
+    fn span(&self) -> Option<(NaiveDate, NaiveDate)> {
+        match self {
+            CalendarPlan::Whole { .. } => None,
+            CalendarPlan::Span { from, to, .. } => Some((*from, *to)),
+        }
+    }
+
+    fn open(&self) -> &[NaiveDate] {
+        match self {
+            CalendarPlan::Whole { open } | CalendarPlan::Span { open, .. } => open,
+        }
+    }
+}
+
+/// The answer: the whole calendar after the change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CalendarSummary {
+    /// Open days in the whole calendar.
+    pub open_days: i64,
+    /// The first and last open day, `YYYYMMDD`; null when the calendar is empty.
+    pub first: Option<String>,
+    pub last: Option<String>,
+}
+
+impl CalendarChange {
+    /// Checks the body (no database) and says what the calendar becomes.
+    pub fn plan(self) -> Result<CalendarPlan, ApiError> {
+        let range_fields: Vec<&str> = [
+            ("from_year", self.from_year.is_some()),
+            ("to_year", self.to_year.is_some()),
+            ("holidays", self.holidays.is_some()),
+            ("weekend", self.weekend.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, present)| present.then_some(name))
+        .collect();
+        match (self.open_days, range_fields.first()) {
+            (Some(_), Some(other)) => Err(ApiError::invalid(format!(
+                "send either open_days or a year range (from_year, to_year, holidays, \
+                 weekend), not both: found open_days and {other}"
+            ))),
+            (Some(days), None) => whole(&days),
+            (None, Some(_)) => span(
+                self.from_year,
+                self.to_year,
+                self.holidays.unwrap_or_default(),
+                self.weekend,
+            ),
+            (None, None) => Err(ApiError::invalid(
+                "send open_days (a list of YYYYMMDD dates), or from_year and to_year \
+                 (with optional holidays and weekend)",
+            )),
+        }
+    }
+}
+
+fn whole(days: &[String]) -> Result<CalendarPlan, ApiError> {
+    if days.is_empty() {
+        return Err(ApiError::invalid(
+            "open_days must hold at least one day; a calendar without open days hides all data",
+        ));
+    }
+    if days.len() > MAX_OPEN_DAYS {
+        return Err(ApiError::invalid(format!(
+            "open_days holds {} days; at most {MAX_OPEN_DAYS} at a time (use a year range \
+             for long spans)",
+            days.len()
+        )));
+    }
+    let mut open = BTreeSet::new();
+    for (i, text) in days.iter().enumerate() {
+        let day = date_in_range("open_days", i, text)?;
+        if !open.insert(day) {
+            return Err(ApiError::invalid(format!(
+                "open_days[{i}]: '{text}' is listed more than once"
+            )));
+        }
+    }
+    Ok(CalendarPlan::Whole {
+        open: open.into_iter().collect(),
+    })
+}
+
+fn span(
+    from_year: Option<i64>,
+    to_year: Option<i64>,
+    holidays: Vec<String>,
+    weekend: Option<Vec<String>>,
+) -> Result<CalendarPlan, ApiError> {
+    let from_year = year("from_year", from_year)?;
+    let to_year = year("to_year", to_year)?;
+    if from_year > to_year {
+        return Err(ApiError::invalid(format!(
+            "from_year {from_year} is after to_year {to_year}"
+        )));
+    }
+    if to_year - from_year + 1 > MAX_SPAN_YEARS {
+        return Err(ApiError::invalid(format!(
+            "from_year {from_year} to to_year {to_year} is {} years; at most {MAX_SPAN_YEARS} \
+             at a time",
+            to_year - from_year + 1
+        )));
+    }
+    let from = NaiveDate::from_ymd_opt(from_year, 1, 1).expect("checked year");
+    let to = NaiveDate::from_ymd_opt(to_year, 12, 31).expect("checked year");
+
+    let weekend = weekend_days(weekend)?;
+    let mut closed = BTreeSet::new();
+    for (i, text) in holidays.iter().enumerate() {
+        let day = date("holidays", i, text)?;
+        if day < from || day > to {
+            return Err(ApiError::invalid(format!(
+                "holidays[{i}]: '{text}' is outside {from_year}..{to_year} (from_year to to_year)"
+            )));
+        }
+        if !closed.insert(day) {
+            return Err(ApiError::invalid(format!(
+                "holidays[{i}]: '{text}' is listed more than once"
+            )));
+        }
+    }
+    let open = from
+        .iter_days()
+        .take_while(|d| *d <= to)
+        .filter(|d| !weekend.contains(&d.weekday()) && !closed.contains(d))
+        .collect();
+    Ok(CalendarPlan::Span { from, to, open })
+}
+
+fn year(field: &str, value: Option<i64>) -> Result<i32, ApiError> {
+    let value = value.ok_or_else(|| {
+        ApiError::invalid(format!(
+            "{field} is required with a year range (from_year and to_year)"
+        ))
+    })?;
+    i32::try_from(value)
+        .ok()
+        .filter(|y| (MIN_YEAR..=MAX_YEAR).contains(y))
+        .ok_or_else(|| {
+            ApiError::invalid(format!(
+                "{field} must be a year from {MIN_YEAR} to {MAX_YEAR}, not {value}"
+            ))
+        })
+}
+
+fn weekend_days(names: Option<Vec<String>>) -> Result<Vec<Weekday>, ApiError> {
+    let Some(names) = names else {
+        return Ok(vec![Weekday::Sat, Weekday::Sun]);
+    };
+    let mut days = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let day = DAY_NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "weekend[{i}]: '{name}' is not a day name; use mon, tue, wed, thu, fri, \
+                     sat or sun"
+                ))
+            })?;
+        if days.contains(&day) {
+            return Err(ApiError::invalid(format!(
+                "weekend[{i}]: '{name}' is listed more than once"
+            )));
+        }
+        days.push(day);
+    }
+    // A week with no open day is almost certainly a mistake, and would silently close
+    // whole years; closing a span on purpose is done with a list (form A).
+    if days.len() == DAY_NAMES.len() {
+        return Err(ApiError::invalid(
+            "weekend names every day of the week; at least one day must stay open",
+        ));
+    }
+    Ok(days)
+}
+
+/// `field[i]` as a date in the years a calendar may hold.
+fn date_in_range(field: &str, i: usize, text: &str) -> Result<NaiveDate, ApiError> {
+    let day = date(field, i, text)?;
+    if !(MIN_YEAR..=MAX_YEAR).contains(&day.year()) {
+        return Err(ApiError::invalid(format!(
+            "{field}[{i}]: '{text}' is outside the years {MIN_YEAR} to {MAX_YEAR}"
+        )));
+    }
+    Ok(day)
+}
+
+/// `YYYYMMDD` and nothing else: chrono's `%Y` alone would also take signs and other
+/// widths, so the shape is checked first.
+fn date(field: &str, i: usize, text: &str) -> Result<NaiveDate, ApiError> {
+    if text.len() != 8 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::invalid(format!(
+            "{field}[{i}]: '{text}' is not a date in YYYYMMDD form"
+        )));
+    }
+    NaiveDate::parse_from_str(text, "%Y%m%d")
+        .map_err(|_| ApiError::invalid(format!("{field}[{i}]: '{text}' is not a real date")))
+}
+
+impl Accounts {
+    /// Applies a calendar change, all or nothing, and answers the calendar's new extent.
+    pub async fn replace_calendar(
+        &self,
+        change: CalendarChange,
+    ) -> Result<CalendarSummary, ApiError> {
+        let plan = change.plan()?;
+        self.write(Change::Data, async |tx| {
+            lock(tx).await?;
+            refuse_closing_days_with_data(tx, &plan).await?;
+            match &plan {
+                CalendarPlan::Whole { open } => store::replace_calendar(tx, open).await?,
+                CalendarPlan::Span { from, to, open } => replace_span(tx, *from, *to, open).await?,
+            }
+            summary(tx).await
+        })
+        .await
+    }
+}
+
+/// Calendar changes run one at a time (EXCLUSIVE conflicts with itself), and while one
+/// runs no quote or daily row can be written or deleted (SHARE waits for, and then
+/// holds off, every writer of those tables), so the check below stays true until commit.
+/// Readers are never blocked. Calendar first, then the data: one order everywhere.
+async fn lock(tx: &Transaction<'_>) -> Result<(), ApiError> {
+    tx.batch_execute(
+        "LOCK TABLE trade_calendar IN EXCLUSIVE MODE; \
+         LOCK TABLE index_quotes, index_daily IN SHARE MODE",
+    )
+    .await?;
+    Ok(())
+}
+
+/// 409 / 40901 when the plan would close a day that is open now and holds quotes or
+/// daily rows, naming up to [`LISTED_CONFLICTS`] of them.
+async fn refuse_closing_days_with_data(
+    tx: &Transaction<'_>,
+    plan: &CalendarPlan,
+) -> Result<(), ApiError> {
+    let (from, to) = plan.span().unzip();
+    let open = plan.open();
+    let rows = tx
+        .query(
+            "SELECT c.trade_date, count(*) OVER () FROM trade_calendar c \
+             WHERE ($1::date IS NULL OR c.trade_date BETWEEN $1 AND $2) \
+               AND NOT (c.trade_date = ANY($3::date[])) \
+               AND (EXISTS (SELECT 1 FROM index_quotes q WHERE q.trade_date = c.trade_date) \
+                 OR EXISTS (SELECT 1 FROM index_daily d WHERE d.trade_date = c.trade_date)) \
+             ORDER BY c.trade_date LIMIT $4",
+            &[&from, &to, &open, &LISTED_CONFLICTS],
+        )
+        .await?;
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    let total: i64 = first.try_get(1)?;
+    let mut listed = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let day: NaiveDate = row.try_get(0)?;
+        listed.push(day.format("%Y-%m-%d").to_string());
+    }
+    let more = total - rows.len() as i64;
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Err(ApiError::new(
+        ErrorCode::Conflict,
+        format!(
+            "cannot close {}{more}: quotes exist on them; re-import or delete them first",
+            listed.join(", ")
+        ),
+    ))
+}
+
+/// Replaces the days `from..=to` with `open` (all within the span); other days stay.
+async fn replace_span(
+    tx: &Transaction<'_>,
+    from: NaiveDate,
+    to: NaiveDate,
+    open: &[NaiveDate],
+) -> Result<(), ApiError> {
+    tx.execute(
+        "DELETE FROM trade_calendar WHERE trade_date BETWEEN $1 AND $2",
+        &[&from, &to],
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO trade_calendar (trade_date) SELECT d FROM UNNEST($1::date[]) AS d",
+        &[&open],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn summary(tx: &Transaction<'_>) -> Result<CalendarSummary, ApiError> {
+    let row = tx
+        .query_one(
+            "SELECT count(*), min(trade_date), max(trade_date) FROM trade_calendar",
+            &[],
+        )
+        .await?;
+    let day = |i: usize| -> Result<Option<String>, ApiError> {
+        let day: Option<NaiveDate> = row.try_get(i)?;
+        Ok(day.map(|d| d.format("%Y%m%d").to_string()))
+    };
+    Ok(CalendarSummary {
+        open_days: row.try_get(0)?,
+        first: day(1)?,
+        last: day(2)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    /// The body as the HTTP layer reads it.
+    fn body(value: serde_json::Value) -> CalendarChange {
+        serde_json::from_value(value).expect("body shape")
+    }
+
+    fn plan(value: serde_json::Value) -> Result<CalendarPlan, ApiError> {
+        body(value).plan()
+    }
+
+    /// Asserts a 40001 whose message contains every one of `words`.
+    fn refused(value: serde_json::Value, words: &[&str]) {
+        let err = plan(value.clone()).expect_err(&value.to_string());
+        assert_eq!(err.code, ErrorCode::InvalidRequest, "{value}: {err}");
+        for word in words {
+            assert!(err.message.contains(word), "{value}: {err} lacks {word}");
+        }
+    }
+
+    #[test]
+    fn a_list_becomes_the_whole_calendar_sorted() {
+        let got = plan(json!({"open_days": ["20261103", "20261102", "20240229"]})).unwrap();
+        assert_eq!(
+            got,
+            CalendarPlan::Whole {
+                open: vec![d(2024, 2, 29), d(2026, 11, 2), d(2026, 11, 3)]
+            }
+        );
+    }
+
+    #[test]
+    fn a_list_must_be_distinct_real_dates_in_the_allowed_years() {
+        refused(json!({"open_days": []}), &["open_days", "at least one"]);
+        refused(
+            json!({"open_days": ["20261102", "20261102"]}),
+            &["open_days[1]", "20261102", "more than once"],
+        );
+        for bad in [
+            "2026-11-02",
+            "2026112",
+            "+2026112",
+            "202611021",
+            "",
+            "abcdefgh",
+        ] {
+            refused(
+                json!({"open_days": ["20261102", bad]}),
+                &["open_days[1]", &format!("'{bad}'"), "YYYYMMDD"],
+            );
+        }
+        refused(
+            json!({"open_days": ["20250229"]}),
+            &["open_days[0]", "20250229", "not a real date"],
+        );
+        refused(
+            json!({"open_days": ["19891231"]}),
+            &["19891231", "1990", "2100"],
+        );
+        refused(json!({"open_days": ["21010101"]}), &["21010101"]);
+    }
+
+    #[test]
+    fn a_list_has_a_size_limit() {
+        let days: Vec<String> = d(1990, 1, 1)
+            .iter_days()
+            .take(MAX_OPEN_DAYS + 1)
+            .map(|d| d.format("%Y%m%d").to_string())
+            .collect();
+        refused(json!({ "open_days": days }), &["open_days", "20000"]);
+        let fits = &days[..MAX_OPEN_DAYS];
+        assert!(plan(json!({ "open_days": fits })).is_ok());
+    }
+
+    #[test]
+    fn a_year_range_opens_weekdays_except_holidays() {
+        let got = plan(json!({"from_year": 2026, "to_year": 2027,
+                              "holidays": ["20261225", "20270101"]}))
+        .unwrap();
+        let CalendarPlan::Span { from, to, open } = got else {
+            panic!("not a span");
+        };
+        assert_eq!((from, to), (d(2026, 1, 1), d(2027, 12, 31)));
+        // 2026 and 2027 have 261 weekdays each; both holidays fall on a Friday.
+        assert_eq!(open.len(), 261 + 261 - 2);
+        assert!(open.iter().all(|d| d.weekday().num_days_from_monday() < 5));
+        assert!(!open.contains(&d(2026, 12, 25)));
+        assert!(open.contains(&d(2026, 12, 24)));
+        assert_eq!(open.first(), Some(&d(2026, 1, 1)));
+        assert_eq!(open.last(), Some(&d(2027, 12, 31)));
+        assert!(open.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_weekend_rule_can_be_changed() {
+        let got =
+            plan(json!({"from_year": 2026, "to_year": 2026, "weekend": ["fri", "sat"]})).unwrap();
+        let open = got.open();
+        assert!(open.contains(&d(2026, 11, 22)), "a Sunday is open");
+        assert!(!open.contains(&d(2026, 11, 20)), "a Friday is closed");
+        let all_open = plan(json!({"from_year": 2024, "to_year": 2024, "weekend": []})).unwrap();
+        assert_eq!(all_open.open().len(), 366);
+        // A holiday on a weekend is allowed and changes nothing.
+        let holiday =
+            plan(json!({"from_year": 2026, "to_year": 2026, "holidays": ["20261121"]})).unwrap();
+        assert_eq!(holiday.open().len(), 261);
+    }
+
+    #[test]
+    fn a_year_range_is_checked() {
+        refused(json!({"from_year": 2026}), &["to_year", "required"]);
+        refused(json!({"to_year": 2026}), &["from_year", "required"]);
+        refused(
+            json!({"holidays": ["20261225"]}),
+            &["from_year", "required"],
+        );
+        refused(json!({"weekend": ["sat"]}), &["from_year", "required"]);
+        refused(
+            json!({"from_year": 1989, "to_year": 2026}),
+            &["from_year", "1989", "1990", "2100"],
+        );
+        refused(
+            json!({"from_year": 2026, "to_year": 2101}),
+            &["to_year", "2101"],
+        );
+        refused(
+            json!({"from_year": 2026, "to_year": 99999999999_i64}),
+            &["to_year", "99999999999"],
+        );
+        refused(
+            json!({"from_year": 2027, "to_year": 2026}),
+            &["from_year 2027", "after", "to_year 2026"],
+        );
+        refused(
+            json!({"from_year": 2000, "to_year": 2050}),
+            &["51 years", "at most 50"],
+        );
+        assert!(plan(json!({"from_year": 2000, "to_year": 2049})).is_ok());
+    }
+
+    #[test]
+    fn holidays_must_be_distinct_dates_inside_the_span() {
+        let range = |holidays: serde_json::Value| json!({"from_year": 2026, "to_year": 2027, "holidays": holidays});
+        refused(
+            range(json!(["20261225", "20280101"])),
+            &["holidays[1]", "20280101", "outside"],
+        );
+        refused(
+            range(json!(["20251231"])),
+            &["holidays[0]", "20251231", "outside"],
+        );
+        refused(
+            range(json!(["20261225", "20261225"])),
+            &["holidays[1]", "20261225", "more than once"],
+        );
+        refused(
+            range(json!(["2026-12-25"])),
+            &["holidays[0]", "2026-12-25", "YYYYMMDD"],
+        );
+        refused(
+            range(json!(["20260230"])),
+            &["holidays[0]", "20260230", "not a real date"],
+        );
+    }
+
+    #[test]
+    fn weekend_names_are_lower_case_three_letter_days() {
+        let range = |weekend: serde_json::Value| json!({"from_year": 2026, "to_year": 2026, "weekend": weekend});
+        for bad in ["Sat", "saturday", "sa", ""] {
+            refused(
+                range(json!(["sun", bad])),
+                &["weekend[1]", &format!("'{bad}'"), "mon, tue"],
+            );
+        }
+        refused(
+            range(json!(["sat", "sat"])),
+            &["weekend[1]", "'sat'", "more than once"],
+        );
+        refused(
+            range(json!(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])),
+            &["weekend", "every day"],
+        );
+    }
+
+    #[test]
+    fn exactly_one_form() {
+        refused(json!({}), &["open_days", "from_year", "to_year"]);
+        refused(
+            json!({"open_days": ["20261102"], "from_year": 2026, "to_year": 2026}),
+            &["not both", "open_days", "from_year"],
+        );
+        refused(
+            json!({"open_days": ["20261102"], "weekend": ["sat"]}),
+            &["not both", "weekend"],
+        );
+        // null counts as absent.
+        assert!(plan(json!({"open_days": null, "from_year": 2026, "to_year": 2026})).is_ok());
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_by_the_body_type() {
+        let err = serde_json::from_value::<CalendarChange>(json!({"open_day": []})).unwrap_err();
+        assert!(err.to_string().contains("open_day"), "{err}");
+        let err =
+            serde_json::from_value::<CalendarChange>(json!({"open_days": [20261102]})).unwrap_err();
+        assert!(err.to_string().contains("20261102"), "{err}");
+    }
+}

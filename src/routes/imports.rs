@@ -1,0 +1,104 @@
+//! `POST /api/v1/admin/imports` (multipart, field `file`: a `.xlsx` workbook or a `.csv`
+//! file) and `GET /api/v1/admin/imports`: quote imports for administrators (D7, D8).
+//!
+//! The handler only checks the session and reads the upload within the size limit;
+//! validation, the transaction and the record are the domain's
+//! ([`iq_actors::imports`]).
+
+use actix_multipart::Multipart;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use iq_actors::caller::Role;
+use iq_actors::ApiError;
+
+use super::AppState;
+use crate::http::session::{answer, require, Access};
+use crate::http::{envelope, RequestId};
+
+/// The latest imports listed.
+const LISTED: i64 = 100;
+
+pub async fn import(
+    req: HttpRequest,
+    request_id: RequestId,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let result = async {
+        let session = require(&req, &state, Access::Write(Role::Admin)).await?;
+        let (file_name, bytes) = upload(&req, payload, state.import_max_bytes).await?;
+        state
+            .accounts
+            .import(&session.account, &file_name, bytes)
+            .await
+    }
+    .await;
+    envelope::respond(&request_id, result)
+}
+
+pub async fn list(
+    req: HttpRequest,
+    request_id: RequestId,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    answer(
+        &req,
+        &request_id,
+        &state,
+        Access::Read(Role::Admin),
+        None,
+        async |_, ()| state.accounts.imports(LISTED).await,
+    )
+    .await
+}
+
+/// The one `file` field of a multipart body: its file name and bytes, at most
+/// `max_bytes` of them.
+async fn upload(
+    req: &HttpRequest,
+    payload: web::Payload,
+    max_bytes: usize,
+) -> Result<(String, Vec<u8>), ApiError> {
+    let not_multipart =
+        || ApiError::invalid("send the file as multipart/form-data in a field named 'file'");
+    let is_multipart = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if !is_multipart {
+        return Err(not_multipart());
+    }
+    let mut parts = Multipart::new(req.headers(), payload);
+    let mut upload = None;
+    while let Some(field) = parts.next().await {
+        let mut field = field.map_err(|e| ApiError::invalid(format!("unreadable upload: {e}")))?;
+        let name = field.name().unwrap_or_default().to_string();
+        if name != "file" {
+            return Err(ApiError::invalid(format!(
+                "unexpected form field '{name}'; send only 'file'"
+            )));
+        }
+        if upload.is_some() {
+            return Err(ApiError::invalid("send one file per import"));
+        }
+        let file_name = field
+            .content_disposition()
+            .and_then(|cd| cd.get_filename())
+            .map(str::to_string)
+            .ok_or_else(|| ApiError::invalid("the 'file' field has no file name"))?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(|e| ApiError::invalid(format!("unreadable upload: {e}")))?;
+            if bytes.len() + chunk.len() > max_bytes {
+                return Err(ApiError::invalid(format!(
+                    "the file is larger than the import limit of {} MB",
+                    max_bytes / (1024 * 1024)
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        upload = Some((file_name, bytes));
+    }
+    upload.ok_or_else(not_multipart)
+}
