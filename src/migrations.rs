@@ -13,6 +13,26 @@ mod embedded {
 /// Any key unique to this service; held only while migrating.
 const MIGRATION_LOCK: i64 = 0x1A5E_0001;
 
+/// The demo data through the import path, on a small pool of its own (the service's
+/// does not exist yet). No actor listens here yet; NOTIFY tells any running instance.
+async fn load_demo(
+    config: &tokio_postgres::Config,
+    today: NaiveDate,
+) -> Result<iq_actors::imports::ImportOutcome, String> {
+    let settings = iq_actors::db::PoolSettings {
+        max_size: 2,
+        ..iq_actors::db::PoolSettings::default()
+    };
+    let importer = iq_actors::imports::Importer {
+        pool: iq_actors::db::build_pool(config.clone(), &settings)?,
+        clock: std::sync::Arc::new(iq_actors::clock::SystemClock),
+        bus: iq_actors::changes::ChangeBus::new(Vec::new()),
+    };
+    iq_actors::demo::load(&importer, today)
+        .await
+        .map_err(|e| e.to_string())
+}
+
 /// Applies pending migrations, then loads demo data when `demo_today` is given and the
 /// database holds no market data yet. Answers whether it loaded demo data.
 pub async fn prepare(
@@ -43,9 +63,7 @@ pub async fn prepare(
         {
             loaded_demo = true;
             tracing::info!("loading demo data (calendar and a year of quotes)");
-            let loaded = iq_actors::demo::load(&mut client, today)
-                .await
-                .map_err(|e| e.to_string())?;
+            let loaded = load_demo(config, today).await?;
             tracing::info!(
                 quotes = loaded.quotes,
                 daily_rows = loaded.daily_rows,

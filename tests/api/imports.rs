@@ -315,3 +315,27 @@ async fn another_instance_sees_the_new_data_within_a_second() {
     }
     assert_eq!(seen, 3);
 }
+
+#[actix_web::test]
+async fn the_demo_data_comes_in_through_the_import_path() {
+    let app = crate::helpers::spawn_with_demo().await;
+    let admin = app.admin().await;
+    let list = app.get_as(&admin, "/api/v1/admin/imports").await;
+    assert_eq!(list.code(), 0, "{}", list.body);
+    let demo = &list.data()[0];
+    assert_eq!(
+        (
+            demo["file_name"].as_str(),
+            demo["source"].as_str(),
+            demo["result"].as_str()
+        ),
+        (Some("demo-quotes.xlsx"), Some("demo"), Some("accepted"))
+    );
+    let quotes: i64 = app
+        .db
+        .query_one("SELECT count(*) FROM index_quotes", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(demo["rows"].as_i64(), Some(quotes));
+}
