@@ -6,9 +6,11 @@ mod helpers;
 
 mod back_office;
 mod calendar;
+mod composite;
 mod datasets;
 mod embedded;
 mod envelope;
+mod import_command;
 mod imports;
 mod keys;
 mod paging;
