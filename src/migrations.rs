@@ -10,6 +10,39 @@ mod embedded {
     refinery::embed_migrations!("sql");
 }
 
+/// The newest migration this build carries: `/readyz` checks the database has it.
+pub fn latest_version() -> i32 {
+    embedded::migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| m.version())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether the database answers and has every migration of this build applied.
+pub async fn check_ready(pool: &deadpool_postgres::Pool) -> Result<(), String> {
+    let client = pool
+        .get()
+        .await
+        .map_err(|e| format!("database unreachable: {e}"))?;
+    let row = client
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM refinery_schema_history",
+            &[],
+        )
+        .await
+        .map_err(|e| format!("database unreachable: {e}"))?;
+    let applied: i32 = row.try_get(0).map_err(|e| e.to_string())?;
+    let expected = latest_version();
+    if applied < expected {
+        return Err(format!(
+            "migrations behind: the database has version {applied}, this build needs {expected}"
+        ));
+    }
+    Ok(())
+}
+
 /// Any key unique to this service; held only while migrating.
 const MIGRATION_LOCK: i64 = 0x1A5E_0001;
 

@@ -126,7 +126,13 @@ impl Application {
         bus.listen(db_config)
             .await
             .map_err(StartupError::Database)?;
-        let accounts = Accounts::new(pool, hasher, settings.clock.clone(), settings.sessions, bus);
+        let accounts = Accounts::new(
+            pool.clone(),
+            hasher,
+            settings.clock.clone(),
+            settings.sessions,
+            bus,
+        );
         if demo_loaded {
             demo_accounts::create(&accounts)
                 .await
@@ -147,6 +153,7 @@ impl Application {
             trusted_proxies: settings.trusted_proxies.clone(),
             cookie_secure: settings.cookie_secure,
             import_max_bytes: settings.import_max_bytes,
+            pool: pool.clone(),
         });
 
         let listen = |source| StartupError::Listen {

@@ -5,6 +5,7 @@
 mod admin;
 mod calendar;
 mod config;
+mod health;
 mod imports;
 mod keys;
 mod membership;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub cookie_secure: bool,
     /// The largest quote file an import accepts.
     pub import_max_bytes: usize,
+    /// For `/readyz` only; every other handler goes through an actor or `Accounts`.
+    pub pool: deadpool_postgres::Pool,
 }
 
 impl AppState {
@@ -37,6 +40,8 @@ impl AppState {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/healthz", web::get().to(health::healthz))
+        .route("/readyz", web::get().to(health::readyz));
     cfg.service(
         web::scope("/api/v1")
             .route("/query", web::post().to(query::query))

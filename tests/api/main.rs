@@ -10,6 +10,7 @@ mod composite;
 mod datasets;
 mod embedded;
 mod envelope;
+mod health;
 mod import_command;
 mod imports;
 mod keys;
