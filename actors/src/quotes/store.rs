@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous, QuoteRow};
@@ -62,17 +64,36 @@ pub async fn replace_quotes(
         &[&day_dates, &day_codes],
     )
     .await?;
-    let dates: Vec<NaiveDate> = rows.iter().map(|r| r.trade_date).collect();
-    let codes: Vec<&str> = rows.iter().map(|r| r.index_code.as_str()).collect();
-    let specs: Vec<&str> = rows.iter().map(|r| r.specification.as_str()).collect();
-    let weights: Vec<Decimal> = rows.iter().map(|r| r.weight).collect();
-    let prices: Vec<Decimal> = rows.iter().map(|r| r.price).collect();
-    tx.execute(
-        "INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) \
-         SELECT * FROM UNNEST($1::date[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])",
-        &[&dates, &codes, &specs, &weights, &prices],
-    )
-    .await?;
+    // Binary COPY: the cheapest way into a table with keys, and the rows are already
+    // validated, so nothing is gained by a statement that could reject them one by one.
+    let sink = tx
+        .copy_in(
+            "COPY index_quotes (trade_date, index_code, specification, weight, price) \
+             FROM STDIN (FORMAT binary)",
+        )
+        .await?;
+    let types = [
+        Type::DATE,
+        Type::TEXT,
+        Type::TEXT,
+        Type::NUMERIC,
+        Type::NUMERIC,
+    ];
+    let writer = BinaryCopyInWriter::new(sink, &types);
+    futures_util::pin_mut!(writer);
+    for row in rows {
+        writer
+            .as_mut()
+            .write(&[
+                &row.trade_date,
+                &row.index_code,
+                &row.specification,
+                &row.weight,
+                &row.price,
+            ])
+            .await?;
+    }
+    writer.finish().await?;
 
     let mut result = Recalculated {
         quotes: rows.len(),
