@@ -289,14 +289,27 @@ fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
     let Some(name) = workbook.sheet_names().first().cloned() else {
         return Err(ApiError::invalid("the workbook has no worksheet"));
     };
-    let values = workbook
-        .worksheet_range(&name)
-        .map_err(|e| ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}")))?;
-    let formulas = workbook.worksheet_formula(&name).map_err(|e| {
-        ApiError::invalid(format!(
-            "the formulas of the first sheet '{name}' cannot be read: {e}"
-        ))
-    })?;
+    // calamine parses the sheet once for values and once more for formulas; the two
+    // passes are independent, so the formula pass runs on a second reader alongside.
+    let (values, formulas) = std::thread::scope(|scope| {
+        let formulas = scope.spawn(|| {
+            let mut second: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes))
+                .map_err(|e| unreadable_workbook(bytes, &e))?;
+            second.worksheet_formula(&name).map_err(|e| {
+                ApiError::invalid(format!(
+                    "the formulas of the first sheet '{name}' cannot be read: {e}"
+                ))
+            })
+        });
+        let values = workbook.worksheet_range(&name).map_err(|e| {
+            ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}"))
+        });
+        let formulas = formulas
+            .join()
+            .unwrap_or_else(|_| Err(ApiError::internal("the formula reader panicked")));
+        (values, formulas)
+    });
+    let (values, formulas) = (values?, formulas?);
 
     // Absolute (row, column) -> cell; only rows with at least one cell.
     let mut rows: BTreeMap<u32, Vec<Cell>> = BTreeMap::new();
