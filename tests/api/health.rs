@@ -1,6 +1,6 @@
 //! `/healthz` and `/readyz`: probes for load balancers, without credentials.
 
-use crate::helpers::{server_url, spawn_app};
+use crate::helpers::spawn_app;
 
 #[actix_web::test]
 async fn healthz_answers_while_the_process_runs() {
@@ -52,25 +52,9 @@ async fn readyz_follows_the_database_and_the_migrations() {
         .unwrap();
 
     // The database out of reach: unready; back: ready again, by itself.
-    let database = app.database_url.rsplit('/').next().unwrap().to_string();
-    let (server, connection) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    actix_web::rt::spawn(connection);
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}';"
-        ))
-        .await
-        .unwrap();
+    app.cut_database().await;
     let down = app.get("/readyz").await;
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS true"
-        ))
-        .await
-        .unwrap();
+    app.restore_database().await;
     assert_eq!((down.status, down.code()), (503, 50000), "{}", down.body);
     let mut status = 503;
     for _ in 0..100 {

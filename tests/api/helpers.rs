@@ -204,6 +204,37 @@ impl TestApp {
     }
 }
 
+impl TestApp {
+    /// Makes the test database unreachable for the service: ends every connection to
+    /// it and refuses new ones, until [`TestApp::restore_database`]. (The test's own
+    /// `db` connection goes too.)
+    pub async fn cut_database(&self) {
+        self.database_access(false).await;
+    }
+
+    pub async fn restore_database(&self) {
+        self.database_access(true).await;
+    }
+
+    async fn database_access(&self, allow: bool) {
+        let database = self.database_url.rsplit('/').next().unwrap().to_string();
+        let (server, connection) = tokio_postgres::connect(&server_url(), NoTls)
+            .await
+            .expect("connect to the test server");
+        actix_web::rt::spawn(connection);
+        let mut sql = format!("ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS {allow};");
+        if !allow {
+            sql += &format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}';"
+            );
+        }
+        server
+            .batch_execute(&sql)
+            .await
+            .expect("change database access");
+    }
+}
+
 /// A new, uniquely named database; databases of earlier runs older than two hours are
 /// dropped on the way, so test runs do not accumulate them.
 pub async fn create_database() -> String {
@@ -275,6 +306,14 @@ impl Reply {
         self.headers
             .get(name)
             .map(|v| v.to_str().expect("header text"))
+    }
+
+    /// `X-RateLimit-Remaining`, which every key-authenticated query answer carries.
+    pub fn rate_remaining(&self) -> i64 {
+        let text = self.header("x-ratelimit-remaining");
+        text.expect("X-RateLimit-Remaining")
+            .parse()
+            .expect("a number")
     }
 
     pub fn message(&self) -> &str {

@@ -9,9 +9,7 @@ use iq_actors::clock::Clock;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{
-    server_url, spawn_with, spawn_with_fixture, Key, Reply, Spawn, TestApp, FIXTURE,
-};
+use crate::helpers::{spawn_with, spawn_with_fixture, Key, Reply, Spawn, TestApp, FIXTURE};
 
 fn daily(index_code: &str) -> Value {
     json!({"api_name": "index_daily", "params": {"index_code": index_code}})
@@ -439,27 +437,11 @@ async fn a_cached_key_is_verified_without_the_database() {
     let warm = app.query_with(body.clone(), Some(&key.key)).await;
     assert_eq!(warm.code(), 0, "{}", warm.body);
 
-    let database = app.database_url.rsplit('/').next().unwrap().to_string();
-    let (server, connection) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    actix_web::rt::spawn(connection);
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}';"
-        ))
-        .await
-        .unwrap();
+    app.cut_database().await;
     let cached = app.query_with(body.clone(), Some(&key.key)).await;
     // Proof the database really is out of reach: an uncached query fails.
     let uncached = app.query_with(daily("SSD_Index"), Some(&key.key)).await;
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS true"
-        ))
-        .await
-        .unwrap();
+    app.restore_database().await;
     assert_eq!(cached.code(), 0, "{}", cached.body);
     assert_eq!(cached.items(), warm.items());
     uncached.assert_error(500, 50000);

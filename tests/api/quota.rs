@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use iq_actors::quota::ShowStats;
 
-use crate::helpers::{server_url, spawn_with_fixture, Key, Reply, Session, TestApp};
+use crate::helpers::{spawn_with_fixture, Key, Reply, Session, TestApp};
 
 fn latest() -> Value {
     json!({"api_name": "index_latest"})
@@ -22,14 +22,6 @@ fn daily(code: &str) -> Value {
 
 async fn call(app: &TestApp, key: &Key) -> Reply {
     app.query_with(latest(), Some(&key.key)).await
-}
-
-fn remaining(reply: &Reply) -> i64 {
-    reply
-        .header("x-ratelimit-remaining")
-        .expect("X-RateLimit-Remaining")
-        .parse()
-        .unwrap()
 }
 
 async fn put_tier(app: &TestApp, admin: &Session, tier: &str, per_minute: i64, per_day: i64) {
@@ -66,7 +58,7 @@ async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
     for n in 1..=10 {
         let reply = call(&app, &key).await;
         assert_eq!(reply.code(), 0, "call {n}: {}", reply.body);
-        assert_eq!(remaining(&reply), 10 - n);
+        assert_eq!(reply.rate_remaining(), 10 - n);
         assert_eq!(reply.header("x-ratelimit-limit"), Some("10"));
         assert!(reply.header("retry-after").is_none());
     }
@@ -75,7 +67,7 @@ async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
     refused.assert_error(429, 42902);
     assert_eq!(refused.header("retry-after"), Some("72000"));
     assert_eq!(refused.header("x-ratelimit-reset"), Some("72000"));
-    assert_eq!(remaining(&refused), 0);
+    assert_eq!(refused.rate_remaining(), 0);
 
     app.clock.advance(TimeDelta::minutes(1));
     call(&app, &key).await.assert_error(429, 42902);
@@ -83,7 +75,7 @@ async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
         .advance(TimeDelta::hours(20) - TimeDelta::minutes(1));
     let next_day = call(&app, &key).await;
     assert_eq!(next_day.code(), 0, "{}", next_day.body);
-    assert_eq!(remaining(&next_day), 9);
+    assert_eq!(next_day.rate_remaining(), 9);
 }
 
 #[actix_web::test]
@@ -107,7 +99,7 @@ async fn the_minute_window_refuses_with_42901_and_rolls_over() {
     for left in [1, 0] {
         let reply = call(&app, &key).await;
         assert_eq!(reply.code(), 0, "{}", reply.body);
-        assert_eq!(remaining(&reply), left);
+        assert_eq!(reply.rate_remaining(), left);
     }
     call(&app, &key).await.assert_error(429, 42902);
 }
@@ -158,10 +150,10 @@ async fn only_calls_that_pass_steps_1_to_6_count() {
         .query_with(json!({"api_name": "no_such_dataset"}), Some(&key.key))
         .await;
     invalid.assert_error(400, 40001);
-    assert_eq!(remaining(&invalid), 10);
+    assert_eq!(invalid.rate_remaining(), 10);
     let out_of_range = app.query_with(daily("SSD_Index"), Some(&key.key)).await;
     out_of_range.assert_error(403, 40302);
-    assert_eq!(remaining(&out_of_range), 10);
+    assert_eq!(out_of_range.rate_remaining(), 10);
     // Not key-authenticated: no headers, nothing counted.
     let mistyped = format!("{}x", &key.key[..key.key.len() - 1]);
     let unknown = app.query_with(latest(), Some(&mistyped)).await;
@@ -358,29 +350,13 @@ async fn without_the_database_held_leases_serve_and_the_rest_get_50000() {
         .await
         .assert_error(400, 40001);
 
-    let database = app.database_url.rsplit('/').next().unwrap().to_string();
-    let (server, connection) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    actix_web::rt::spawn(connection);
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}';"
-        ))
-        .await
-        .unwrap();
+    app.cut_database().await;
     let mut held = Vec::new();
     for _ in 0..5 {
         held.push(call(&app, &leased).await.code());
     }
     let without = call(&app, &idle).await;
-    server
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS true"
-        ))
-        .await
-        .unwrap();
+    app.restore_database().await;
     assert_eq!(held, vec![0; 5]);
     without.assert_error(500, 50000);
 

@@ -16,7 +16,7 @@ use chrono::{NaiveTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 
 use crate::child::{database_name, drop_database, Output, Service};
-use crate::helpers::{create_database, Key, Reply, Session, TestApp};
+use crate::helpers::{create_database, Key, Session, TestApp};
 
 /// The flush timer at its slowest, and logs at `info` (the shutdown lines).
 const CHILD_ENV: &[(&str, &str)] = &[("QUOTA_FLUSH_MS", "60000"), ("RUST_LOG", "info")];
@@ -36,14 +36,6 @@ const MIDNIGHT_MARGIN: TimeDelta = TimeDelta::seconds(60);
 
 fn latest() -> Value {
     json!({"api_name": "index_latest"})
-}
-
-fn remaining(reply: &Reply) -> i64 {
-    reply
-        .header("x-ratelimit-remaining")
-        .expect("X-RateLimit-Remaining")
-        .parse()
-        .unwrap()
 }
 
 /// If UTC midnight is less than [`MIDNIGHT_MARGIN`] away, waits until just after it, so
@@ -156,7 +148,7 @@ async fn quota_usage_survives_a_graceful_shutdown() {
     for n in 1..=BEFORE {
         let reply = app.query_with(latest(), Some(&key.key)).await;
         assert_eq!(reply.code(), 0, "call {n}: {}", reply.body);
-        assert_eq!(remaining(&reply), FREE_PER_DAY - n, "call {n}");
+        assert_eq!(reply.rate_remaining(), FREE_PER_DAY - n, "call {n}");
     }
     // Nothing flushed yet, so what shows after the restart is the shutdown's doing.
     if spawned.elapsed() < TIMER_CANNOT_HAVE_FIRED {
@@ -203,11 +195,11 @@ async fn quota_usage_survives_a_graceful_shutdown() {
     for n in BEFORE + 1..=FREE_PER_DAY {
         let reply = app.query_with(latest(), Some(&key.key)).await;
         assert_eq!(reply.code(), 0, "call {n}: {}", reply.body);
-        assert_eq!(remaining(&reply), FREE_PER_DAY - n, "call {n}");
+        assert_eq!(reply.rate_remaining(), FREE_PER_DAY - n, "call {n}");
     }
     let refused = app.query_with(latest(), Some(&key.key)).await;
     refused.assert_error(429, 42902);
-    assert_eq!(remaining(&refused), 0);
+    assert_eq!(refused.rate_remaining(), 0);
 
     let output = second.stop();
     assert_graceful(&output, "second");
