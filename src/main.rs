@@ -30,12 +30,13 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    telemetry::init(settings.log_format);
     // `iq-service import FILE...`: quote files from a shell, through the import path.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("import") {
+        telemetry::init(settings.log_format, "warn");
         return iq_service::import_command::run(settings, &args[1..]).await;
     }
+    telemetry::init(settings.log_format, "info");
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,
         Err(err) => {

@@ -11,9 +11,11 @@ use crate::settings::LogFormat;
 const DRIVER_CAP: &str = "tokio_postgres=info";
 
 /// Installs the global subscriber; `RUST_LOG` filters (default `info`).
-pub fn init(format: LogFormat) {
+/// Logging at `default_level` unless `RUST_LOG` says otherwise: `info` for the
+/// service, `warn` for commands, whose own output is the progress.
+pub fn init(format: LogFormat, default_level: &str) {
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info"))
+        .unwrap_or_else(|_| EnvFilter::new(default_level))
         .add_directive(DRIVER_CAP.parse().expect("a valid directive"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
