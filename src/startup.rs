@@ -67,6 +67,8 @@ pub struct Application {
     port: u16,
     server: Server,
     quota: actix::Addr<QuotaActor>,
+    bus: ChangeBus,
+    pool: deadpool_postgres::Pool,
     embedded: Option<EmbeddedPostgres>,
 }
 
@@ -126,6 +128,7 @@ impl Application {
         bus.listen(db_config)
             .await
             .map_err(StartupError::Database)?;
+        let change_bus = bus.clone();
         let accounts = Accounts::new(
             pool.clone(),
             hasher,
@@ -176,6 +179,8 @@ impl Application {
             port,
             server,
             quota,
+            bus: change_bus,
+            pool: pool.clone(),
             embedded,
         })
     }
@@ -213,6 +218,10 @@ impl Application {
             Ok(_) => {} // the actor logged what it lost
             Err(err) => tracing::error!(error = %err, "quota actor gone before shutdown"),
         }
+        // Close every connection on purpose, so a database stopped next is not taken
+        // for an outage (reconnect attempts, warnings).
+        self.bus.stop_listening();
+        self.pool.close();
         if let Some(pg) = self.embedded {
             let _ = tokio::task::spawn_blocking(move || pg.stop()).await;
         }

@@ -68,6 +68,8 @@ pub struct Invalidate(pub Change);
 pub struct ChangeBus {
     targets: Arc<[Recipient<Invalidate>]>,
     instance: Arc<str>,
+    /// Set at shutdown: the listener closes its connection instead of reconnecting.
+    stopping: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl ChangeBus {
@@ -76,7 +78,14 @@ impl ChangeBus {
         ChangeBus {
             targets: targets.into(),
             instance: instance.into(),
+            stopping: Arc::new(tokio::sync::watch::channel(false).0),
         }
+    }
+
+    /// Closes the listener's connection for good (shutdown), so stopping the database
+    /// afterwards is not taken for an outage to recover from.
+    pub fn stop_listening(&self) {
+        self.stopping.send_replace(true);
     }
 
     /// Announces a change to the other instances, delivered when the enclosing
@@ -130,10 +139,18 @@ impl ChangeBus {
             .await
             .map_err(|e| format!("cannot LISTEN for changes: {e}"))?;
         let bus = self.clone();
+        let mut stopping = self.stopping.subscribe();
         tokio::spawn(async move {
             let mut subscription = first;
             loop {
-                bus.forward(subscription).await;
+                tokio::select! {
+                    () = bus.forward(subscription) => {}
+                    // Dropping the subscription closes its connection cleanly.
+                    _ = stopping.wait_for(|stop| *stop) => return,
+                }
+                if *stopping.borrow() {
+                    return;
+                }
                 tracing::warn!("change listener lost its connection; reconnecting");
                 subscription = loop {
                     tokio::time::sleep(Duration::from_secs(1)).await;
