@@ -232,6 +232,25 @@ impl TestApp {
             .batch_execute(&sql)
             .await
             .expect("change database access");
+        // pg_terminate_backend only signals: wait until the backends are really gone,
+        // or a query could still slip through one of them.
+        if allow {
+            return;
+        }
+        loop {
+            let left: i64 = server
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = $1",
+                    &[&database],
+                )
+                .await
+                .expect("count backends")
+                .get(0);
+            if left == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 }
 
