@@ -234,18 +234,37 @@ async fn write_daily(
         &[&index_code, &from],
     )
     .await?;
-    let dates: Vec<NaiveDate> = rows.iter().map(|r| r.trade_date).collect();
-    let values: Vec<Decimal> = rows.iter().map(|r| r.index_value).collect();
-    let wps: Vec<Option<Decimal>> = rows.iter().map(|r| r.weighted_price).collect();
-    let pres: Vec<Option<Decimal>> = rows.iter().map(|r| r.pre_value).collect();
-    let changes: Vec<Option<Decimal>> = rows.iter().map(|r| r.change).collect();
-    let pcts: Vec<Option<Decimal>> = rows.iter().map(|r| r.pct_change).collect();
-    tx.execute(
-        "INSERT INTO index_daily (trade_date, index_code, index_value, weighted_price, pre_value, change, pct_change) \
-         SELECT d, $1, v, w, p, c, pc FROM UNNEST($2::date[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[]) \
-         AS r(d, v, w, p, c, pc)",
-        &[&index_code, &dates, &values, &wps, &pres, &changes, &pcts],
-    )
-    .await?;
+    let sink = tx
+        .copy_in(
+            "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
+             pre_value, change, pct_change) FROM STDIN (FORMAT binary)",
+        )
+        .await?;
+    let types = [
+        Type::DATE,
+        Type::TEXT,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::NUMERIC,
+    ];
+    let writer = BinaryCopyInWriter::new(sink, &types);
+    futures_util::pin_mut!(writer);
+    for row in rows {
+        writer
+            .as_mut()
+            .write(&[
+                &row.trade_date,
+                &index_code,
+                &row.index_value,
+                &row.weighted_price,
+                &row.pre_value,
+                &row.change,
+                &row.pct_change,
+            ])
+            .await?;
+    }
+    writer.finish().await?;
     Ok(rows.len())
 }
