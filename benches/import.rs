@@ -62,6 +62,7 @@ use futures_util::SinkExt;
 use iq_actors::changes::ChangeBus;
 use iq_actors::clock::SystemClock;
 use iq_actors::db::{build_pool, PoolSettings};
+use iq_actors::demo::SplitMix64;
 use iq_actors::imports::workbook::{to_csv, to_xlsx};
 use iq_actors::imports::{Importer, Source};
 use iq_actors::quotes::QuoteRow;
@@ -404,25 +405,6 @@ fn expected_daily(rows: &[QuoteRow]) -> BTreeMap<String, i64> {
         }
     }
     expected
-}
-
-/// SplitMix64, seeded: the same rows in every run.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-range, range].
-    fn symmetric(&mut self, range: i64) -> i64 {
-        let span = (2 * range + 1) as u64;
-        (self.next() % span) as i64 - range
-    }
 }
 
 /// Weights in basis points for `n` specifications, summing to exactly 10000: around

@@ -129,11 +129,12 @@ const BASKETS: [Basket; 7] = [
     ),
 ];
 
-/// SplitMix64: tiny, fast and stable across releases, so the demo is the same everywhere.
-struct SplitMix64(u64);
+/// SplitMix64: tiny, fast and stable across releases, so the demo (and the import
+/// benchmark's data) is the same everywhere.
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -142,9 +143,9 @@ impl SplitMix64 {
     }
 
     /// Uniform in [-range, range].
-    fn symmetric(&mut self, range: i64) -> i64 {
+    pub fn symmetric(&mut self, range: i64) -> i64 {
         let span = (2 * range + 1) as u64;
-        (self.next() % span) as i64 - range
+        (self.next_u64() % span) as i64 - range
     }
 }
 

@@ -85,3 +85,12 @@ pub fn respond<T: Serialize>(request_id: &RequestId, result: Result<T, ApiError>
         Err(error) => failure(request_id, &error),
     }
 }
+
+/// 503 with code 50000: the service is up but cannot serve (readiness probes). The one
+/// answer whose status is not its code's, so it is decided here with the others.
+pub fn unavailable(request_id: &RequestId, message: String) -> HttpResponse {
+    let error = ApiError::new(ErrorCode::Internal, message);
+    let mut response = failure(request_id, &error);
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    response
+}

@@ -3,9 +3,7 @@
 //! Neither needs credentials or counts against any quota. `/readyz` answers 503 when
 //! unready, so a probe needs no body parsing.
 
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use iq_actors::ApiError;
 use serde_json::json;
 
 use super::AppState;
@@ -21,13 +19,7 @@ pub async fn readyz(request_id: RequestId, state: web::Data<AppState>) -> HttpRe
         Ok(()) => envelope::success(&request_id, json!({"status": "ready"})),
         Err(reason) => {
             tracing::warn!(%reason, "not ready");
-            let error = ApiError::new(
-                iq_actors::ErrorCode::Internal,
-                format!("not ready: {reason}"),
-            );
-            let mut response = envelope::failure(&request_id, &error);
-            *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-            response
+            envelope::unavailable(&request_id, format!("not ready: {reason}"))
         }
     }
 }

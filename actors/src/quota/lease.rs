@@ -43,10 +43,6 @@ impl Window {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Window> {
-        Window::ALL.into_iter().find(|w| w.as_str() == text)
-    }
-
     fn length(self) -> TimeDelta {
         match self {
             Window::Day => TimeDelta::days(1),

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
-use tokio_postgres::types::Type;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Transaction;
 
 use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous, QuoteRow};
@@ -64,36 +64,29 @@ pub async fn replace_quotes(
         &[&day_dates, &day_codes],
     )
     .await?;
-    // Binary COPY: the cheapest way into a table with keys, and the rows are already
-    // validated, so nothing is gained by a statement that could reject them one by one.
-    let sink = tx
-        .copy_in(
-            "COPY index_quotes (trade_date, index_code, specification, weight, price) \
-             FROM STDIN (FORMAT binary)",
-        )
-        .await?;
-    let types = [
-        Type::DATE,
-        Type::TEXT,
-        Type::TEXT,
-        Type::NUMERIC,
-        Type::NUMERIC,
-    ];
-    let writer = BinaryCopyInWriter::new(sink, &types);
-    futures_util::pin_mut!(writer);
-    for row in rows {
-        writer
-            .as_mut()
-            .write(&[
-                &row.trade_date,
-                &row.index_code,
-                &row.specification,
-                &row.weight,
-                &row.price,
-            ])
-            .await?;
-    }
-    writer.finish().await?;
+    copy_in(
+        tx,
+        "COPY index_quotes (trade_date, index_code, specification, weight, price) \
+         FROM STDIN (FORMAT binary)",
+        &[
+            Type::DATE,
+            Type::TEXT,
+            Type::TEXT,
+            Type::NUMERIC,
+            Type::NUMERIC,
+        ],
+        rows,
+        |r| {
+            [
+                &r.trade_date,
+                &r.index_code,
+                &r.specification,
+                &r.weight,
+                &r.price,
+            ]
+        },
+    )
+    .await?;
 
     let mut result = Recalculated {
         quotes: rows.len(),
@@ -234,37 +227,52 @@ async fn write_daily(
         &[&index_code, &from],
     )
     .await?;
-    let sink = tx
-        .copy_in(
-            "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
-             pre_value, change, pct_change) FROM STDIN (FORMAT binary)",
-        )
-        .await?;
-    let types = [
-        Type::DATE,
-        Type::TEXT,
-        Type::NUMERIC,
-        Type::NUMERIC,
-        Type::NUMERIC,
-        Type::NUMERIC,
-        Type::NUMERIC,
-    ];
-    let writer = BinaryCopyInWriter::new(sink, &types);
+    copy_in(
+        tx,
+        "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
+         pre_value, change, pct_change) FROM STDIN (FORMAT binary)",
+        &[
+            Type::DATE,
+            Type::TEXT,
+            Type::NUMERIC,
+            Type::NUMERIC,
+            Type::NUMERIC,
+            Type::NUMERIC,
+            Type::NUMERIC,
+        ],
+        rows,
+        |r| {
+            [
+                &r.trade_date,
+                &index_code,
+                &r.index_value,
+                &r.weighted_price,
+                &r.pre_value,
+                &r.change,
+                &r.pct_change,
+            ]
+        },
+    )
+    .await?;
+    Ok(rows.len())
+}
+
+/// Writes `rows` with a binary `COPY ... FROM STDIN`: the cheapest way into a table
+/// with keys. The rows are already validated, so nothing is gained by a statement that
+/// could reject them one by one.
+async fn copy_in<'a, T, const N: usize>(
+    tx: &Transaction<'_>,
+    statement: &str,
+    types: &[Type; N],
+    rows: &'a [T],
+    fields: impl Fn(&'a T) -> [&'a (dyn ToSql + Sync); N],
+) -> Result<(), ApiError> {
+    let sink = tx.copy_in(statement).await?;
+    let writer = BinaryCopyInWriter::new(sink, types);
     futures_util::pin_mut!(writer);
     for row in rows {
-        writer
-            .as_mut()
-            .write(&[
-                &row.trade_date,
-                &index_code,
-                &row.index_value,
-                &row.weighted_price,
-                &row.pre_value,
-                &row.change,
-                &row.pct_change,
-            ])
-            .await?;
+        writer.as_mut().write(&fields(row)).await?;
     }
     writer.finish().await?;
-    Ok(rows.len())
+    Ok(())
 }
