@@ -35,7 +35,12 @@ async fn spread(instances: &[String], key: &Key, calls: usize, refusal: i64) -> 
                 match reply.code() {
                     0 => admitted += 1,
                     code if code == refusal => refused += 1,
-                    _ => panic!("unexpected answer: {}", reply.body),
+                    _ => panic!(
+                        "unexpected answer: {} (RateLimit-Policy {:?}, RateLimit {:?})",
+                        reply.body,
+                        reply.header("ratelimit-policy"),
+                        reply.header("ratelimit")
+                    ),
                 }
             }
             (admitted, refused)

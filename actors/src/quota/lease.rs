@@ -205,12 +205,15 @@ impl Lease {
         (unleased.max(0) + self.held).clamp(0, self.limit)
     }
 
+    /// What to ask for when `waiting` counted calls queue: nothing while the budget
+    /// held covers them (the other window may be the one leasing), else a block.
     fn want(&self, waiting: i64) -> i64 {
+        if self.held >= waiting {
+            return 0;
+        }
         let left = (self.limit - self.granted_seen.unwrap_or(0)).max(0);
         let block = (left / LEASE_FRACTION).clamp(1, MAX_LEASE);
-        (waiting - self.held)
-            .max(0)
-            .max(if waiting > 0 { block } else { 0 })
+        (waiting - self.held).max(block)
     }
 }
 
@@ -547,6 +550,28 @@ mod tests {
         }
         assert_eq!(last, 1, "the last calls are leased one by one");
         assert!(statements < 40, "{statements} statements for one day");
+    }
+
+    #[test]
+    fn one_window_leasing_does_not_take_budget_for_the_other() {
+        // A small day limit leases call by call near its end; the minute, which holds
+        // plenty, must not take another block each time (it used to, until the minute
+        // row was fully granted and calls were refused with 42901).
+        let limits = Limits {
+            per_minute: 10_000,
+            per_day: 300,
+        };
+        let mut book = KeyQuota::new(limits, at(9, 0, 0));
+        let mut db = Db { granted: [0, 0] };
+        for _ in 0..300 {
+            assert!(matches!(
+                call(&mut book, &mut db, limits, at(9, 0, 1)),
+                Verdict::Admit(_)
+            ));
+        }
+        assert_eq!(db.granted, [300, 2500], "the minute leased once");
+        let refused = call(&mut book, &mut db, limits, at(9, 0, 2));
+        assert!(matches!(refused, Verdict::Refuse(Window::Day, _)));
     }
 
     #[test]
