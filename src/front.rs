@@ -29,7 +29,9 @@ use iq_actors::quota::{Admission, CallRecord, Charge, QuotaActor, Record, Status
 use iq_actors::ApiError;
 use serde::Serialize;
 use serde_json::Value;
-use tracing::Span;
+use tracing::{Instrument, Span};
+
+use crate::http::request_context::record_caller;
 
 pub struct FrontActor {
     auth: Addr<AuthActor>,
@@ -100,82 +102,88 @@ impl Handler<RunQuery> for FrontActor {
         let quota = self.quota.clone();
         let datasets = self.datasets.clone();
         let clock = self.clock.clone();
-        Box::pin(async move {
-            let started = Instant::now();
-            let span = msg.span;
-            let fetch = |query: Query, grant| async {
-                let page = datasets.send(Fetch {
-                    query,
-                    grant,
+        let root = msg.span;
+        let span = tracing::info_span!(parent: &root, "front.run_query");
+        Box::pin(
+            async move {
+                let started = Instant::now();
+                let span = Span::current();
+                let fetch = |query: Query, grant| async {
+                    let page = datasets.send(Fetch {
+                        query,
+                        grant,
+                        span: span.clone(),
+                    });
+                    page.await.map_err(ApiError::from).and_then(|page| page)
+                };
+                let authenticate = auth.send(Authenticate {
+                    credentials: msg.credentials,
+                    client_ip: msg.client_ip,
                     span: span.clone(),
                 });
-                page.await.map_err(ApiError::from).and_then(|page| page)
-            };
-            let authenticate = auth.send(Authenticate {
-                credentials: msg.credentials,
-                client_ip: msg.client_ip,
-                span: span.clone(),
-            });
-            let identity = match authenticate.await.map_err(ApiError::from) {
-                Ok(Ok(identity)) => identity,
-                Ok(Err(error)) | Err(error) => return error.into(),
-            };
-            let checked = Query::parse(&msg.body).and_then(|query| {
-                authorize(&identity, &query)?;
-                Ok(query)
-            });
-            let (quota, key_id, limits) = match (&identity.caller, quota) {
-                (Caller::Key { key_id, limits, .. }, Some(quota)) => {
-                    (quota, key_id.clone(), *limits)
-                }
-                // Website identities are never charged (spec part 8 rule 4).
-                _ => {
-                    let result = match checked {
-                        Ok(query) => fetch(query, identity.grant).await,
-                        Err(error) => Err(error),
-                    };
-                    return QueryOutcome {
-                        result,
-                        quota: None,
-                    };
-                }
-            };
-            // A query refused before step 7 is not counted but still reports (D6).
-            let admission = quota
-                .send(Charge {
-                    key_id: key_id.clone(),
-                    limits,
-                    count: checked.is_ok(),
-                    span: span.clone(),
-                })
-                .await
-                .unwrap_or_else(Admission::failed);
-            let headers = admission.status.map(|status| (status, admission.refused));
-            let query = match (checked, admission.result) {
-                (Ok(query), Ok(())) => query,
-                (Err(error), _) | (Ok(_), Err(error)) => {
-                    return QueryOutcome {
-                        result: Err(error),
-                        quota: headers,
+                let identity = match authenticate.await.map_err(ApiError::from) {
+                    Ok(Ok(identity)) => identity,
+                    Ok(Err(error)) | Err(error) => return error.into(),
+                };
+                record_caller(&root, &identity.caller);
+                let checked = Query::parse(&msg.body).and_then(|query| {
+                    authorize(&identity, &query)?;
+                    Ok(query)
+                });
+                let (quota, key_id, limits) = match (&identity.caller, quota) {
+                    (Caller::Key { key_id, limits, .. }, Some(quota)) => {
+                        (quota, key_id.clone(), *limits)
                     }
+                    // Website identities are never charged (spec part 8 rule 4).
+                    _ => {
+                        let result = match checked {
+                            Ok(query) => fetch(query, identity.grant).await,
+                            Err(error) => Err(error),
+                        };
+                        return QueryOutcome {
+                            result,
+                            quota: None,
+                        };
+                    }
+                };
+                // A query refused before step 7 is not counted but still reports (D6).
+                let admission = quota
+                    .send(Charge {
+                        key_id: key_id.clone(),
+                        limits,
+                        count: checked.is_ok(),
+                        span: span.clone(),
+                    })
+                    .await
+                    .unwrap_or_else(Admission::failed);
+                let headers = admission.status.map(|status| (status, admission.refused));
+                let query = match (checked, admission.result) {
+                    (Ok(query), Ok(())) => query,
+                    (Err(error), _) | (Ok(_), Err(error)) => {
+                        return QueryOutcome {
+                            result: Err(error),
+                            quota: headers,
+                        }
+                    }
+                };
+                let api_name = query.dataset.api_name.to_string();
+                let result = fetch(query, identity.grant).await;
+                quota.do_send(Record(CallRecord {
+                    request_id: msg.request_id,
+                    key_id,
+                    api_name,
+                    code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
+                    rows: result.as_ref().map_or(0, |page| page.returned) as i32,
+                    latency_us: started.elapsed().as_micros() as i64,
+                    called_at: clock.now(),
+                }));
+                QueryOutcome {
+                    result,
+                    quota: headers,
                 }
-            };
-            let api_name = query.dataset.api_name.to_string();
-            let result = fetch(query, identity.grant).await;
-            quota.do_send(Record(CallRecord {
-                request_id: msg.request_id,
-                key_id,
-                api_name,
-                code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
-                rows: result.as_ref().map_or(0, |page| page.returned) as i32,
-                latency_us: started.elapsed().as_micros() as i64,
-                called_at: clock.now(),
-            }));
-            QueryOutcome {
-                result,
-                quota: headers,
             }
-        })
+            .instrument(span),
+        )
     }
 }
 
@@ -222,6 +230,7 @@ impl Handler<ShowMembership> for FrontActor {
                     span: msg.span.clone(),
                 })
                 .await??;
+            record_caller(&msg.span, &identity.caller);
             let seen = datasets
                 .send(Describe {
                     grant: identity.grant.clone(),

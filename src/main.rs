@@ -33,15 +33,18 @@ async fn main() -> ExitCode {
     // `iq-service import FILE...`: quote files from a shell, through the import path.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("import") {
-        telemetry::init(settings.log_format, "warn");
-        return iq_service::import_command::run(settings, &args[1..]).await;
+        let telemetry = telemetry::init(settings.log_format, "warn");
+        let code = iq_service::import_command::run(settings, &args[1..]).await;
+        telemetry.shutdown();
+        return code;
     }
-    telemetry::init(settings.log_format, "info");
+    let telemetry = telemetry::init(settings.log_format, "info");
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,
         Err(err) => {
             tracing::error!(error = %err, "start-up failed");
             eprintln!("start-up failed: {err}");
+            telemetry.shutdown();
             return ExitCode::FAILURE;
         }
     };
@@ -54,11 +57,17 @@ async fn main() -> ExitCode {
         "listening; try: curl -s -X POST http://{host}:{}/api/v1/query -H 'Content-Type: application/json' -d '{{\"api_name\":\"index_latest\"}}'",
         app.port()
     );
-    match app.run_until_stopped().await {
+    if let Some(port) = app.metrics_port() {
+        tracing::info!(port, "serving /metrics on METRICS_ADDR");
+    }
+    let code = match app.run_until_stopped().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!(error = %err, "server failed");
             ExitCode::FAILURE
         }
-    }
+    };
+    // Last, so the spans of shutdown itself are exported too.
+    telemetry.shutdown();
+    code
 }

@@ -4,6 +4,7 @@
 //! An advisory lock serialises instances that start together on one database.
 
 use chrono::NaiveDate;
+use iq_actors::db::Traced;
 use tokio_postgres::NoTls;
 
 mod embedded {
@@ -27,7 +28,8 @@ pub async fn check_ready(pool: &deadpool_postgres::Pool) -> Result<(), String> {
         .await
         .map_err(|e| format!("database unreachable: {e}"))?;
     let row = client
-        .query_one(
+        .query_one_named(
+            "readiness.schema_version",
             "SELECT coalesce(max(version), 0) FROM refinery_schema_history",
             &[],
         )
@@ -78,7 +80,11 @@ pub async fn prepare(
         .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
     let connection = tokio::spawn(connection);
     client
-        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .execute_named(
+            "migrations.lock",
+            "SELECT pg_advisory_lock($1)",
+            &[&MIGRATION_LOCK],
+        )
         .await
         .map_err(|e| e.to_string())?;
     let report = embedded::migrations::runner()
@@ -105,7 +111,11 @@ pub async fn prepare(
         }
     }
     client
-        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .execute_named(
+            "migrations.unlock",
+            "SELECT pg_advisory_unlock($1)",
+            &[&MIGRATION_LOCK],
+        )
         .await
         .map_err(|e| e.to_string())?;
     drop(client);

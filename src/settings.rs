@@ -74,6 +74,8 @@ pub enum LogFormat {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub listen_addr: String,
+    /// Where `/metrics` is served instead of `listen_addr` (`METRICS_ADDR`).
+    pub metrics_addr: Option<String>,
     pub database: Database,
     pub service_tz: Tz,
     /// Server-wide cap on `limit` (1..=5000).
@@ -219,6 +221,7 @@ impl Settings {
         }
         Ok(Settings {
             listen_addr: var("LISTEN_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            metrics_addr: var("METRICS_ADDR"),
             database,
             service_tz: parsed("SERVICE_TZ", chrono_tz::Asia::Shanghai)?,
             max_limit,

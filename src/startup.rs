@@ -43,6 +43,28 @@ pub enum StartupError {
     },
 }
 
+/// The `METRICS_ADDR` listener: `/metrics` only, one worker, no signal handling of its
+/// own (the main server's shutdown stops it).
+fn metrics_server(addr: &str, state: web::Data<AppState>) -> Result<(u16, Server), StartupError> {
+    let listen = |source| StartupError::Listen {
+        addr: addr.to_owned(),
+        source,
+    };
+    let listener = TcpListener::bind(addr).map_err(listen)?;
+    let port = listener.local_addr().map_err(listen)?.port();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .configure(routes::configure_metrics)
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .map_err(listen)?
+    .run();
+    Ok((port, server))
+}
+
 /// How long shutdown waits for the last quota flush when the database is slow.
 const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -66,6 +88,8 @@ pub async fn open_database(
 pub struct Application {
     port: u16,
     server: Server,
+    /// The `METRICS_ADDR` listener and its port, when `/metrics` has its own.
+    metrics: Option<(u16, Server)>,
     quota: actix::Addr<QuotaActor>,
     bus: ChangeBus,
     pool: deadpool_postgres::Pool,
@@ -165,11 +189,16 @@ impl Application {
         };
         let listener = TcpListener::bind(&settings.listen_addr).map_err(listen)?;
         let port = listener.local_addr().map_err(listen)?.port();
+        let separate_metrics = settings.metrics_addr.is_some();
+        let metrics = match &settings.metrics_addr {
+            Some(addr) => Some(metrics_server(addr, state.clone())?),
+            None => None,
+        };
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
-                .configure(routes::configure)
+                .configure(|cfg| routes::configure(cfg, !separate_metrics))
         });
         if let Some(workers) = settings.workers {
             server = server.workers(workers);
@@ -178,6 +207,7 @@ impl Application {
         Ok(Application {
             port,
             server,
+            metrics,
             quota,
             bus: change_bus,
             pool: pool.clone(),
@@ -187,6 +217,11 @@ impl Application {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port of the `METRICS_ADDR` listener, when there is one.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(port, _)| *port)
     }
 
     /// Stops the server from elsewhere (tests; signals do this in production).
@@ -203,7 +238,15 @@ impl Application {
     /// gives quota leases back and writes usage and the call log, then stops the
     /// embedded PostgreSQL if this process started one.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let metrics = self.metrics.map(|(_, server)| {
+            let handle = server.handle();
+            (actix_web::rt::spawn(server), handle)
+        });
         let result = self.server.await;
+        if let Some((task, handle)) = metrics {
+            handle.stop(false).await;
+            let _ = task.await;
+        }
         tracing::info!("stopped accepting; writing quota usage");
         match self
             .quota

@@ -19,6 +19,8 @@ use rand::distributions::{Alphanumeric, DistString};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
 
+use crate::db::Traced;
+
 /// The one Postgres channel every instance listens on.
 pub const CHANNEL: &str = "iq_changes";
 
@@ -92,12 +94,16 @@ impl ChangeBus {
     /// transaction commits (or at once outside a transaction).
     pub async fn notify(
         &self,
-        client: &impl deadpool_postgres::GenericClient,
+        client: &impl Traced,
         change: Change,
     ) -> Result<(), tokio_postgres::Error> {
         let payload = format!("{} {}", change.payload(), self.instance);
         client
-            .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
+            .execute_named(
+                "changes.notify",
+                "SELECT pg_notify($1, $2)",
+                &[&CHANNEL, &payload],
+            )
             .await
             .map(drop)
     }
@@ -108,12 +114,12 @@ impl ChangeBus {
         &self,
         pool: &deadpool_postgres::Pool,
         change: Change,
-        write: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> Result<T, crate::ApiError>,
+        write: impl AsyncFnOnce(&tokio_postgres::Transaction<'_>) -> Result<T, crate::ApiError>,
     ) -> Result<T, crate::ApiError> {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
         let out = write(&tx).await?;
-        self.notify(&tx, change).await?;
+        self.notify(&*tx, change).await?;
         tx.commit().await?;
         self.publish(change).await;
         Ok(out)
@@ -209,6 +215,8 @@ async fn subscribe(config: &tokio_postgres::Config) -> Result<Subscription, toki
             }
         }
     });
-    client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
+    client
+        .batch_execute_named("changes.listen", &format!("LISTEN {CHANNEL}"))
+        .await?;
     Ok(Subscription { client, messages })
 }

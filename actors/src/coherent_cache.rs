@@ -16,6 +16,9 @@ use std::time::Duration;
 
 use moka::future::{Cache, CacheBuilder};
 
+use tracing::Instrument;
+
+use crate::metrics::metrics;
 use crate::ApiError;
 
 #[derive(Clone)]
@@ -25,6 +28,8 @@ struct Tagged<V> {
 }
 
 pub struct CoherentCache<K, V> {
+    /// The `cache` label of its metrics and spans.
+    name: &'static str,
     entries: Cache<K, Tagged<V>>,
     generation: AtomicU64,
 }
@@ -40,17 +45,22 @@ where
 {
     /// At most `capacity` entries. `ttl` is only a safety net: changes reach the cache
     /// through [`Self::invalidate_all`].
-    pub fn new(capacity: u64, ttl: Duration) -> Self {
-        Self::build(Cache::builder().max_capacity(capacity).time_to_live(ttl))
+    pub fn new(name: &'static str, capacity: u64, ttl: Duration) -> Self {
+        Self::build(
+            name,
+            Cache::builder().max_capacity(capacity).time_to_live(ttl),
+        )
     }
 
     /// At most `budget` in the units `weigh` measures entries in.
     pub fn weighted(
+        name: &'static str,
         budget: u64,
         ttl: Duration,
         weigh: impl Fn(&V) -> u32 + Send + Sync + 'static,
     ) -> Self {
         Self::build(
+            name,
             Cache::builder()
                 .max_capacity(budget)
                 .weigher(move |_, tagged: &Tagged<V>| weigh(&tagged.value))
@@ -58,16 +68,37 @@ where
         )
     }
 
-    fn build(builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>) -> Self {
+    fn build(name: &'static str, builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>) -> Self {
         CoherentCache {
+            name,
             entries: builder.build(),
             generation: AtomicU64::new(0),
         }
     }
 
     /// The cached value, or `load`'s. `loaded` tells whether this call ran `load` (a
-    /// cache miss) or was served (a hit, or a wait on another request's load).
+    /// cache miss) or was served (a hit, or a wait on another request's load). Each
+    /// lookup is a `cache.lookup` span (a miss's statements are its children) and a
+    /// sample of `iq_cache_lookups_total`.
     pub async fn get_or_load<Q, F, Fut>(&self, key: &Q, load: F) -> Result<Lookup<V>, ApiError>
+    where
+        K: Borrow<Q>,
+        Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<V, ApiError>>,
+    {
+        let span = tracing::info_span!(
+            "cache.lookup",
+            cache.name = self.name,
+            cache.hit = tracing::field::Empty,
+        );
+        let lookup = self.lookup(key, load).instrument(span.clone()).await?;
+        span.record("cache.hit", !lookup.loaded);
+        metrics().cache_lookup(self.name, !lookup.loaded);
+        Ok(lookup)
+    }
+
+    async fn lookup<Q, F, Fut>(&self, key: &Q, load: F) -> Result<Lookup<V>, ApiError>
     where
         K: Borrow<Q>,
         Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
@@ -123,7 +154,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_load_that_straddles_an_invalidation_is_not_served_after_it() {
-        let cache = CoherentCache::<String, u32>::new(10, Duration::from_secs(60));
+        let cache = CoherentCache::<String, u32>::new("test", 10, Duration::from_secs(60));
         // The load reads the old value, then the change lands before it is inserted.
         let stale = cache
             .get_or_load("k", || async {
@@ -149,7 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn concurrent_misses_of_one_key_load_once() {
-        let cache = CoherentCache::<String, u32>::new(10, Duration::from_secs(60));
+        let cache = CoherentCache::<String, u32>::new("test", 10, Duration::from_secs(60));
         let loads = AtomicU64::new(0);
         let lookups = (0..8).map(|_| {
             cache.get_or_load("k", || async {

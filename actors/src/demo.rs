@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::Client;
 
 use crate::changes::Change;
+use crate::db::Traced;
 use crate::imports::{workbook, ImportOutcome, Importer, Source};
 use crate::quotes::store::replace_calendar;
 use crate::quotes::QuoteRow;
@@ -215,7 +216,8 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
 /// Whether the database holds no market data yet (no calendar and no quotes).
 pub async fn is_empty(client: &Client) -> Result<bool, ApiError> {
     let row = client
-        .query_one(
+        .query_one_named(
+            "demo.check_empty",
             "SELECT NOT EXISTS (SELECT 1 FROM trade_calendar) AND NOT EXISTS (SELECT 1 FROM index_quotes)",
             &[],
         )

@@ -5,10 +5,9 @@
 
 use std::sync::Arc;
 
-use tokio_postgres::GenericClient;
-
 use crate::caller::{Audience, Grant};
 use crate::catalogue::Dataset;
+use crate::db::Traced;
 use crate::ApiError;
 
 /// The back-office public level of an index.
@@ -62,9 +61,13 @@ impl IndexRegistry {
         IndexRegistry { indexes }
     }
 
-    pub async fn load(client: &impl GenericClient) -> Result<Self, ApiError> {
+    pub async fn load(client: &impl Traced) -> Result<Self, ApiError> {
         let rows = client
-            .query("SELECT index_code, sort_no, visibility FROM indexes", &[])
+            .query_named(
+                "indexes.load",
+                "SELECT index_code, sort_no, visibility FROM indexes",
+                &[],
+            )
             .await?;
         let mut indexes = Vec::with_capacity(rows.len());
         for row in rows {

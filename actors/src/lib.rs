@@ -20,6 +20,7 @@ pub mod demo;
 pub mod error;
 pub mod imports;
 pub mod indexes;
+pub mod metrics;
 pub mod query;
 pub mod quota;
 pub mod quotes;

@@ -1,7 +1,12 @@
 //! Per-request context: a fresh `request_id` (`req_` + a time-ordered UUID), the
-//! request's root span (every log line of the request runs inside it), the
-//! `X-Request-Id` header, one access-log line, and an envelope for any error response
-//! that did not come from a handler (unknown path, wrong method, framework refusals).
+//! request's root span (every log line of the request runs inside it, and it is the root
+//! of the request's trace, continuing an incoming W3C `traceparent`), the `X-Request-Id`
+//! header, one access-log line, the request metrics, and an envelope for any error
+//! response that did not come from a handler (unknown path, wrong method, framework
+//! refusals).
+//!
+//! The root span carries who called (`caller`: key, session or visitor; `key_id` or
+//! `user_id`), never a credential.
 
 use std::future::{ready, Ready};
 use std::sync::Arc;
@@ -12,10 +17,14 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, FromRequest, HttpMessage, HttpRequest};
+use iq_actors::metrics::{metrics, RequestLabels};
 use iq_actors::{ApiError, ErrorCode};
-use tracing::{field, Instrument};
+use opentelemetry::trace::TraceContextExt;
+use tracing::{field, Instrument, Span};
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use super::envelope::{failure, BusinessCode};
+use crate::telemetry::propagation::remote_parent;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
@@ -56,12 +65,22 @@ pub async fn request_context(
     let request_id = RequestId::generate();
     let span = tracing::info_span!(
         "request",
+        otel.kind = "server",
+        otel.status_code = field::Empty,
         request_id = %request_id,
-        method = %req.method(),
-        path = %req.path(),
-        status = field::Empty,
+        http.request.method = %req.method(),
+        url.path = %req.path(),
+        http.route = field::Empty,
+        http.response.status_code = field::Empty,
         code = field::Empty,
+        caller = field::Empty,
+        key_id = field::Empty,
+        user_id = field::Empty,
+        dataset = field::Empty,
     );
+    // Before anything starts the span, so sampling follows the caller's decision.
+    let _ = span.set_parent(remote_parent(req.headers()));
+    let method = req.method().clone();
     req.extensions_mut().insert(request_id.clone());
     let started = Instant::now();
 
@@ -94,8 +113,37 @@ pub async fn request_context(
         .get::<BusinessCode>()
         .map_or(0, |c| c.0);
     let status = response.status().as_u16();
-    span.record("status", status);
+    let route = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let dataset = response
+        .response()
+        .extensions()
+        .get::<QueryDataset>()
+        .map_or("", |d| d.0);
+    // The span has started by now (a log line reads its ids), so the name is set on the
+    // OpenTelemetry span itself: `{method} {route}`, as the conventions name server spans.
+    span.context()
+        .span()
+        .update_name(format!("{method} {route}"));
+    span.record("http.route", route.as_str());
+    span.record("http.response.status_code", status);
     span.record("code", code);
+    if !dataset.is_empty() {
+        span.record("dataset", dataset);
+    }
+    if status >= 500 {
+        span.record("otel.status_code", "error");
+    }
+    metrics()
+        .requests
+        .get_or_create(&RequestLabels {
+            route,
+            dataset: dataset.to_owned(),
+            code,
+        })
+        .observe(started.elapsed().as_secs_f64());
     span.in_scope(|| {
         tracing::info!(
             latency_ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -105,6 +153,30 @@ pub async fn request_context(
         );
     });
     Ok(response)
+}
+
+/// The dataset a query asked for (a catalogue name, so a bounded label), left in the
+/// response's extensions by the query handler for the trace and the metrics.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryDataset(pub &'static str);
+
+/// Records who is calling on the request's root span (`caller` and the key or user id),
+/// from wherever the identity is resolved. `span` is the root span or a child of it.
+pub fn record_caller(span: &Span, caller: &iq_actors::caller::Caller) {
+    use iq_actors::caller::Caller;
+    span.record("caller", caller.kind());
+    match caller {
+        Caller::Key {
+            key_id, user_id, ..
+        } => {
+            span.record("key_id", key_id.as_str());
+            span.record("user_id", *user_id);
+        }
+        Caller::Session(account) => {
+            span.record("user_id", account.user_id);
+        }
+        Caller::Visitor => {}
+    }
 }
 
 /// An envelope for an error the framework produced before or instead of a handler.

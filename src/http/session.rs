@@ -43,6 +43,9 @@ pub async fn require(
         ));
     };
     let session = state.accounts.session(&id).await?.require()?;
+    let span = tracing::Span::current();
+    span.record("caller", "session");
+    span.record("user_id", session.account.user_id);
     let role = match access {
         Access::Read(role) => role,
         Access::Write(role) => {

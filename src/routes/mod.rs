@@ -9,6 +9,7 @@ mod health;
 mod imports;
 mod keys;
 mod membership;
+mod metrics;
 mod query;
 mod session;
 
@@ -29,7 +30,8 @@ pub struct AppState {
     pub cookie_secure: bool,
     /// The largest quote file an import accepts.
     pub import_max_bytes: usize,
-    /// For `/readyz` only; every other handler goes through an actor or `Accounts`.
+    /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
+    /// `Accounts`.
     pub pool: deadpool_postgres::Pool,
 }
 
@@ -39,9 +41,13 @@ impl AppState {
     }
 }
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+/// The service's routes; `/metrics` too unless it has its own listener.
+pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
     cfg.route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz));
+    if with_metrics {
+        configure_metrics(cfg);
+    }
     cfg.service(
         web::scope("/api/v1")
             .route("/query", web::post().to(query::query))
@@ -67,6 +73,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 web::patch().to(admin::patch_index),
             ),
     );
+}
+
+/// `/metrics` alone, for the listener of `METRICS_ADDR`.
+pub fn configure_metrics(cfg: &mut web::ServiceConfig) {
+    cfg.route("/metrics", web::get().to(metrics::metrics_text));
 }
 
 /// What a query presents: a present `X-API-Key` header, even empty or unreadable,

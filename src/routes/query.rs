@@ -7,6 +7,7 @@ use tracing::Span;
 
 use super::{credentials, AppState};
 use crate::front::{QueryOutcome, RunQuery};
+use crate::http::request_context::QueryDataset;
 use crate::http::{envelope, json_body, rate_limit, RequestId};
 use iq_actors::ApiError;
 
@@ -20,6 +21,12 @@ pub async fn query(
         Ok(body) => body,
         Err(error) => return envelope::failure(&request_id, &error),
     };
+    // A catalogue name, so the label set stays bounded whatever the body says.
+    let dataset = body
+        .get("api_name")
+        .and_then(|v| v.as_str())
+        .and_then(iq_actors::catalogue::dataset)
+        .map(|d| d.api_name);
     let message = RunQuery {
         request_id: request_id.as_str().to_string(),
         credentials: credentials(&req),
@@ -37,6 +44,9 @@ pub async fn query(
     };
     if let Some((status, refused)) = &outcome.quota {
         rate_limit::apply(&mut response, status, *refused);
+    }
+    if let Some(dataset) = dataset {
+        response.extensions_mut().insert(QueryDataset(dataset));
     }
     response
 }

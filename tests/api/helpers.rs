@@ -68,6 +68,7 @@ impl Default for Spawn {
 pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
     Settings {
         listen_addr: "127.0.0.1:0".into(),
+        metrics_addr: None,
         database,
         service_tz: chrono_tz::Asia::Shanghai,
         max_limit: 5000,

@@ -1,9 +1,9 @@
 //! Index settings a super administrator may change (D7): display name, sort order and
 //! visibility (the back-office public level).
 
-use deadpool_postgres::GenericClient;
 use serde::{Deserialize, Serialize};
 
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// `PATCH /api/v1/admin/indexes/{index_code}`.
@@ -26,7 +26,7 @@ pub struct IndexSettings {
 const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
 
 pub async fn patch(
-    client: &impl GenericClient,
+    client: &impl Traced,
     index_code: &str,
     patch: IndexPatch,
 ) -> Result<IndexSettings, ApiError> {
@@ -45,7 +45,8 @@ pub async fn patch(
         }
     }
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "index_settings.update",
             "UPDATE indexes SET visibility = COALESCE($2, visibility), \
              sort_no = COALESCE($3, sort_no), index_name = COALESCE($4, index_name), \
              updated_at = now() WHERE index_code = $1 \

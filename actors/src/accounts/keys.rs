@@ -9,7 +9,6 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use ipnet::IpNet;
 use rand::distributions::{Alphanumeric, DistString};
 use serde::{Deserialize, Serialize};
@@ -17,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::api_key::{self, KeyHash, KeyHasher};
 use crate::caller::{Account, Tier};
 use crate::catalogue::Scope;
+use crate::db::Traced;
 use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
@@ -49,12 +49,10 @@ impl KeyRecord {
     }
 }
 
-pub async fn find(
-    client: &impl GenericClient,
-    hash: &KeyHash,
-) -> Result<Option<KeyRecord>, ApiError> {
+pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyRecord>, ApiError> {
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "keys.lookup",
             "SELECT k.key_id, k.user_id, k.scopes, k.index_codes, k.ip_allowlist, k.per_minute, \
                     k.per_day, k.expires_at, k.active, k.deleted_at IS NOT NULL, u.active, \
                     u.api_access, u.tier \
@@ -192,7 +190,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
 /// Each index code must exist; duplicates are folded. An empty list is refused: it
 /// would make a key that can read nothing.
 async fn check_index_codes(
-    client: &impl GenericClient,
+    client: &impl Traced,
     codes: Vec<String>,
 ) -> Result<Vec<String>, ApiError> {
     if codes.is_empty() {
@@ -206,7 +204,8 @@ async fn check_index_codes(
         .into_iter()
         .collect();
     let known: Vec<String> = client
-        .query(
+        .query_named(
+            "keys.check_index_codes",
             "SELECT index_code FROM indexes WHERE index_code = ANY($1)",
             &[&codes],
         )
@@ -278,7 +277,7 @@ fn check_limit(field: &str, value: Option<i32>) -> Result<(), ApiError> {
 /// Creates a key with every public scope. Run it in a transaction: the owner's row is
 /// locked so two concurrent creations cannot both pass the tier's key count.
 pub async fn create(
-    tx: &impl GenericClient,
+    tx: &impl Traced,
     hasher: &KeyHasher,
     owner: &Account,
     new: NewKey,
@@ -294,7 +293,8 @@ pub async fn create(
         None => None,
     };
     let row = tx
-        .query_one(
+        .query_one_named(
+            "keys.lock_owner",
             "SELECT tier, api_access FROM users WHERE user_id = $1 FOR UPDATE",
             &[&owner.user_id],
         )
@@ -318,7 +318,8 @@ pub async fn create(
         Alphanumeric.sample_string(&mut rand::rngs::OsRng, 16)
     );
     let row = tx
-        .query_one(
+        .query_one_named(
+            "keys.insert",
             &format!(
                 "INSERT INTO api_keys (key_id, user_id, name, key_hash, key_hint, scopes, \
                  index_codes, ip_allowlist, expires_at, created_at) \
@@ -344,16 +345,13 @@ pub async fn create(
     })
 }
 
-async fn check_key_count(
-    client: &impl GenericClient,
-    user_id: i64,
-    tier: &Tier,
-) -> Result<(), ApiError> {
+async fn check_key_count(client: &impl Traced, user_id: i64, tier: &Tier) -> Result<(), ApiError> {
     let Some(max) = tier.max_keys else {
         return Ok(());
     };
     let held: i64 = client
-        .query_one(
+        .query_one_named(
+            "keys.count",
             "SELECT count(*) FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL",
             &[&user_id],
         )
@@ -373,12 +371,13 @@ async fn check_key_count(
 
 /// The owner's keys, oldest first, deleted ones left out.
 pub async fn list(
-    client: &impl GenericClient,
+    client: &impl Traced,
     user_id: i64,
     now: DateTime<Utc>,
 ) -> Result<Vec<KeyView>, ApiError> {
     client
-        .query(
+        .query_named(
+            "keys.list",
             &format!(
                 "SELECT {VIEW_COLUMNS}, \
                         (SELECT used FROM quota_windows q WHERE q.key_id = api_keys.key_id \
@@ -405,13 +404,14 @@ fn no_key(id: &str) -> ApiError {
 /// Deletes one of the owner's keys; someone else's key is "not found", not "forbidden",
 /// so ids cannot be probed.
 pub async fn delete(
-    client: &impl GenericClient,
+    client: &impl Traced,
     user_id: i64,
     key_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let deleted = client
-        .execute(
+        .execute_named(
+            "keys.delete",
             "UPDATE api_keys SET deleted_at = $3 \
              WHERE key_id = $1 AND user_id = $2 AND deleted_at IS NULL",
             &[&key_id, &user_id, &now],
@@ -425,7 +425,7 @@ pub async fn delete(
 
 /// An administrator's change to any (not deleted) key.
 pub async fn patch(
-    client: &impl GenericClient,
+    client: &impl Traced,
     key_id: &str,
     patch: KeyPatch,
     now: DateTime<Utc>,
@@ -443,7 +443,8 @@ pub async fn patch(
     };
     // `$n IS NULL` keeps a column; the `set_*` flags say whether a nullable one is set.
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "keys.update",
             &format!(
                 "UPDATE api_keys SET \
                    active = COALESCE($2, active), \

@@ -7,8 +7,8 @@
 use std::net::IpAddr;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
-use deadpool_postgres::GenericClient;
 
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// Failed logins allowed per user name per calendar minute.
@@ -32,7 +32,7 @@ fn subjects(username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
 /// guesses cannot all slip past the limit; 42901 when it goes over. A login that then
 /// succeeds gives the count back with [`release`].
 pub async fn reserve(
-    client: &impl GenericClient,
+    client: &impl Traced,
     username: &str,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
@@ -41,7 +41,8 @@ pub async fn reserve(
     let mut over = false;
     for (subject, allowed) in subjects(username, ip) {
         let failures: i32 = client
-            .query_one(
+            .query_one_named(
+                "login_limit.count_failure",
                 "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
                  ON CONFLICT (subject, minute) DO UPDATE \
                  SET failures = login_failures.failures + 1 RETURNING failures",
@@ -53,7 +54,11 @@ pub async fn reserve(
     }
     let horizon = minute - TimeDelta::hours(1);
     client
-        .execute("DELETE FROM login_failures WHERE minute < $1", &[&horizon])
+        .execute_named(
+            "login_limit.prune",
+            "DELETE FROM login_failures WHERE minute < $1",
+            &[&horizon],
+        )
         .await?;
     if over {
         return Err(ApiError::new(
@@ -66,7 +71,7 @@ pub async fn reserve(
 
 /// Takes back the attempt [`reserve`] counted: the login succeeded.
 pub async fn release(
-    client: &impl GenericClient,
+    client: &impl Traced,
     username: &str,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
@@ -74,7 +79,8 @@ pub async fn release(
     let minute = minute(now);
     for (subject, _) in subjects(username, ip) {
         client
-            .execute(
+            .execute_named(
+                "login_limit.release",
                 "UPDATE login_failures SET failures = failures - 1 \
                  WHERE subject = $1 AND minute = $2 AND failures > 0",
                 &[&subject, &minute],

@@ -23,7 +23,8 @@ mod users;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use deadpool_postgres::{Pool, Transaction};
+use deadpool_postgres::Pool;
+use tokio_postgres::Transaction;
 
 pub use index_settings::{IndexPatch, IndexSettings};
 pub use keys::{find as keys_find, CreatedKey, KeyPatch, KeyRecord, KeyView, NewKey};
@@ -99,18 +100,18 @@ impl Accounts {
     ) -> Result<OpenedSession, ApiError> {
         let client = self.pool.get().await?;
         let now = self.clock.now();
-        let account = users::login(&client, credentials, ip, now).await?;
-        sessions::open(&client, account, now, self.policy).await
+        let account = users::login(&**client, credentials, ip, now).await?;
+        sessions::open(&**client, account, now, self.policy).await
     }
 
     pub async fn logout(&self, session_id: &str) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
-        sessions::close(&client, session_id).await
+        sessions::close(&**client, session_id).await
     }
 
     pub async fn session(&self, session_id: &str) -> Result<SessionLookup, ApiError> {
         let client = self.pool.get().await?;
-        sessions::resolve(&client, session_id, self.clock.now(), self.policy).await
+        sessions::resolve(&**client, session_id, self.clock.now(), self.policy).await
     }
 
     pub async fn create_key(&self, owner: &Account, new: NewKey) -> Result<CreatedKey, ApiError> {
@@ -123,7 +124,7 @@ impl Accounts {
 
     pub async fn list_keys(&self, owner: &Account) -> Result<Vec<KeyView>, ApiError> {
         let client = self.pool.get().await?;
-        keys::list(&client, owner.user_id, self.clock.now()).await
+        keys::list(&**client, owner.user_id, self.clock.now()).await
     }
 
     pub async fn delete_key(&self, owner: &Account, key_id: &str) -> Result<(), ApiError> {
@@ -155,12 +156,12 @@ impl Accounts {
     /// Any key's calls per UTC day (the admin usage endpoint).
     pub async fn key_usage(&self, key_id: &str, days: u32) -> Result<usage::KeyUsage, ApiError> {
         let client = self.pool.get().await?;
-        usage::of_key(&client, key_id, self.clock.now().date_naive(), days).await
+        usage::of_key(&**client, key_id, self.clock.now().date_naive(), days).await
     }
 
     pub async fn tiers(&self) -> Result<Vec<Tier>, ApiError> {
         let client = self.pool.get().await?;
-        tiers::list(&client).await
+        tiers::list(&**client).await
     }
 
     pub async fn replace_tier(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {

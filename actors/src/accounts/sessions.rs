@@ -5,10 +5,10 @@
 //! fixation). Activity is written back at most once a minute, not on every request.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use deadpool_postgres::GenericClient;
 
 use super::token::{self, Token};
 use crate::caller::{Account, Role};
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// How long a session lives (configurable; `SESSION_IDLE_MINUTES`, `SESSION_MAX_HOURS`).
@@ -85,7 +85,7 @@ impl SessionLookup {
 }
 
 pub async fn open(
-    client: &impl GenericClient,
+    client: &impl Traced,
     account: Account,
     now: DateTime<Utc>,
     policy: SessionPolicy,
@@ -94,7 +94,8 @@ pub async fn open(
     let csrf = Token::generate();
     let expires_at = now + policy.absolute;
     client
-        .execute(
+        .execute_named(
+            "sessions.insert",
             "INSERT INTO sessions (session_hash, user_id, csrf_hash, created_at, last_seen_at, expires_at) \
              VALUES ($1, $2, $3, $4, $4, $5)",
             &[
@@ -108,7 +109,11 @@ pub async fn open(
         .await?;
     // Expired sessions are of no use to anyone; clearing them here needs no timer.
     client
-        .execute("DELETE FROM sessions WHERE expires_at < $1", &[&now])
+        .execute_named(
+            "sessions.delete_expired",
+            "DELETE FROM sessions WHERE expires_at < $1",
+            &[&now],
+        )
         .await?;
     Ok(OpenedSession {
         id,
@@ -119,7 +124,7 @@ pub async fn open(
 }
 
 pub async fn resolve(
-    client: &impl GenericClient,
+    client: &impl Traced,
     presented: &str,
     now: DateTime<Utc>,
     policy: SessionPolicy,
@@ -129,7 +134,8 @@ pub async fn resolve(
     }
     let digest = token::digest(presented);
     let Some(row) = client
-        .query_opt(
+        .query_opt_named(
+            "sessions.lookup",
             "SELECT s.user_id, s.csrf_hash, s.last_seen_at, s.expires_at, u.username, u.role, \
                     u.tier, u.active \
              FROM sessions s JOIN users u USING (user_id) WHERE s.session_hash = $1",
@@ -150,7 +156,8 @@ pub async fn resolve(
     }
     if now - last_seen >= TOUCH_EVERY {
         client
-            .execute(
+            .execute_named(
+                "sessions.touch",
                 "UPDATE sessions SET last_seen_at = $2 WHERE session_hash = $1",
                 &[&digest.as_slice(), &now],
             )
@@ -170,9 +177,10 @@ pub async fn resolve(
 }
 
 /// Ends a session (logout); ending one that does not exist is not an error.
-pub async fn close(client: &impl GenericClient, presented: &str) -> Result<(), ApiError> {
+pub async fn close(client: &impl Traced, presented: &str) -> Result<(), ApiError> {
     client
-        .execute(
+        .execute_named(
+            "sessions.delete",
             "DELETE FROM sessions WHERE session_hash = $1",
             &[&token::digest(presented).as_slice()],
         )

@@ -1,25 +1,30 @@
 //! Tier and entitlement settings (spec part 8, D7): read for every identity, changed
 //! only by a super administrator.
 
-use deadpool_postgres::GenericClient;
 use serde::Deserialize;
 
 use crate::caller::Tier;
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 const COLUMNS: &str = "tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes";
 
 /// Both tiers, free first.
-pub async fn list(client: &impl GenericClient) -> Result<Vec<Tier>, ApiError> {
+pub async fn list(client: &impl Traced) -> Result<Vec<Tier>, ApiError> {
     let rows = client
-        .query(&format!("SELECT {COLUMNS} FROM tiers ORDER BY tier"), &[])
+        .query_named(
+            "tiers.list",
+            &format!("SELECT {COLUMNS} FROM tiers ORDER BY tier"),
+            &[],
+        )
         .await?;
     rows.iter().map(from_row).collect()
 }
 
-pub async fn load(client: &impl GenericClient, name: &str) -> Result<Tier, ApiError> {
+pub async fn load(client: &impl Traced, name: &str) -> Result<Tier, ApiError> {
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "tiers.load",
             &format!("SELECT {COLUMNS} FROM tiers WHERE tier = $1"),
             &[&name],
         )
@@ -93,13 +98,14 @@ impl TierSettings {
 
 /// Replaces a tier's settings; the caller commits and announces the change.
 pub async fn replace(
-    client: &impl GenericClient,
+    client: &impl Traced,
     name: &str,
     settings: &TierSettings,
 ) -> Result<Tier, ApiError> {
     settings.check()?;
     let updated = client
-        .execute(
+        .execute_named(
+            "tiers.update",
             "UPDATE tiers SET per_minute = $2, per_day = $3, max_rows = $4, max_keys = $5, \
              delay_days = $6, member_indexes = $7, updated_at = now() WHERE tier = $1",
             &[

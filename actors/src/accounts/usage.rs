@@ -2,9 +2,9 @@
 //! flushed them (so at most one flush interval behind, `QUOTA_FLUSH_MS`).
 
 use chrono::{NaiveDate, NaiveTime, TimeDelta};
-use deadpool_postgres::GenericClient;
 use serde::Serialize;
 
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// Longest history one request may ask for.
@@ -32,13 +32,14 @@ pub struct DayUsage {
 
 /// Any key's usage over the `days` UTC days up to `today`; a deleted key's too.
 pub async fn of_key(
-    client: &impl GenericClient,
+    client: &impl Traced,
     key_id: &str,
     today: NaiveDate,
     days: u32,
 ) -> Result<KeyUsage, ApiError> {
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "usage.key_limits",
             "SELECT k.user_id, u.tier, \
                     least(coalesce(k.per_minute, t.per_minute), t.per_minute), \
                     least(coalesce(k.per_day, t.per_day), t.per_day) \
@@ -54,7 +55,8 @@ pub async fn of_key(
     let first = today - TimeDelta::days(i64::from(days.max(1)) - 1);
     let start = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
     let used = client
-        .query(
+        .query_named(
+            "usage.daily_calls",
             "SELECT window_start, used FROM quota_windows \
              WHERE key_id = $1 AND span = 'day' AND window_start BETWEEN $2 AND $3",
             &[&key_id, &start(first), &start(today)],

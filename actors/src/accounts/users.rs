@@ -6,11 +6,11 @@
 use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use serde::{Deserialize, Serialize};
 
 use super::password;
 use crate::caller::{Account, Role};
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// `POST /api/v1/setup`, `POST /api/v1/auth/login`.
@@ -93,17 +93,19 @@ fn duplicate_or(error: tokio_postgres::Error, username: &str) -> ApiError {
 }
 
 /// Creates the first super administrator, once (then 40901). Run it in a transaction.
-pub async fn setup(
-    tx: &impl GenericClient,
-    credentials: Credentials,
-) -> Result<UserView, ApiError> {
+pub async fn setup(tx: &impl Traced, credentials: Credentials) -> Result<UserView, ApiError> {
     check_username(&credentials.username)?;
     let hash = hash_password(credentials.password).await?;
     // Two concurrent set-ups must not both see "no super administrator yet".
-    tx.execute("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", &[])
-        .await?;
+    tx.execute_named(
+        "users.lock",
+        "LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE",
+        &[],
+    )
+    .await?;
     let exists: bool = tx
-        .query_one(
+        .query_one_named(
+            "users.super_admin_exists",
             "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
             &[],
         )
@@ -116,7 +118,8 @@ pub async fn setup(
         ));
     }
     let row = tx
-        .query_one(
+        .query_one_named(
+            "users.insert_super_admin",
             &format!(
                 "INSERT INTO users (username, password_hash, role, tier) \
                  VALUES ($1, $2, 'super_admin', 'pro') RETURNING {USER_COLUMNS}"
@@ -130,7 +133,7 @@ pub async fn setup(
 
 /// Checks a user name and password; the limit of D6 applies before any password work.
 pub async fn login(
-    client: &impl GenericClient,
+    client: &impl Traced,
     credentials: Credentials,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
@@ -149,7 +152,8 @@ pub async fn login(
     }
     super::login_limit::reserve(client, &username, ip, now).await?;
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "users.find_login",
             "SELECT user_id, password_hash, role, active FROM users WHERE username = $1",
             &[&username],
         )
@@ -181,7 +185,7 @@ fn parse_role(text: &str) -> Result<Role, ApiError> {
     Role::parse(text).ok_or_else(|| ApiError::internal(format_args!("unknown role {text:?}")))
 }
 
-pub async fn create(client: &impl GenericClient, new: NewUser) -> Result<UserView, ApiError> {
+pub async fn create(client: &impl Traced, new: NewUser) -> Result<UserView, ApiError> {
     check_username(&new.username)?;
     let role = match new.role.as_deref() {
         None => Role::User,
@@ -193,7 +197,8 @@ pub async fn create(client: &impl GenericClient, new: NewUser) -> Result<UserVie
     check_tier(&tier)?;
     let hash = hash_password(new.password).await?;
     let row = client
-        .query_one(
+        .query_one_named(
+            "users.insert",
             &format!(
                 "INSERT INTO users (username, password_hash, role, tier) VALUES ($1, $2, $3, $4) \
                  RETURNING {USER_COLUMNS}"
@@ -205,18 +210,15 @@ pub async fn create(client: &impl GenericClient, new: NewUser) -> Result<UserVie
     view(&row)
 }
 
-pub async fn patch(
-    client: &impl GenericClient,
-    id: &str,
-    patch: UserPatch,
-) -> Result<UserView, ApiError> {
+pub async fn patch(client: &impl Traced, id: &str, patch: UserPatch) -> Result<UserView, ApiError> {
     if let Some(tier) = &patch.tier {
         check_tier(tier)?;
     }
     let not_found = || ApiError::new(ErrorCode::NotFound, format!("no user with id '{id}'"));
     let user_id: i64 = id.parse().map_err(|_| not_found())?;
     let row = client
-        .query_opt(
+        .query_opt_named(
+            "users.update",
             &format!(
                 "UPDATE users SET tier = COALESCE($2, tier), active = COALESCE($3, active), \
                  api_access = COALESCE($4, api_access) WHERE user_id = $1 RETURNING {USER_COLUMNS}"

@@ -23,6 +23,7 @@ use crate::caller::{Caller, Credentials, Identity, Tier};
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
+use crate::db::Traced;
 use crate::quota::Limits;
 use crate::{ApiError, ErrorCode};
 
@@ -58,9 +59,9 @@ impl AuthActor {
                 clock,
                 hasher,
                 policy,
-                tiers: CoherentCache::new(16, SAFETY_TTL),
-                keys: CoherentCache::new(KEY_CAPACITY, SAFETY_TTL),
-                initialized: CoherentCache::new(1, SAFETY_TTL),
+                tiers: CoherentCache::new("tiers", 16, SAFETY_TTL),
+                keys: CoherentCache::new("keys", KEY_CAPACITY, SAFETY_TTL),
+                initialized: CoherentCache::new("site_status", 1, SAFETY_TTL),
             }),
         }
     }
@@ -127,7 +128,7 @@ impl AuthService {
             .tiers
             .get_or_load(name, || async {
                 let client = self.pool.get().await?;
-                Ok(Arc::new(tiers::load(&client, name).await?))
+                Ok(Arc::new(tiers::load(&**client, name).await?))
             })
             .await?;
         Ok(lookup.value)
@@ -141,7 +142,8 @@ impl AuthService {
             .get_or_load(&(), || async {
                 let client = self.pool.get().await?;
                 let row = client
-                    .query_one(
+                    .query_one_named(
+                        "users.super_admin_exists",
                         "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
                         &[],
                     )
@@ -159,7 +161,7 @@ impl AuthService {
     async fn session(&self, id: &str) -> Result<Identity, ApiError> {
         let lookup = {
             let client = self.pool.get().await?;
-            sessions::resolve(&client, id, self.clock.now(), self.policy).await?
+            sessions::resolve(&**client, id, self.clock.now(), self.policy).await?
         };
         match lookup {
             SessionLookup::Active(session) => {
@@ -180,7 +182,7 @@ impl AuthService {
             .keys
             .get_or_load(&hash, || async {
                 let client = self.pool.get().await?;
-                Ok(keys_find(&client, &hash).await?.map(Arc::new))
+                Ok(keys_find(&**client, &hash).await?.map(Arc::new))
             })
             .await?
             .value

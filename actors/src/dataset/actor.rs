@@ -22,6 +22,7 @@ use crate::caller::Grant;
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
+use crate::db::Traced;
 use crate::indexes::{IndexRegistry, View};
 use crate::query::{ParamValue, Query};
 use crate::ApiError;
@@ -65,17 +66,20 @@ struct PageKey {
 impl DatasetActor {
     pub fn new(pool: Pool, clock: Arc<dyn Clock>, settings: DatasetSettings) -> Self {
         let ttl = settings.page_ttl;
-        let pages = CoherentCache::weighted(settings.page_cache_bytes, ttl, |page: &Arc<Page>| {
-            u32::try_from(page.data.get().len()).unwrap_or(u32::MAX)
-        });
+        let pages = CoherentCache::weighted(
+            "pages",
+            settings.page_cache_bytes,
+            ttl,
+            |page: &Arc<Page>| u32::try_from(page.data.get().len()).unwrap_or(u32::MAX),
+        );
         DatasetActor {
             service: Arc::new(DatasetService {
                 pool,
                 clock,
                 settings,
                 pages,
-                registry: CoherentCache::new(1, ttl),
-                cutoffs: CoherentCache::new(64, ttl),
+                registry: CoherentCache::new("registry", 1, ttl),
+                cutoffs: CoherentCache::new("cutoffs", 64, ttl),
             }),
         }
     }
@@ -217,7 +221,9 @@ impl DatasetService {
             .iter()
             .map(|p| p.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
             .collect();
-        let rows = client.query(&prepared, &params).await?;
+        let rows = client
+            .query_named(query.dataset.api_name, &prepared, &params)
+            .await?;
         Ok(Arc::new(Page::render(
             &query.fields,
             &rows,
@@ -245,7 +251,8 @@ impl DatasetService {
             .get_or_load(&(today, delay_days), || async move {
                 let client = self.pool.get().await?;
                 let rows = client
-                    .query(
+                    .query_named(
+                        "calendar.cutoff",
                         "SELECT trade_date FROM trade_calendar WHERE trade_date <= $1 \
                          ORDER BY trade_date DESC LIMIT $2",
                         &[&today, &(i64::from(delay_days) + 1)],

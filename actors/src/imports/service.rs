@@ -10,11 +10,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use serde::Serialize;
 use tokio_postgres::Transaction;
+use tracing::Instrument;
 
 use super::validate::{validate, Reference};
 use super::workbook::{self, FileKind, Sheet};
@@ -22,6 +24,8 @@ use crate::accounts::Accounts;
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
+use crate::db::Traced;
+use crate::metrics::{metrics, ImportLabels};
 use crate::quotes::store::replace_quotes;
 use crate::{ApiError, ErrorCode};
 
@@ -93,8 +97,53 @@ pub struct Importer {
 }
 
 impl Importer {
-    /// Imports `bytes` as the file `file_name`; `progress` hears each stage.
+    /// Imports `bytes` as the file `file_name`; `progress` hears each stage. The whole
+    /// import is one `import` span (its statements are children) and one sample of
+    /// `iq_import_duration_seconds`.
     pub async fn import(
+        &self,
+        by: Option<&Account>,
+        source: Source,
+        file_name: &str,
+        bytes: Vec<u8>,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<ImportOutcome, ApiError> {
+        let span = tracing::info_span!(
+            "import",
+            file_name,
+            source = source.as_str(),
+            quotes = tracing::field::Empty,
+            result = tracing::field::Empty,
+        );
+        let timer = Instant::now();
+        let result = self
+            .attempt(by, source, file_name, bytes, progress)
+            .instrument(span.clone())
+            .await;
+        let label = match &result {
+            Ok(_) => "accepted",
+            Err(error) => Self::failure_kind(error),
+        };
+        let m = metrics();
+        m.imports
+            .get_or_create(&ImportLabels { result: label })
+            .observe(timer.elapsed().as_secs_f64());
+        if let Ok(outcome) = &result {
+            m.import_rows.inc_by(outcome.quotes as u64);
+            span.record("quotes", outcome.quotes);
+        }
+        span.record("result", label);
+        result
+    }
+
+    fn failure_kind(error: &ApiError) -> &'static str {
+        match error.code {
+            ErrorCode::Internal => "failed",
+            _ => "rejected",
+        }
+    }
+
+    async fn attempt(
         &self,
         by: Option<&Account>,
         source: Source,
@@ -165,10 +214,7 @@ impl Importer {
         started: DateTime<Utc>,
         error: &ApiError,
     ) {
-        let result = match error.code {
-            ErrorCode::Internal => "failed",
-            _ => "rejected",
-        };
+        let result = Self::failure_kind(error);
         let summary = Summary {
             errors: error.errors.len(),
             message: error.message.clone(),
@@ -177,7 +223,7 @@ impl Importer {
             let client = self.pool.get().await?;
             let now = self.clock.now();
             record(
-                &client, by, source, file_name, rows, result, &summary, started, now,
+                &**client, by, source, file_name, rows, result, &summary, started, now,
             )
             .await
         }
@@ -191,7 +237,8 @@ impl Importer {
     pub async fn list(&self, limit: i64) -> Result<Vec<ImportRecord>, ApiError> {
         let client = self.pool.get().await?;
         let rows = client
-            .query(
+            .query_named(
+                "imports.list",
                 "SELECT i.import_id, u.username, i.source, i.file_name, i.rows, i.result, \
                         i.errors, i.message, i.started_at, i.finished_at \
                  FROM imports i LEFT JOIN users u USING (user_id) \
@@ -225,9 +272,14 @@ async fn store(
     file_name: &str,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<ImportOutcome, ApiError> {
-    tx.batch_execute(IMPORT_STATEMENT_TIMEOUT).await?;
+    tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
+        .await?;
     let locked: bool = tx
-        .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&IMPORT_LOCK])
+        .query_one_named(
+            "imports.try_lock",
+            "SELECT pg_try_advisory_xact_lock($1)",
+            &[&IMPORT_LOCK],
+        )
         .await?
         .try_get(0)?;
     if !locked {
@@ -237,7 +289,11 @@ async fn store(
         ));
     }
     let quote_indexes: BTreeSet<String> = tx
-        .query("SELECT index_code FROM indexes WHERE has_quotes", &[])
+        .query_named(
+            "imports.read_indexes",
+            "SELECT index_code FROM indexes WHERE has_quotes",
+            &[],
+        )
         .await?
         .iter()
         .map(|r| r.try_get(0))
@@ -245,10 +301,17 @@ async fn store(
     // A calendar change waits for this import (and this import for it): no quote can
     // land on a day closed between this read and the commit. Calendar, then data, is
     // the lock order of both.
-    tx.batch_execute("LOCK TABLE trade_calendar IN SHARE MODE")
-        .await?;
+    tx.batch_execute_named(
+        "imports.lock_calendar",
+        "LOCK TABLE trade_calendar IN SHARE MODE",
+    )
+    .await?;
     let open_days: BTreeSet<NaiveDate> = tx
-        .query("SELECT trade_date FROM trade_calendar", &[])
+        .query_named(
+            "imports.read_calendar",
+            "SELECT trade_date FROM trade_calendar",
+            &[],
+        )
         .await?
         .iter()
         .map(|r| r.try_get(0))
@@ -299,7 +362,7 @@ impl Summary {
 
 #[allow(clippy::too_many_arguments)]
 async fn record(
-    client: &impl deadpool_postgres::GenericClient,
+    client: &impl Traced,
     by: Option<&Account>,
     source: Source,
     file_name: &str,
@@ -310,7 +373,8 @@ async fn record(
     finished: DateTime<Utc>,
 ) -> Result<i64, ApiError> {
     let row = client
-        .query_one(
+        .query_one_named(
+            "imports.record",
             "INSERT INTO imports (user_id, source, file_name, rows, result, errors, message, \
                                   started_at, finished_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING import_id",

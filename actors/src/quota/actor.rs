@@ -18,7 +18,9 @@ use actix::prelude::*;
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
-use tracing::Span;
+use tracing::{Instrument, Span};
+
+use crate::metrics::{metrics, WindowLabels};
 
 use super::flusher::{self, Batch, Job};
 use super::lease::{Ask, KeyQuota, Limits, Status, Verdict, Window};
@@ -212,7 +214,15 @@ impl QuotaActor {
                 let day = (key_id.to_string(), Window::Day, Window::Day.start(now));
                 self.spent.entry(day).or_default().used += 1;
             }
-            Verdict::Refuse(..) => self.refused += 1,
+            Verdict::Refuse(window, ..) => {
+                self.refused += 1;
+                metrics()
+                    .quota_refusals
+                    .get_or_create(&WindowLabels {
+                        window: window.as_str(),
+                    })
+                    .inc();
+            }
             _ => {}
         }
         Admission::of(verdict)
@@ -336,7 +346,8 @@ impl Handler<Charge> for QuotaActor {
     type Result = Response<Admission>;
 
     fn handle(&mut self, msg: Charge, ctx: &mut Context<Self>) -> Self::Result {
-        let _enter = tracing::debug_span!(parent: &msg.span, "quota.charge").entered();
+        let span = tracing::info_span!(parent: &msg.span, "quota.charge");
+        let _enter = span.enter();
         let now = self.clock.now();
         let mono = Instant::now();
         let db_down = self.db_down(mono);
@@ -367,7 +378,10 @@ impl Handler<Charge> for QuotaActor {
             reply,
         });
         self.serve(&msg.key_id, ctx);
-        Response::fut(async move { answer.await.unwrap_or_else(|_| Admission::unavailable()) })
+        Response::fut(
+            async move { answer.await.unwrap_or_else(|_| Admission::unavailable()) }
+                .instrument(span.clone()),
+        )
     }
 }
 

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 
 use super::lease::{Ask, Grant, Window};
+use crate::db::Traced;
 use crate::ApiError;
 
 /// One counted call for the call log.
@@ -79,7 +80,8 @@ impl QuotaStore {
             )
             .await?;
         let rows = client
-            .query(
+            .query_named(
+                "quota.lease",
                 &statement,
                 &[&key_id, &windows, &starts, &wants, &limits, &returns],
             )
@@ -128,7 +130,8 @@ impl QuotaStore {
             )
             .await?;
         let row = client
-            .query_one(
+            .query_one_named(
+                "quota.flush",
                 &statement,
                 &[
                     &instance_id,
@@ -158,7 +161,8 @@ impl QuotaStore {
         let client = self.client().await?;
         let yesterday = now - chrono::TimeDelta::days(1);
         let row = client
-            .query_one(
+            .query_one_named(
+                "quota.prune",
                 "WITH calls AS (DELETE FROM call_log WHERE called_at < $1 RETURNING 1), \
                  days AS (DELETE FROM quota_windows \
                           WHERE span = 'day' AND window_start < $1), \

@@ -19,6 +19,7 @@ use tokio_postgres::Transaction;
 use super::store;
 use crate::accounts::Accounts;
 use crate::changes::Change;
+use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
 /// Years a calendar may hold: wide enough for any history and plan, narrow enough that
@@ -302,7 +303,8 @@ impl Accounts {
 /// holds off, every writer of those tables), so the check below stays true until commit.
 /// Readers are never blocked. Calendar first, then the data: one order everywhere.
 async fn lock(tx: &Transaction<'_>) -> Result<(), ApiError> {
-    tx.batch_execute(
+    tx.batch_execute_named(
+        "calendar.lock",
         "LOCK TABLE trade_calendar IN EXCLUSIVE MODE; \
          LOCK TABLE index_quotes, index_daily IN SHARE MODE",
     )
@@ -319,7 +321,8 @@ async fn refuse_closing_days_with_data(
     let (from, to) = plan.span().unzip();
     let open = plan.open();
     let rows = tx
-        .query(
+        .query_named(
+            "calendar.check_conflicts",
             "SELECT c.trade_date, count(*) OVER () FROM trade_calendar c \
              WHERE ($1::date IS NULL OR c.trade_date BETWEEN $1 AND $2) \
                AND NOT (c.trade_date = ANY($3::date[])) \
@@ -360,12 +363,14 @@ async fn replace_span(
     to: NaiveDate,
     open: &[NaiveDate],
 ) -> Result<(), ApiError> {
-    tx.execute(
+    tx.execute_named(
+        "calendar.delete_span",
         "DELETE FROM trade_calendar WHERE trade_date BETWEEN $1 AND $2",
         &[&from, &to],
     )
     .await?;
-    tx.execute(
+    tx.execute_named(
+        "calendar.insert_span",
         "INSERT INTO trade_calendar (trade_date) SELECT d FROM UNNEST($1::date[]) AS d",
         &[&open],
     )
@@ -375,7 +380,8 @@ async fn replace_span(
 
 async fn summary(tx: &Transaction<'_>) -> Result<CalendarSummary, ApiError> {
     let row = tx
-        .query_one(
+        .query_one_named(
+            "calendar.summary",
             "SELECT count(*), min(trade_date), max(trade_date) FROM trade_calendar",
             &[],
         )

@@ -12,6 +12,7 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Transaction;
 
 use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous, QuoteRow};
+use crate::db::{self, Traced};
 use crate::{ApiError, ErrorCode};
 
 /// The composite index and the six base indexes it is derived from (D8).
@@ -39,8 +40,10 @@ pub async fn replace_calendar(
     tx: &Transaction<'_>,
     open_days: &[NaiveDate],
 ) -> Result<(), ApiError> {
-    tx.execute("DELETE FROM trade_calendar", &[]).await?;
-    tx.execute(
+    tx.execute_named("calendar.delete_all", "DELETE FROM trade_calendar", &[])
+        .await?;
+    tx.execute_named(
+        "calendar.insert_all",
         "INSERT INTO trade_calendar (trade_date) SELECT DISTINCT d FROM UNNEST($1::date[]) AS d",
         &[&open_days],
     )
@@ -58,7 +61,8 @@ pub async fn replace_quotes(
         days.insert((row.trade_date, &row.index_code));
     }
     let (day_dates, day_codes): (Vec<NaiveDate>, Vec<&str>) = days.iter().copied().unzip();
-    tx.execute(
+    tx.execute_named(
+        "imports.delete_quotes",
         "DELETE FROM index_quotes q USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
          WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code",
         &[&day_dates, &day_codes],
@@ -66,6 +70,7 @@ pub async fn replace_quotes(
     .await?;
     copy_in(
         tx,
+        "imports.copy_quotes",
         "COPY index_quotes (trade_date, index_code, specification, weight, price) \
          FROM STDIN (FORMAT binary)",
         &[
@@ -114,7 +119,8 @@ pub async fn replace_quotes(
 
 async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, ApiError> {
     let row = tx
-        .query_opt(
+        .query_opt_named(
+            "recalc.base_value",
             "SELECT base_value FROM indexes WHERE index_code = $1",
             &[&index_code],
         )
@@ -135,7 +141,8 @@ async fn recalc_index(
 ) -> Result<usize, ApiError> {
     let base = base_value(tx, index_code).await?;
     let previous = tx
-        .query_opt(
+        .query_opt_named(
+            "recalc.previous_daily",
             "SELECT index_value, weighted_price FROM index_daily \
              WHERE index_code = $1 AND trade_date < $2 ORDER BY trade_date DESC LIMIT 1",
             &[&index_code, &from],
@@ -149,7 +156,8 @@ async fn recalc_index(
         })
         .transpose()?;
     let quotes = tx
-        .query(
+        .query_named(
+            "recalc.read_quotes",
             "SELECT trade_date, weight, price FROM index_quotes \
              WHERE index_code = $1 AND trade_date >= $2 ORDER BY trade_date",
             &[&index_code, &from],
@@ -179,7 +187,8 @@ async fn recalc_index(
 async fn recalc_composite(tx: &Transaction<'_>, from: NaiveDate) -> Result<usize, ApiError> {
     let base = base_value(tx, COMPOSITE_INDEX).await?;
     let previous: Option<Decimal> = tx
-        .query_opt(
+        .query_opt_named(
+            "recalc.previous_composite",
             "SELECT index_value FROM index_daily WHERE index_code = $1 AND trade_date < $2 \
              ORDER BY trade_date DESC LIMIT 1",
             &[&COMPOSITE_INDEX, &from],
@@ -189,7 +198,8 @@ async fn recalc_composite(tx: &Transaction<'_>, from: NaiveDate) -> Result<usize
         .transpose()?;
     let bases: Vec<&str> = COMPOSITE_BASES.to_vec();
     let rows = tx
-        .query(
+        .query_named(
+            "recalc.read_base_daily",
             "SELECT trade_date, index_code, pct_change FROM index_daily \
              WHERE index_code = ANY($1) AND trade_date >= $2",
             &[&bases, &from],
@@ -222,13 +232,15 @@ async fn write_daily(
     from: NaiveDate,
     rows: &[DailyRow],
 ) -> Result<usize, ApiError> {
-    tx.execute(
+    tx.execute_named(
+        "recalc.delete_daily",
         "DELETE FROM index_daily WHERE index_code = $1 AND trade_date >= $2",
         &[&index_code, &from],
     )
     .await?;
     copy_in(
         tx,
+        "recalc.copy_daily",
         "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
          pre_value, change, pct_change) FROM STDIN (FORMAT binary)",
         &[
@@ -259,20 +271,25 @@ async fn write_daily(
 
 /// Writes `rows` with a binary `COPY ... FROM STDIN`: the cheapest way into a table
 /// with keys. The rows are already validated, so nothing is gained by a statement that
-/// could reject them one by one.
+/// could reject them one by one. `name` labels the whole copy, start to finish.
 async fn copy_in<'a, T, const N: usize>(
     tx: &Transaction<'_>,
+    name: &'static str,
     statement: &str,
     types: &[Type; N],
     rows: &'a [T],
     fields: impl Fn(&'a T) -> [&'a (dyn ToSql + Sync); N],
 ) -> Result<(), ApiError> {
-    let sink = tx.copy_in(statement).await?;
-    let writer = BinaryCopyInWriter::new(sink, types);
-    futures_util::pin_mut!(writer);
-    for row in rows {
-        writer.as_mut().write(&fields(row)).await?;
-    }
-    writer.finish().await?;
+    db::traced(name, async {
+        let sink = tx.copy_in(statement).await?;
+        let writer = BinaryCopyInWriter::new(sink, types);
+        futures_util::pin_mut!(writer);
+        for row in rows {
+            writer.as_mut().write(&fields(row)).await?;
+        }
+        let written = writer.finish().await?;
+        Ok((written, ()))
+    })
+    .await?;
     Ok(())
 }

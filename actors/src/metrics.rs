@@ -1,0 +1,244 @@
+//! The service's Prometheus metrics: one set per process (one process is one instance),
+//! recorded where things happen and rendered by `GET /metrics`.
+//!
+//! Labels are bounded sets (route patterns, dataset names, business codes, statement
+//! names): never a request id, key, user or parameter value, so cardinality stays fixed.
+
+use std::sync::LazyLock;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::{Registry, Unit};
+
+type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// The matched route pattern (`/api/v1/keys/{id}`), or `unmatched`.
+    pub route: String,
+    /// The dataset of a query, empty for other routes.
+    pub dataset: String,
+    /// The business code of the envelope (0 for success).
+    pub code: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct CacheLabels {
+    pub cache: &'static str,
+    /// `hit` or `miss`.
+    pub result: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct WindowLabels {
+    /// `minute` or `day`.
+    pub window: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct StatementLabels {
+    pub statement: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct ImportLabels {
+    /// `accepted`, `rejected` or `failed`.
+    pub result: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct PoolLabels {
+    /// `in_use` or `idle`.
+    pub state: &'static str,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Histograms<RequestLabels>,
+    pub cache: Family<CacheLabels, Counter>,
+    pub quota_refusals: Family<WindowLabels, Counter>,
+    pub db_queries: Histograms<StatementLabels>,
+    pub db_errors: Family<StatementLabels, Counter>,
+    pub imports: Histograms<ImportLabels>,
+    pub import_rows: Counter,
+    pool_connections: Family<PoolLabels, Gauge>,
+    pool_max: Gauge,
+    pool_waiting: Gauge,
+}
+
+/// Latencies from 0.5 ms to about 16 s.
+fn latency() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+}
+
+/// Import durations from 50 ms to about 7 minutes.
+fn import_duration() -> Histogram {
+    Histogram::new(exponential_buckets(0.05, 2.0, 14))
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    &METRICS
+}
+
+/// What the pool looks like at scrape time (read by the caller, which owns the pool).
+#[derive(Debug, Clone, Copy)]
+pub struct PoolUsage {
+    pub max: usize,
+    pub in_use: usize,
+    pub idle: usize,
+    pub waiting: usize,
+}
+
+impl Metrics {
+    fn new() -> Self {
+        let mut registry = Registry::with_prefix("iq");
+        let requests = Histograms::<RequestLabels>::new_with_constructor(latency as fn() -> _);
+        registry.register_with_unit(
+            "http_request_duration",
+            "Requests by route, dataset and business code, and how long they took \
+             (the _count series is the request count)",
+            Unit::Seconds,
+            requests.clone(),
+        );
+        let cache = Family::<CacheLabels, Counter>::default();
+        registry.register(
+            "cache_lookups",
+            "Cache lookups by cache (page, registry, cutoff) and result (hit, miss)",
+            cache.clone(),
+        );
+        let quota_refusals = Family::<WindowLabels, Counter>::default();
+        registry.register(
+            "quota_refusals",
+            "Queries refused by step 7, by the window that was used up (42901 minute, 42902 day)",
+            quota_refusals.clone(),
+        );
+        let db_queries = Histograms::<StatementLabels>::new_with_constructor(latency as fn() -> _);
+        registry.register_with_unit(
+            "db_query_duration",
+            "SQL statements by name, and how long each took including the round trip",
+            Unit::Seconds,
+            db_queries.clone(),
+        );
+        let db_errors = Family::<StatementLabels, Counter>::default();
+        registry.register(
+            "db_query_errors",
+            "SQL statements that failed, by name",
+            db_errors.clone(),
+        );
+        let imports =
+            Histograms::<ImportLabels>::new_with_constructor(import_duration as fn() -> _);
+        registry.register_with_unit(
+            "import_duration",
+            "Quote imports by result (accepted, rejected, failed), and how long each took",
+            Unit::Seconds,
+            imports.clone(),
+        );
+        let import_rows = Counter::default();
+        registry.register(
+            "import_rows",
+            "Quote rows written by accepted imports",
+            import_rows.clone(),
+        );
+        let pool_connections = Family::<PoolLabels, Gauge>::default();
+        registry.register(
+            "db_pool_connections",
+            "Database connections held by the pool, by state (in_use, idle)",
+            pool_connections.clone(),
+        );
+        let pool_max = Gauge::default();
+        registry.register(
+            "db_pool_max_connections",
+            "The pool's maximum size (DB_POOL_SIZE)",
+            pool_max.clone(),
+        );
+        let pool_waiting = Gauge::default();
+        registry.register(
+            "db_pool_waiting",
+            "Requests waiting for a database connection right now",
+            pool_waiting.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            cache,
+            quota_refusals,
+            db_queries,
+            db_errors,
+            imports,
+            import_rows,
+            pool_connections,
+            pool_max,
+            pool_waiting,
+        }
+    }
+
+    pub fn cache_lookup(&self, cache: &'static str, hit: bool) {
+        let result = if hit { "hit" } else { "miss" };
+        self.cache
+            .get_or_create(&CacheLabels { cache, result })
+            .inc();
+    }
+
+    /// The Prometheus text exposition, with the pool read at this moment.
+    pub fn render(&self, pool: PoolUsage) -> String {
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        self.pool_max.set(gauge(pool.max));
+        self.pool_waiting.set(gauge(pool.waiting));
+        for (state, n) in [("in_use", pool.in_use), ("idle", pool.idle)] {
+            self.pool_connections
+                .get_or_create(&PoolLabels { state })
+                .set(gauge(n));
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_every_family_with_its_help_and_the_pool_as_read() {
+        let m = Metrics::new();
+        m.cache_lookup("page", true);
+        m.cache_lookup("page", false);
+        m.cache_lookup("page", true);
+        m.requests
+            .get_or_create(&RequestLabels {
+                route: "/api/v1/query".into(),
+                dataset: "index_daily".into(),
+                code: 0,
+            })
+            .observe(0.002);
+        let text = m.render(PoolUsage {
+            max: 16,
+            in_use: 3,
+            idle: 2,
+            waiting: 1,
+        });
+        assert!(
+            text.contains("iq_cache_lookups_total{cache=\"page\",result=\"hit\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("iq_cache_lookups_total{cache=\"page\",result=\"miss\"} 1"));
+        assert!(text.contains(
+            "iq_http_request_duration_seconds_count{route=\"/api/v1/query\",dataset=\"index_daily\",code=\"0\"} 1"
+        ));
+        assert!(text.contains("iq_db_pool_connections{state=\"in_use\"} 3"));
+        assert!(text.contains("iq_db_pool_max_connections 16"));
+        assert!(text.contains("iq_db_pool_waiting 1"));
+        // A family without series yet is left out, as Prometheus expects.
+        assert!(!text.contains("iq_quota_refusals"));
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

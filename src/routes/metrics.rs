@@ -1,0 +1,23 @@
+//! `GET /metrics`: the Prometheus (OpenMetrics) text exposition. No credentials and no
+//! quota: it tells nothing about any caller. With `METRICS_ADDR` set it is served only
+//! on that address, so it can stay off the public listener.
+
+use actix_web::{web, HttpResponse};
+use iq_actors::metrics::{metrics, PoolUsage};
+
+use super::AppState;
+
+const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+pub async fn metrics_text(state: web::Data<AppState>) -> HttpResponse {
+    let status = state.pool.status();
+    let usage = PoolUsage {
+        max: status.max_size,
+        in_use: status.size.saturating_sub(status.available),
+        idle: status.available,
+        waiting: status.waiting,
+    };
+    HttpResponse::Ok()
+        .content_type(CONTENT_TYPE)
+        .body(metrics().render(usage))
+}

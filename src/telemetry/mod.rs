@@ -1,0 +1,177 @@
+//! Logs and traces: one `tracing` subscriber with two outputs.
+//!
+//! - Log lines on stderr: JSON (one object per line, with the `request_id`, `trace_id`
+//!   and `span_id` of the request it belongs to) or a readable format for development.
+//!   `RUST_LOG` filters them (default `info`).
+//! - OpenTelemetry spans, exported over OTLP/HTTP (protobuf) when
+//!   `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The
+//!   SDK honours the standard variables: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+//!   `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_HEADERS`/`_TIMEOUT`;
+//!   `OTEL_SDK_DISABLED=true` turns export off. Without export, spans still get trace
+//!   and span ids, so log lines can be correlated all the same.
+//!
+//! Nothing here may log a secret: the database driver, which logs statement parameters
+//! at debug level, is capped at `info` in both outputs.
+
+mod json_log;
+pub mod propagation;
+
+use std::sync::{Arc, OnceLock};
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{SpanExporter, WithExportConfig};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+use tracing::Dispatch;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+use crate::settings::LogFormat;
+use json_log::JsonLines;
+
+/// The database driver logs every statement's parameters at debug level: password
+/// hashes, key HMACs, session digests. Those must never reach a log, whatever
+/// `RUST_LOG` asks for, so the driver is capped at `info`.
+const DRIVER_CAP: &str = "tokio_postgres=info";
+
+/// The service's name in traces when `OTEL_SERVICE_NAME` does not say otherwise.
+const SERVICE_NAME: &str = "iq-service";
+
+/// What [`init`] set up; [`Telemetry::shutdown`] flushes the spans still queued.
+pub struct Telemetry {
+    provider: SdkTracerProvider,
+    exporting: bool,
+}
+
+impl Telemetry {
+    /// Whether spans leave the process (an OTLP endpoint is configured).
+    pub fn exporting(&self) -> bool {
+        self.exporting
+    }
+
+    /// Exports every span still queued and stops the exporter's thread. Blocking: call
+    /// it last, after the server has stopped.
+    pub fn shutdown(self) {
+        if !self.exporting {
+            return;
+        }
+        match self.provider.shutdown() {
+            Ok(()) => tracing::info!("traces flushed"),
+            Err(err) => tracing::error!(error = %err, "traces could not all be exported"),
+        }
+    }
+}
+
+/// Installs the global subscriber, logging at `default_level` unless `RUST_LOG` says
+/// otherwise: `info` for the service, `warn` for commands, whose own output is the
+/// progress. Traces are always recorded at `info`, whatever the log level.
+pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
+    let (provider, exporting, problem) = tracer_provider();
+    let tracer = provider.tracer(SERVICE_NAME);
+
+    let log_filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(default_level))
+        .add_directive(DRIVER_CAP.parse().expect("a valid directive"));
+    // The exporter's own crates log through `tracing` too; their events must not become
+    // spans of the trace they are exporting.
+    let trace_filter = Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("tokio_postgres", tracing::Level::INFO)
+        .with_target("opentelemetry", tracing::level_filters::LevelFilter::OFF)
+        .with_target(
+            "opentelemetry_sdk",
+            tracing::level_filters::LevelFilter::OFF,
+        )
+        .with_target(
+            "opentelemetry_otlp",
+            tracing::level_filters::LevelFilter::OFF,
+        )
+        .with_target(
+            "opentelemetry_http",
+            tracing::level_filters::LevelFilter::OFF,
+        )
+        .with_target("reqwest", tracing::level_filters::LevelFilter::OFF)
+        .with_target("hyper", tracing::level_filters::LevelFilter::OFF)
+        .with_target("hyper_util", tracing::level_filters::LevelFilter::OFF);
+    let traces = tracing_opentelemetry::layer()
+        .with_tracer(tracer)
+        .with_error_records_to_exceptions(false)
+        .with_filter(trace_filter);
+
+    let dispatch_cell = Arc::new(OnceLock::new());
+    let logs = match format {
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
+            .event_format(JsonLines::new(dispatch_cell.clone()))
+            .with_filter(log_filter)
+            .boxed(),
+        LogFormat::Pretty => tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_filter(log_filter)
+            .boxed(),
+    };
+    let dispatch = Dispatch::new(Registry::default().with(traces).with(logs));
+    // The log format reads each line's trace ids through the dispatcher; it may not
+    // call the global one while an event is being dispatched.
+    let _ = dispatch_cell.set(dispatch.downgrade());
+    if let Err(err) = tracing::dispatcher::set_global_default(dispatch) {
+        eprintln!("logging was already initialised: {err}");
+    }
+    if let Some(problem) = problem {
+        tracing::error!(%problem, "trace export is off");
+    } else if exporting {
+        tracing::info!("exporting traces over OTLP/HTTP");
+    }
+    Telemetry {
+        provider,
+        exporting,
+    }
+}
+
+/// The provider: with a batch exporter when an endpoint is configured (and the SDK is
+/// not disabled), otherwise without one. Also answers why export is off when it was
+/// asked for but could not be set up.
+fn tracer_provider() -> (SdkTracerProvider, bool, Option<String>) {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let mut resource = Resource::builder();
+    if var("OTEL_SERVICE_NAME").is_none() {
+        resource = resource.with_service_name(SERVICE_NAME);
+    }
+    let builder = SdkTracerProvider::builder().with_resource(resource.build());
+    let wanted = var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some()
+        || var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some();
+    let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if !wanted || disabled {
+        return (builder.build(), false, None);
+    }
+    let protocol =
+        var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
+    let mut problem = None;
+    if let Some(protocol) = protocol.filter(|p| p != "http/protobuf") {
+        problem = Some(format!(
+            "OTEL_EXPORTER_OTLP_PROTOCOL {protocol:?} is not supported; using http/protobuf"
+        ));
+    }
+    // The endpoint and headers come from the standard variables.
+    match SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+        .build()
+    {
+        // The batch processor exports from its own thread, so a slow collector never
+        // holds up a request; spans it cannot queue are counted and reported.
+        Ok(exporter) => {
+            if let Some(problem) = problem {
+                eprintln!("{problem}");
+            }
+            (builder.with_batch_exporter(exporter).build(), true, None)
+        }
+        Err(err) => (
+            builder.build(),
+            false,
+            Some(format!("the OTLP exporter could not be built: {err}")),
+        ),
+    }
+}

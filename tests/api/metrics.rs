@@ -1,0 +1,189 @@
+//! `GET /metrics`: Prometheus text with the request, cache, quota, database and import
+//! metrics, on its own address when `METRICS_ADDR` is set.
+//!
+//! Metrics are per process, so this runs the real binary as a child process: the counts
+//! it asserts are exactly this test's.
+
+use std::net::TcpListener;
+
+use serde_json::json;
+
+use crate::child::{database_name, drop_database, Service};
+use crate::helpers::{create_database, TestApp};
+
+/// The value of the series `name` (with its labels exactly as rendered), if present.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|value| value.split_whitespace().next()?.parse().ok())
+}
+
+#[actix_web::test]
+async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
+    let database_url = create_database().await;
+    let metrics_port = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let metrics_addr = format!("127.0.0.1:{metrics_port}");
+    let mut service = Service::start(
+        &database_url,
+        &[
+            ("METRICS_ADDR", metrics_addr.as_str()),
+            ("DEMO_DATA", "1"),
+            ("RUST_LOG", "warn"),
+        ],
+    )
+    .await;
+    let app = TestApp::attach(&service.base, &database_url).await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "fay", "free").await;
+
+    // Twice the same page: one miss, then a hit. Then the free key's 10 a day run out.
+    let daily = json!({"api_name": "index_daily", "params": {"index_code": "GPU_Index"}});
+    for _ in 0..2 {
+        let reply = app.query_with(daily.clone(), Some(&key.key)).await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+    }
+    let mut refused = 0;
+    for _ in 0..10 {
+        let reply = app.query_with(daily.clone(), Some(&key.key)).await;
+        if reply.code() != 0 {
+            assert_eq!(reply.code(), 42902, "{}", reply.body);
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 2, "10 a day: the 11th and 12th calls are refused");
+
+    // Not on the public listener when it has its own.
+    let public = app
+        .http
+        .get(format!("{}/metrics", service.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(public.status(), 404);
+
+    let scrape = app
+        .http
+        .get(format!("http://{metrics_addr}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(scrape.status(), 200);
+    let content_type = scrape.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/openmetrics-text"),
+        "{content_type}"
+    );
+    let text = scrape.text().await.unwrap();
+    let context = || format!("metrics:\n{text}");
+
+    let query = |code: u32| {
+        format!(
+            "iq_http_request_duration_seconds_count{{route=\"/api/v1/query\",dataset=\"index_daily\",code=\"{code}\"}}"
+        )
+    };
+    assert_eq!(sample(&text, &query(0)), Some(10.0), "{}", context());
+    assert_eq!(sample(&text, &query(42902)), Some(2.0), "{}", context());
+    assert!(
+        sample(
+            &text,
+            "iq_http_request_duration_seconds_count{route=\"/api/v1/keys\",dataset=\"\",code=\"0\"}"
+        ) == Some(1.0),
+        "{}",
+        context()
+    );
+    // The first query of the page missed; the next nine hit it.
+    assert_eq!(
+        sample(
+            &text,
+            "iq_cache_lookups_total{cache=\"pages\",result=\"miss\"}"
+        ),
+        Some(1.0),
+        "{}",
+        context()
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "iq_cache_lookups_total{cache=\"pages\",result=\"hit\"}"
+        ),
+        Some(9.0),
+        "{}",
+        context()
+    );
+    assert_eq!(
+        sample(&text, "iq_quota_refusals_total{window=\"day\"}"),
+        Some(2.0),
+        "{}",
+        context()
+    );
+    assert!(sample(&text, "iq_quota_refusals_total{window=\"minute\"}").is_none());
+    // The pool as it stands, and the statements by name with their latency.
+    assert_eq!(
+        sample(&text, "iq_db_pool_max_connections"),
+        Some(4.0),
+        "{}",
+        context()
+    );
+    assert!(sample(&text, "iq_db_pool_connections{state=\"idle\"}").is_some());
+    assert_eq!(
+        sample(
+            &text,
+            "iq_db_query_duration_seconds_count{statement=\"index_daily\"}"
+        ),
+        Some(1.0),
+        "{}",
+        context()
+    );
+    assert!(
+        text.contains("iq_db_query_duration_seconds_bucket{le="),
+        "{}",
+        context()
+    );
+    // The demo data came in through one accepted import.
+    assert_eq!(
+        sample(
+            &text,
+            "iq_import_duration_seconds_count{result=\"accepted\"}"
+        ),
+        Some(1.0),
+        "{}",
+        context()
+    );
+    assert!(sample(&text, "iq_import_rows_total").is_some_and(|n| n > 100.0));
+    // Never a key, a request id or a parameter value in a label.
+    assert!(!text.contains(&key.key) && !text.contains(&key.id) && !text.contains("req_"));
+
+    // A scrape is not a request of the API: it is not counted among them.
+    assert!(!text.contains("route=\"/metrics\""), "{}", context());
+
+    let output = service.stop();
+    assert!(output.status.success(), "{}", output.logs());
+    drop_database(&database_name(&database_url)).await;
+}
+
+#[actix_web::test]
+async fn metrics_are_on_the_service_listener_without_metrics_addr() {
+    let database_url = create_database().await;
+    let mut service = Service::start(&database_url, &[("RUST_LOG", "warn")]).await;
+    let http = reqwest::Client::new();
+    let answer = http
+        .get(format!("{}/metrics", service.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let text = answer.text().await.unwrap();
+    assert!(
+        text.contains("# TYPE iq_http_request_duration_seconds histogram"),
+        "{text}"
+    );
+    assert!(text.contains("# HELP iq_db_pool_connections"), "{text}");
+    service.stop();
+    drop_database(&database_name(&database_url)).await;
+}

@@ -1,0 +1,359 @@
+//! Traces reach an OTLP/HTTP receiver, one per request, linked by `request_id`.
+//!
+//! A small OTLP receiver runs inside the test; the real binary runs as a child process
+//! pointed at it, with a batch delay of a minute, so spans can only arrive through the
+//! shutdown flush: the test also proves nothing queued is lost at a graceful stop.
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use actix_web::{web, App, HttpResponse, HttpServer};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::trace::v1::Span as ProtoSpan;
+use prost::Message;
+use serde_json::{json, Value};
+
+use crate::child::{database_name, drop_database, Service};
+use crate::helpers::{create_database, TestApp, PASSWORD};
+
+/// A received span, flattened: ids as hex, attributes as strings.
+#[derive(Debug, Clone)]
+struct Received {
+    trace_id: String,
+    span_id: String,
+    parent_span_id: String,
+    name: String,
+    attributes: HashMap<String, String>,
+    service_name: String,
+}
+
+impl Received {
+    fn attr(&self, key: &str) -> Option<&str> {
+        self.attributes.get(key).map(String::as_str)
+    }
+}
+
+fn text(value: &Option<opentelemetry_proto::tonic::common::v1::AnyValue>) -> String {
+    match value.as_ref().and_then(|v| v.value.as_ref()) {
+        Some(AnyValue::StringValue(s)) => s.clone(),
+        Some(AnyValue::IntValue(i)) => i.to_string(),
+        Some(AnyValue::BoolValue(b)) => b.to_string(),
+        Some(AnyValue::DoubleValue(d)) => d.to_string(),
+        Some(other) => format!("{other:?}"),
+        None => String::new(),
+    }
+}
+
+fn flatten(request: ExportTraceServiceRequest) -> Vec<Received> {
+    let mut spans = Vec::new();
+    for resource_spans in request.resource_spans {
+        let service_name = resource_spans
+            .resource
+            .iter()
+            .flat_map(|r| &r.attributes)
+            .find(|kv| kv.key == "service.name")
+            .map(|kv| text(&kv.value))
+            .unwrap_or_default();
+        for scope in resource_spans.scope_spans {
+            for span in scope.spans {
+                let ProtoSpan {
+                    trace_id,
+                    span_id,
+                    parent_span_id,
+                    name,
+                    attributes,
+                    ..
+                } = span;
+                spans.push(Received {
+                    trace_id: hex(&trace_id),
+                    span_id: hex(&span_id),
+                    parent_span_id: hex(&parent_span_id),
+                    name,
+                    attributes: attributes
+                        .iter()
+                        .map(|kv| (kv.key.clone(), text(&kv.value)))
+                        .collect(),
+                    service_name: service_name.clone(),
+                });
+            }
+        }
+    }
+    spans
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The receiver: `POST /v1/traces` with an OTLP protobuf body, kept in memory.
+struct Receiver {
+    port: u16,
+    spans: Arc<Mutex<Vec<Received>>>,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl Receiver {
+    fn start() -> Receiver {
+        let spans: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let store = web::Data::new(spans.clone());
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(store.clone())
+                .app_data(web::PayloadConfig::new(64 * 1024 * 1024))
+                .route(
+                    "/v1/traces",
+                    web::post().to(
+                        |body: web::Bytes, store: web::Data<Arc<Mutex<Vec<Received>>>>| async move {
+                            match ExportTraceServiceRequest::decode(body) {
+                                Ok(request) => {
+                                    store.lock().unwrap().extend(flatten(request));
+                                    HttpResponse::Ok()
+                                        .content_type("application/x-protobuf")
+                                        .finish()
+                                }
+                                Err(_) => HttpResponse::BadRequest().finish(),
+                            }
+                        },
+                    ),
+                )
+        })
+        .workers(1)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        Receiver {
+            port,
+            spans,
+            handle,
+        }
+    }
+
+    fn spans(&self) -> Vec<Received> {
+        self.spans.lock().unwrap().clone()
+    }
+}
+
+fn request_id(reply: &Value) -> String {
+    reply["request_id"]
+        .as_str()
+        .expect("a request_id")
+        .to_string()
+}
+
+/// The root span of the request `id`, and every span of its trace.
+fn trace_of<'a>(spans: &'a [Received], id: &str) -> (&'a Received, Vec<&'a Received>) {
+    let roots: Vec<_> = spans
+        .iter()
+        .filter(|s| s.attr("request_id") == Some(id))
+        .collect();
+    assert_eq!(roots.len(), 1, "one root span for {id}: {roots:#?}");
+    let root = roots[0];
+    let trace = spans
+        .iter()
+        .filter(|s| s.trace_id == root.trace_id)
+        .collect();
+    (root, trace)
+}
+
+fn child_named<'a>(trace: &[&'a Received], parent: &Received, name: &str) -> &'a Received {
+    trace
+        .iter()
+        .copied()
+        .find(|s| s.name == name && s.parent_span_id == parent.span_id)
+        .unwrap_or_else(|| panic!("no {name} under {}: {trace:#?}", parent.name))
+}
+
+#[actix_web::test]
+async fn every_request_is_one_trace_linked_by_its_request_id() {
+    let receiver = Receiver::start();
+    let database_url = create_database().await;
+    let endpoint = format!("http://127.0.0.1:{}", receiver.port);
+    let mut service = Service::start(
+        &database_url,
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_SERVICE_NAME", "iq-test"),
+            // Nothing is exported before the shutdown flush.
+            ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+            ("OTEL_BSP_MAX_QUEUE_SIZE", "65536"),
+            ("DEMO_DATA", "1"),
+            ("RUST_LOG", "info"),
+        ],
+    )
+    .await;
+    let app = TestApp::attach(&service.base, &database_url).await;
+    let admin = app.admin().await;
+    let owner = app.user(&admin, "olga", "pro").await;
+    let key = app.new_key(&owner, json!({"name": "traced"})).await;
+
+    let daily = json!({"api_name": "index_daily", "params": {"index_code": "GPU_Index"}});
+    let by_key = app.query_with(daily.clone(), Some(&key.key)).await;
+    assert_eq!(by_key.code(), 0, "{}", by_key.body);
+    let by_visitor = app.query(json!({"api_name": "index_latest"})).await;
+    assert_eq!(by_visitor.code(), 0, "{}", by_visitor.body);
+    let bad_key = app
+        .query_with(daily.clone(), Some("iq_not_a_real_key"))
+        .await;
+    assert_eq!(bad_key.code(), 40102, "{}", bad_key.body);
+    let listing = app.get_as(&owner, "/api/v1/keys").await;
+    assert_eq!(listing.code(), 0, "{}", listing.body);
+    let unknown = app.get("/api/v1/nowhere").await;
+    assert_eq!(unknown.code(), 40401, "{}", unknown.body);
+
+    // A caller's own trace continues into ours.
+    let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let remote_parent = "00f067aa0ba902b7";
+    let continued: Value = app
+        .http
+        .post(format!("{}/api/v1/query", app.address))
+        .header(
+            "traceparent",
+            format!("00-{remote_trace}-{remote_parent}-01"),
+        )
+        .header("X-API-Key", &key.key)
+        .json(&daily)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(continued["code"], 0, "{continued}");
+
+    let output = service.stop();
+    assert!(
+        output.status.success() && !output.killed,
+        "{}",
+        output.logs()
+    );
+    let spans = receiver.spans();
+    receiver.handle.stop(false).await;
+    drop_database(&database_name(&database_url)).await;
+    assert!(!spans.is_empty(), "no span arrived: {}", output.logs());
+    assert!(spans.iter().all(|s| s.service_name == "iq-test"));
+
+    // The key's query: root, then the front actor, then auth, quota and dataset, the
+    // page cache under the dataset, and named SQL statements with row counts.
+    let key_request = request_id(&by_key.body);
+    let (root, trace) = trace_of(&spans, &key_request);
+    assert_eq!(root.parent_span_id, "", "a root span: {root:#?}");
+    assert_eq!(root.name, "POST /api/v1/query");
+    assert_eq!(root.attr("http.route"), Some("/api/v1/query"));
+    assert_eq!(root.attr("http.request.method"), Some("POST"));
+    assert_eq!(root.attr("http.response.status_code"), Some("200"));
+    assert_eq!(root.attr("code"), Some("0"));
+    assert_eq!(root.attr("caller"), Some("key"));
+    assert_eq!(root.attr("key_id"), Some(key.id.as_str()));
+    assert_eq!(root.attr("user_id"), Some(owner.user_id.as_str()));
+    assert_eq!(root.attr("dataset"), Some("index_daily"));
+    let front = child_named(&trace, root, "front.run_query");
+    let auth = child_named(&trace, front, "auth.authenticate");
+    child_named(&trace, front, "quota.charge");
+    let fetch = child_named(&trace, front, "dataset.fetch");
+    assert_eq!(fetch.attr("cache"), Some("miss"));
+    let page = trace
+        .iter()
+        .find(|s| {
+            s.name == "cache.lookup"
+                && s.parent_span_id == fetch.span_id
+                && s.attr("cache.name") == Some("pages")
+        })
+        .unwrap_or_else(|| panic!("no page lookup under dataset.fetch: {trace:#?}"));
+    assert_eq!(page.attr("cache.hit"), Some("false"));
+    let page_sql = child_named(&trace, page, "index_daily");
+    assert_eq!(page_sql.attr("db.system.name"), Some("postgresql"));
+    assert!(page_sql.attr("db.rows").is_some(), "{page_sql:#?}");
+    // The key lookup is a statement under auth (through its cache).
+    let auth_sql: Vec<_> = trace
+        .iter()
+        .filter(|s| s.attr("db.statement.name").is_some())
+        .filter(|s| {
+            let mut at = *s;
+            while let Some(parent) = trace.iter().find(|p| p.span_id == at.parent_span_id) {
+                if parent.span_id == auth.span_id {
+                    return true;
+                }
+                at = parent;
+            }
+            false
+        })
+        .collect();
+    assert!(!auth_sql.is_empty(), "no SQL under auth: {trace:#?}");
+    // Every span of the trace hangs off the root.
+    for span in &trace {
+        let mut at = *span;
+        let mut steps = 0;
+        while at.span_id != root.span_id {
+            at = trace
+                .iter()
+                .find(|p| p.span_id == at.parent_span_id)
+                .unwrap_or_else(|| panic!("{} is not under the root: {trace:#?}", span.name));
+            steps += 1;
+            assert!(steps < 20, "a parent cycle");
+        }
+    }
+
+    // The visitor's query, the refused key, the back office and an unknown path are
+    // each one trace of their own, with the caller and the code.
+    let (visitor_root, _) = trace_of(&spans, &request_id(&by_visitor.body));
+    assert_eq!(visitor_root.attr("caller"), Some("visitor"));
+    assert_eq!(visitor_root.attr("key_id"), None);
+    let (refused_root, _) = trace_of(&spans, &request_id(&bad_key.body));
+    assert_eq!(refused_root.attr("code"), Some("40102"));
+    assert_eq!(refused_root.attr("http.response.status_code"), Some("401"));
+    let (listing_root, _) = trace_of(&spans, &request_id(&listing.body));
+    assert_eq!(listing_root.name, "GET /api/v1/keys");
+    assert_eq!(listing_root.attr("caller"), Some("session"));
+    let (unknown_root, _) = trace_of(&spans, &request_id(&unknown.body));
+    assert_eq!(unknown_root.attr("http.route"), Some("unmatched"));
+    let roots: Vec<_> = [&by_key, &by_visitor, &bad_key, &listing, &unknown]
+        .iter()
+        .map(|r| trace_of(&spans, &request_id(&r.body)).0.trace_id.clone())
+        .collect();
+    let distinct: std::collections::HashSet<_> = roots.iter().collect();
+    assert_eq!(distinct.len(), roots.len(), "one trace per request");
+
+    let (continued_root, _) = trace_of(&spans, &request_id(&continued));
+    assert_eq!(continued_root.trace_id, remote_trace);
+    assert_eq!(continued_root.parent_span_id, remote_parent);
+
+    // No credential in any attribute of any span.
+    let secrets = [
+        key.key.as_str(),
+        PASSWORD,
+        owner.cookie.as_str(),
+        owner.csrf.as_str(),
+        admin.cookie.as_str(),
+        "iq_not_a_real_key",
+    ];
+    for span in &spans {
+        for (name, value) in &span.attributes {
+            for secret in secrets {
+                assert!(
+                    !value.contains(secret),
+                    "a secret in attribute {name} of span {}: {value}",
+                    span.name
+                );
+            }
+        }
+    }
+
+    // The access log line of the key's request carries the ids of its trace.
+    let access = output
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["request_id"] == key_request.as_str() && l["message"] == "request completed")
+        .unwrap_or_else(|| panic!("no access log line for {key_request}:\n{}", output.stderr));
+    assert_eq!(access["trace_id"], root.trace_id.as_str(), "{access}");
+    assert_eq!(access["span_id"], root.span_id.as_str(), "{access}");
+    assert_eq!(access["code"], 0);
+    assert!(access["latency_ms"].as_f64().is_some(), "{access}");
+}
