@@ -16,6 +16,7 @@ mod imports;
 mod keys;
 mod metrics;
 mod paging;
+mod python_client;
 mod quota;
 mod quota_instances;
 mod secrets;

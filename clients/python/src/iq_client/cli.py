@@ -1,0 +1,221 @@
+"""A small command line: list datasets, describe one, run a query.
+
+Examples::
+
+    python -m iq_client datasets
+    python -m iq_client describe index_daily
+    python -m iq_client query index_daily --index-code GPU_Index --csv
+    python -m iq_client query index_quote --trade-date 2026-11-05 --json -o quotes.json
+
+The key comes from ``--api-key`` or ``IQ_API_KEY``, the service from ``--base-url`` or
+``IQ_BASE_URL``. Values are printed exactly as the service sent them (decimals are
+never rounded through floats); dates as ``YYYY-MM-DD``.
+
+Exit status: 0 success, 1 the service refused the query or could not be reached,
+2 a usage error or a query refused locally.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from decimal import Decimal
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from .catalogue import catalogue, dataset
+from .client import DEFAULT_TIMEOUT, Client
+from .errors import IQError, LocalValidationError
+
+__all__ = ["main", "build_parser"]
+
+ClientFactory = Callable[..., Client]
+
+
+def _all_param_names() -> List[str]:
+    names: List[str] = []
+    for ds in catalogue().values():
+        for param in ds.params:
+            if param.name not in names:
+                names.append(param.name)
+    return names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m iq_client",
+        description="Query the AI-hardware price index service.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    commands.add_parser("datasets", help="list the datasets (offline)")
+    describe = commands.add_parser("describe", help="parameters and fields of a dataset (offline)")
+    describe.add_argument("api_name", choices=list(catalogue()))
+
+    query = commands.add_parser("query", help="run a query and print the rows")
+    query.add_argument("api_name", choices=list(catalogue()))
+    filters = query.add_argument_group("filters (each dataset accepts its own)")
+    for name in _all_param_names():
+        filters.add_argument(
+            "--" + name.replace("_", "-"),
+            dest="param_" + name,
+            metavar="VALUE",
+            help=f"the {name} parameter",
+        )
+    filters.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any parameter by name (repeatable)",
+    )
+    query.add_argument("--fields", help="comma-separated columns (default: the dataset's)")
+    query.add_argument("--limit", type=int, help="at most this many rows (default: all)")
+    query.add_argument("--offset", type=int, default=0, help="skip this many rows")
+    query.add_argument("--page-size", type=int, help="rows per request")
+    output = query.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="print CSV")
+    output.add_argument("--json", action="store_true", help="print a JSON array of rows")
+    query.add_argument("-o", "--output", help="write to this file instead of stdout")
+    query.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
+    connection = query.add_argument_group("connection")
+    connection.add_argument("--api-key", help="API key (default: $IQ_API_KEY)")
+    connection.add_argument("--base-url", help="service URL (default: $IQ_BASE_URL)")
+    connection.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request"
+    )
+    connection.add_argument(
+        "--max-retries", type=int, default=None, help="retries on 429/5xx (default 5)"
+    )
+    return parser
+
+
+def _params(args: argparse.Namespace) -> Dict[str, str]:
+    params: Dict[str, str] = {}
+    for name in _all_param_names():
+        value = getattr(args, "param_" + name)
+        if value is not None:
+            params[name] = value
+    for pair in args.param:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise LocalValidationError(f"--param wants NAME=VALUE, got {pair!r}")
+        if name in params:
+            raise LocalValidationError(f"parameter {name!r} is given twice")
+        params[name] = value
+    return params
+
+
+def _plain(value: Any) -> Any:
+    """A cell as JSON: exact decimal strings, ISO dates, null for missing values."""
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, float) and value != value:
+        return None
+    if value is pd.NaT or value is pd.NA:
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
+
+
+def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """Dates as YYYY-MM-DD and missing values as blanks, for the plain table."""
+    shown = frame.copy()
+    for name in shown.columns:
+        if pd.api.types.is_datetime64_any_dtype(shown[name]):
+            shown[name] = shown[name].dt.strftime("%Y-%m-%d")
+    return shown.astype(object).where(shown.notna(), "")
+
+
+def _write(frame: pd.DataFrame, args: argparse.Namespace, out: IO[str]) -> None:
+    if args.csv:
+        frame.to_csv(out, index=False, date_format="%Y-%m-%d")
+    elif args.json:
+        rows = [
+            {name: _plain(value) for name, value in zip(frame.columns, row)}
+            for row in frame.itertuples(index=False, name=None)
+        ]
+        json.dump(rows, out, ensure_ascii=False, indent=1)
+        out.write("\n")
+    elif frame.empty:
+        out.write("(no rows)\n")
+    else:
+        out.write(_for_display(frame).to_string(index=False) + "\n")
+
+
+def _describe(api_name: str, out: IO[str]) -> None:
+    ds = dataset(api_name)
+    out.write(f"{ds.api_name}: {ds.description}\n")
+    out.write(f"scope {ds.scope}; sorted by {', '.join(ds.sort_key)}; ")
+    out.write("member delay applies\n" if ds.delayed else "no member delay\n")
+    out.write("\nparameters:\n")
+    out.write(ds.params_frame().to_string(index=False) + "\n")
+    out.write("\nfields:\n")
+    out.write(ds.fields_frame().to_string(index=False) + "\n")
+
+
+def main(
+    argv: Optional[Sequence[str]] = None,
+    *,
+    client_factory: ClientFactory = Client,
+    stdout: Optional[IO[str]] = None,
+    stderr: Optional[IO[str]] = None,
+) -> int:
+    """Runs the command line; returns the exit status."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error argparse already printed
+        return int(stop.code or 0)
+    if args.command == "datasets":
+        for ds in catalogue().values():
+            out.write(f"{ds.api_name:<16} {ds.description}\n")
+        return 0
+    if args.command == "describe":
+        _describe(args.api_name, out)
+        return 0
+    try:
+        client = client_factory(
+            api_key=args.api_key,
+            base_url=args.base_url,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+        )
+        with client:
+            frame = client.query(
+                args.api_name,
+                _params(args),
+                args.fields,
+                limit=args.limit,
+                offset=args.offset,
+                page_size=args.page_size,
+                decimals="decimal",
+                progress=args.progress,
+            )
+    except LocalValidationError as error:
+        err.write(f"error: {error.message}\n")
+        return 2
+    except IQError as error:
+        err.write(f"error: {error}\n")
+        return 1
+    except ValueError as error:  # a bad option value (timeout, retries)
+        err.write(f"error: {error}\n")
+        return 2
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as file:
+            _write(frame, args, file)
+    else:
+        _write(frame, args, out)
+    return 0

@@ -1,0 +1,200 @@
+"""Local checks of a query before it is sent (spec 4.1, decisions D1).
+
+A request refused here raises :class:`iq_client.LocalValidationError` and costs
+neither a round trip nor quota. The checks mirror the service's: unknown parameters
+and fields, duplicate fields, malformed or impossible dates, ``start_date`` after
+``end_date``, ``trade_date`` together with a range, non-string or empty values, and
+bad ``limit``/``offset``. Dates are normalised to ``YYYYMMDD``; ``None`` values are
+dropped (spec: unused filters are omitted, never sent as empty strings).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from .catalogue import Dataset, dataset
+from .errors import LocalValidationError
+
+__all__ = [
+    "ValidQuery",
+    "validate_query",
+    "normalise_date",
+    "merge_params",
+    "check_int",
+    "FieldsArg",
+    "ParamsArg",
+]
+
+#: ``fields`` may be a sequence of names or one comma-separated string.
+FieldsArg = Union[str, Sequence[str], None]
+#: Parameter names to values: text, or a date-like object for date parameters.
+ParamsArg = Optional[Mapping[str, Any]]
+
+_DATE = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
+_MAX_VALUE_CHARS = 500
+
+
+@dataclass(frozen=True)
+class ValidQuery:
+    """A query that passed the local checks, ready to send."""
+
+    dataset: Dataset
+    params: Dict[str, str]
+    fields: List[str]
+
+    @property
+    def api_name(self) -> str:
+        return self.dataset.api_name
+
+    def body(self, limit: int, offset: int) -> Dict[str, Any]:
+        """The JSON body of one page request."""
+        body: Dict[str, Any] = {"api_name": self.api_name}
+        if self.params:
+            body["params"] = dict(self.params)
+        if self.fields:
+            body["fields"] = list(self.fields)
+        body["limit"] = limit
+        body["offset"] = offset
+        return body
+
+    def result_fields(self) -> List[str]:
+        """The columns the answer will have."""
+        return list(self.fields) if self.fields else list(self.dataset.default_fields)
+
+
+def normalise_date(name: str, value: Any) -> str:
+    """A date parameter as ``YYYYMMDD``.
+
+    Accepts ``YYYYMMDD`` / ``YYYY-MM-DD`` text, :class:`datetime.date`,
+    :class:`datetime.datetime` and ``pandas.Timestamp``.
+
+    Raises:
+        LocalValidationError: for anything else, or a date that does not exist.
+    """
+    if isinstance(value, (_dt.date, _dt.datetime)):  # pandas.Timestamp is a datetime
+        return value.strftime("%Y%m%d")
+    if not isinstance(value, str):
+        raise LocalValidationError(
+            f"parameter {name!r} must be a date (YYYYMMDD, YYYY-MM-DD or a date object), "
+            f"not {type(value).__name__}"
+        )
+    match = _DATE.match(value)
+    separators = value.count("-")
+    if not match or separators not in (0, 2):
+        raise LocalValidationError(
+            f"parameter {name!r} must be a date as YYYYMMDD or YYYY-MM-DD, got {value!r}"
+        )
+    year, month, day = (int(part) for part in match.groups())
+    try:
+        _dt.date(year, month, day)
+    except ValueError:
+        raise LocalValidationError(
+            f"parameter {name!r} is not a real calendar date: {value!r}"
+        ) from None
+    return f"{year:04d}{month:02d}{day:02d}"
+
+
+def _fields(ds: Dataset, fields: FieldsArg) -> List[str]:
+    if fields is None:
+        return []
+    if isinstance(fields, str):
+        names = [part.strip() for part in fields.split(",") if part.strip()]
+    else:
+        names = list(fields)
+    for name in names:
+        if not isinstance(name, str):
+            raise LocalValidationError(
+                f"field names must be strings, got {type(name).__name__} {name!r}"
+            )
+    unknown = [n for n in names if ds.field(n) is None]
+    if unknown:
+        raise LocalValidationError(
+            f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+            f"for {ds.api_name}; expected any of: {', '.join(ds.field_names)}"
+        )
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise LocalValidationError(f"field {name!r} is listed twice")
+        seen.add(name)
+    return names
+
+
+def _params(ds: Dataset, params: Mapping[str, Any]) -> Dict[str, str]:
+    unknown = [n for n in params if ds.param(n) is None]
+    if unknown:
+        accepted = ", ".join(ds.param_names) or "(none)"
+        raise LocalValidationError(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} for {ds.api_name}; accepted: {accepted}"
+        )
+    out: Dict[str, str] = {}
+    for name, value in params.items():
+        if value is None:
+            continue  # an unused filter is omitted
+        param = ds.param(name)
+        assert param is not None
+        if param.is_date:
+            text = normalise_date(name, value)
+        elif isinstance(value, str):
+            text = value
+        else:
+            raise LocalValidationError(
+                f"parameter {name!r} must be a string, not {type(value).__name__}"
+            )
+        if text == "":
+            raise LocalValidationError(
+                f"parameter {name!r} is empty; omit it (or pass None) to leave it unset"
+            )
+        if len(text) > _MAX_VALUE_CHARS or "\x00" in text:
+            raise LocalValidationError(
+                f"parameter {name!r} is longer than {_MAX_VALUE_CHARS} characters "
+                "or contains a NUL character"
+            )
+        out[name] = text
+    if "trade_date" in out and ("start_date" in out or "end_date" in out):
+        raise LocalValidationError(
+            "trade_date cannot be combined with start_date/end_date: ask for one day or for a range"
+        )
+    start, end = out.get("start_date"), out.get("end_date")
+    if start and end and start > end:
+        raise LocalValidationError(f"start_date {start} is later than end_date {end}")
+    return out
+
+
+def check_int(name: str, value: Any, minimum: int) -> int:
+    """An integer option (``limit``, ``offset``, ``page_size``) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise LocalValidationError(
+            f"{name} must be an integer of at least {minimum}, got {value!r}"
+        )
+    return value
+
+
+def merge_params(params: ParamsArg, keyword_params: Mapping[str, Any]) -> Dict[str, Any]:
+    """``params`` and keyword parameters together; a name given both ways is refused."""
+    merged: Dict[str, Any] = dict(params or {})
+    for name, value in keyword_params.items():
+        if name in merged:
+            raise LocalValidationError(
+                f"parameter {name!r} is given both in params and as a keyword"
+            )
+        merged[name] = value
+    return merged
+
+
+def validate_query(api_name: str, params: ParamsArg = None, fields: FieldsArg = None) -> ValidQuery:
+    """Checks a query against the catalogue and normalises it.
+
+    Raises:
+        LocalValidationError: when the service would refuse the query with 40001.
+    """
+    ds = dataset(api_name)
+    if params is not None and not isinstance(params, Mapping):
+        raise LocalValidationError(
+            f"params must be a mapping of names to values, not {type(params).__name__}"
+        )
+    return ValidQuery(dataset=ds, params=_params(ds, params or {}), fields=_fields(ds, fields))

@@ -1,0 +1,145 @@
+"""The offline catalogue: five datasets, their parameters and fields, no request."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+import iq_client
+from iq_client import Client, LocalValidationError
+from iq_client.catalogue import catalogue, dataset, parse_catalogue
+
+from fakes import make_client
+
+DATASETS = ["index_basic", "index_daily", "index_latest", "index_quote", "trade_calendar"]
+
+
+def test_all_five_datasets_are_listed_in_service_order() -> None:
+    assert iq_client.list_datasets() == DATASETS
+    assert Client.datasets() == DATASETS
+
+
+@pytest.mark.parametrize(
+    "api_name, params",
+    [
+        ("index_basic", ["index_code"]),
+        ("index_daily", ["index_code", "trade_date", "start_date", "end_date"]),
+        ("index_latest", ["index_code"]),
+        ("index_quote", ["index_code", "trade_date", "start_date", "end_date", "specification"]),
+        ("trade_calendar", ["trade_date", "start_date", "end_date"]),
+    ],
+)
+def test_params_of_each_dataset(api_name: str, params: list) -> None:
+    frame = iq_client.list_params(api_name)
+    assert frame["name"].tolist() == params
+    assert list(frame.columns) == ["name", "role", "description"]
+    assert frame["description"].str.len().min() > 0
+
+
+@pytest.mark.parametrize(
+    "api_name, fields, defaults",
+    [
+        (
+            "index_basic",
+            [
+                "index_code",
+                "index_name",
+                "sort_no",
+                "visibility",
+                "base_date",
+                "base_value",
+                "unit",
+                "has_quotes",
+                "description",
+            ],
+            None,
+        ),
+        (
+            "index_daily",
+            [
+                "trade_date",
+                "index_code",
+                "index_value",
+                "weighted_price",
+                "pre_value",
+                "change",
+                "pct_change",
+            ],
+            ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
+        ),
+        (
+            "index_latest",
+            [
+                "trade_date",
+                "index_code",
+                "index_value",
+                "weighted_price",
+                "pre_value",
+                "change",
+                "pct_change",
+            ],
+            ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
+        ),
+        ("index_quote", ["trade_date", "index_code", "specification", "weight", "price"], None),
+        ("trade_calendar", ["trade_date", "pretrade_date"], None),
+    ],
+)
+def test_fields_and_defaults_of_each_dataset(api_name: str, fields: list, defaults: list) -> None:
+    frame = Client.fields(api_name)
+    assert frame["name"].tolist() == fields
+    expected_defaults = defaults or fields
+    assert frame.loc[frame["default"], "name"].tolist() == expected_defaults
+    assert list(dataset(api_name).default_fields) == expected_defaults
+
+
+def test_field_types_and_resulting_dtypes() -> None:
+    quote = dataset("index_quote")
+    assert quote.field("weight").type == "decimal" and quote.field("weight").scale == 8
+    assert quote.field("price").scale == 6
+    assert quote.field("trade_date").dtype == "datetime64[ns]"
+    assert quote.field("price").dtype == "float64"
+    basic = dataset("index_basic")
+    assert basic.field("sort_no").dtype == "int64"
+    assert basic.field("has_quotes").dtype == "bool"
+    assert quote.param("specification").role == "exact"
+    assert quote.param("trade_date").is_date and not quote.param("index_code").is_date
+
+
+def test_dataset_metadata() -> None:
+    assert dataset("index_quote").scope == "quote:read"
+    assert dataset("trade_calendar").scope == "calendar:read"
+    assert dataset("index_daily").delayed and not dataset("index_basic").delayed
+    assert list(dataset("index_quote").sort_key) == ["trade_date", "index_code", "specification"]
+
+
+def test_unknown_dataset_is_refused_locally() -> None:
+    with pytest.raises(LocalValidationError, match="index_weekly"):
+        iq_client.list_fields("index_weekly")
+
+
+def test_the_helpers_send_no_request() -> None:
+    client, transport, _ = make_client()  # no scripted reply: any request fails
+    for name in client.datasets():
+        client.params(name)
+        client.fields(name)
+    assert transport.requests == []
+
+
+def test_the_packaged_file_is_the_service_catalogue_format() -> None:
+    text = resources.files("iq_client").joinpath("catalogue.json").read_text("utf-8")
+    raw = json.loads(text)
+    assert [d["api_name"] for d in raw] == DATASETS
+    assert set(raw[0]) == {
+        "api_name",
+        "description",
+        "scope",
+        "delayed",
+        "detail_only",
+        "params",
+        "fields",
+        "default_fields",
+        "sort_key",
+    }
+    assert parse_catalogue(text) == dict(catalogue())

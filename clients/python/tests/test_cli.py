@@ -1,0 +1,141 @@
+"""The command line: python -m iq_client ..."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from typing import Any, List
+
+from iq_client import Client
+
+from fakes import FakeTransport, error, ok
+
+DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
+ROWS = [
+    ["20261119", "GPU_Index", "1007.074318", "23185.671000", "-1.608992", "-0.159514"],
+    ["20261120", "GPU_Index", "1009.305519", "23237.039500", "2.231201", "0.221553"],
+]
+
+
+def run(argv: List[str], *replies: Any):
+    transport = FakeTransport(*replies)
+    made = {}
+
+    def factory(**options: Any) -> Client:
+        made.update(options)
+        return Client(transport=transport, sleep=lambda s: None, **options)
+
+    out, err = io.StringIO(), io.StringIO()
+    status = main_(argv, factory, out, err)
+    return status, out.getvalue(), err.getvalue(), transport, made
+
+
+def main_(argv, factory, out, err) -> int:
+    from iq_client.cli import main
+
+    return main(argv, client_factory=factory, stdout=out, stderr=err)
+
+
+def test_query_as_csv_keeps_exact_decimals() -> None:
+    status, out, _, transport, made = run(
+        ["query", "index_daily", "--index-code", "GPU_Index", "--csv", "--api-key", "iq_cli"],
+        ok(DAILY, ROWS),
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == ",".join(DAILY)
+    assert lines[2] == "2026-11-20,GPU_Index,1009.305519,23237.039500,2.231201,0.221553"
+    assert transport.bodies[0]["params"]["index_code"] == "GPU_Index"
+    assert made["api_key"] == "iq_cli"
+
+
+def test_query_as_json() -> None:
+    status, out, _, _, _ = run(
+        ["query", "index_daily", "--json", "--end-date", "20261120"],
+        ok(DAILY, [ROWS[0][:4] + [None, None]]),
+    )
+    assert status == 0
+    assert json.loads(out) == [
+        {
+            "trade_date": "2026-11-19",
+            "index_code": "GPU_Index",
+            "index_value": "1007.074318",
+            "weighted_price": "23185.671000",
+            "change": None,
+            "pct_change": None,
+        }
+    ]
+
+
+def test_generic_params_and_fields() -> None:
+    status, out, _, transport, _ = run(
+        [
+            "query",
+            "index_quote",
+            "-p",
+            "specification=H100 SXM5 80GB",
+            "--trade-date",
+            "2026-11-10",
+            "--fields",
+            "trade_date,price",
+        ],
+        ok(["trade_date", "price"], [["20261110", "29700.000000"]]),
+    )
+    assert status == 0 and "29700.000000" in out
+    assert transport.bodies[0]["params"] == {
+        "specification": "H100 SXM5 80GB",
+        "trade_date": "20261110",
+    }
+    assert transport.bodies[0]["fields"] == ["trade_date", "price"]
+
+
+def test_a_local_refusal_exits_2_without_a_request() -> None:
+    status, _, err, transport, _ = run(["query", "index_daily", "--specification", "x"])
+    assert status == 2 and "specification" in err and transport.requests == []
+    status, _, err, _, _ = run(
+        ["query", "index_daily", "--trade-date", "20261105", "--start-date", "20261101"]
+    )
+    assert status == 2 and "trade_date" in err
+
+
+def test_a_refusal_by_the_service_exits_1_with_code_and_request_id() -> None:
+    status, out, err, _, _ = run(
+        ["query", "index_latest"], error(401, 40102, "invalid API key", request_id="req_cli")
+    )
+    assert status == 1 and out == ""
+    assert "40102" in err and "req_cli" in err
+
+
+def test_datasets_and_describe_are_offline() -> None:
+    status, out, _, transport, _ = run(["datasets"])
+    assert status == 0 and out.splitlines()[0].startswith("index_basic")
+    assert len(out.splitlines()) == 5
+    status, out, _, _, _ = run(["describe", "index_quote"])
+    assert status == 0 and "specification" in out and "quote:read" in out
+    assert transport.requests == []
+
+
+def test_python_dash_m_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "iq_client", "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "query" in result.stdout
+    result = subprocess.run(
+        [sys.executable, "-m", "iq_client", "query", "nope"], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+
+
+def test_the_plain_table_shows_dates_and_blanks() -> None:
+    status, out, _, _, _ = run(
+        ["query", "index_latest"],
+        ok(DAILY, [["20261120", "Hardware_Index", "1009.853300", None, "1.206755", "0.119641"]]),
+    )
+    assert status == 0
+    header, row = out.splitlines()
+    assert header.split() == DAILY
+    assert row.split() == ["2026-11-20", "Hardware_Index", "1009.853300", "1.206755", "0.119641"]
+    status, out, _, _, _ = run(["query", "index_latest"], ok(DAILY, []))
+    assert out == "(no rows)\n"

@@ -1,0 +1,351 @@
+"""Against the real service, started by the Rust test ``tests/api/python_client.rs``
+(``cargo test --test api python_client``) on demo data in a fresh PostgreSQL database,
+with its clock fixed at 2026-11-20 12:00 Asia/Shanghai.
+
+The harness passes, as environment variables:
+
+=============================  ====================================================
+IQ_TEST_BASE_URL               the service, ``http://127.0.0.1:<port>``
+IQ_TEST_TODAY                  the service's today, ``YYYYMMDD``
+IQ_TEST_KEY_ALL                a professional member's key: all 8 indexes, no delay
+IQ_TEST_KEY_FREE               a free user's key: 7 public indexes, 7-day delay
+IQ_TEST_KEY_RESTRICTED         a professional key limited to some indexes ...
+IQ_TEST_RESTRICTED_INDEXES     ... these, comma-separated
+IQ_TEST_KEY_NO_SCOPE           a key holding only ``calendar:read``
+IQ_TEST_KEY_MINUTE             a key allowed IQ_TEST_MINUTE_LIMIT calls a minute
+IQ_TEST_KEY_DAY                a key allowed IQ_TEST_DAY_LIMIT calls a day
+IQ_TEST_REQUIRE_SERVICE        set by the harness: a missing variable fails the run
+=============================  ====================================================
+
+Without them every test here is skipped, so ``pytest`` alone runs the unit tests.
+No test sleeps: clients get a recording ``sleep``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from typing import Any, Dict, List
+
+import pandas as pd
+import pytest
+
+import iq_client
+from iq_client import (
+    AuthenticationError,
+    Client,
+    LocalValidationError,
+    PermissionDenied,
+    QuotaExhausted,
+    RateLimited,
+)
+from iq_client.catalogue import dataset
+
+REQUIRED = [
+    "IQ_TEST_BASE_URL",
+    "IQ_TEST_TODAY",
+    "IQ_TEST_KEY_ALL",
+    "IQ_TEST_KEY_FREE",
+    "IQ_TEST_KEY_RESTRICTED",
+    "IQ_TEST_RESTRICTED_INDEXES",
+    "IQ_TEST_KEY_NO_SCOPE",
+    "IQ_TEST_KEY_MINUTE",
+    "IQ_TEST_MINUTE_LIMIT",
+    "IQ_TEST_KEY_DAY",
+    "IQ_TEST_DAY_LIMIT",
+]
+MISSING = [name for name in REQUIRED if not os.environ.get(name)]
+if MISSING:
+    if os.environ.get("IQ_TEST_REQUIRE_SERVICE"):
+        # The Rust harness sets this: a missing variable there is a bug, not a skip.
+        raise RuntimeError("IQ_TEST_* variables missing: " + ", ".join(MISSING))
+    pytest.skip(
+        "integration tests need the service and its test keys: run them with "
+        "`cargo test --test api python_client` (no IQ_TEST_BASE_URL etc. here)",
+        allow_module_level=True,
+    )
+
+pytestmark = pytest.mark.integration
+
+ENV: Dict[str, str] = {name: os.environ.get(name, "") for name in REQUIRED}
+ALL_INDEXES = {
+    "Server_Index",
+    "Server_Rental_Index",
+    "GPU_Index",
+    "DRAM_Index",
+    "SSD_Index",
+    "CPU_Index",
+    "OI_Index",
+    "Hardware_Index",
+}
+
+
+class Sleeps(list):
+    """A ``sleep`` that records the waits instead of waiting."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def today() -> dt.date:
+    return dt.datetime.strptime(ENV["IQ_TEST_TODAY"], "%Y%m%d").date()
+
+
+def client_for(key_var: str, **options: Any) -> Client:
+    options.setdefault("sleep", Sleeps())
+    options.setdefault("random", lambda: 0.0)
+    options.setdefault("today", today)
+    return Client(ENV[key_var], base_url=ENV["IQ_TEST_BASE_URL"], timeout=10, **options)
+
+
+@pytest.fixture(scope="module")
+def pro() -> Client:
+    return client_for("IQ_TEST_KEY_ALL")
+
+
+def assert_typed(frame: pd.DataFrame, api_name: str) -> None:
+    """Columns are the dataset's defaults, with the catalogue's dtypes."""
+    ds = dataset(api_name)
+    assert list(frame.columns) == list(ds.default_fields)
+    for name in frame.columns:
+        kind = ds.field(name).type
+        if kind == "date":
+            assert str(frame[name].dtype) == "datetime64[ns]", name
+        elif kind == "decimal":
+            assert frame[name].dtype == "float64", name
+
+
+# -- every dataset ----------------------------------------------------------------
+
+
+def test_index_basic(pro: Client) -> None:
+    frame = pro.index_basic()
+    assert_typed(frame, "index_basic")
+    assert set(frame["index_code"]) == ALL_INDEXES
+    assert frame["sort_no"].dtype == "int64" and frame["has_quotes"].dtype == bool
+    assert frame["sort_no"].is_monotonic_increasing
+    hardware = frame.set_index("index_code").loc["Hardware_Index"]
+    assert hardware["visibility"] == "member" and not hardware["has_quotes"]
+
+
+def test_index_daily(pro: Client) -> None:
+    frame = pro.index_daily(index_code="GPU_Index", start_date="2026-11-01", end_date="20261120")
+    assert_typed(frame, "index_daily")
+    assert set(frame["index_code"]) == {"GPU_Index"}
+    assert frame["trade_date"].min() >= pd.Timestamp("2026-11-02")
+    assert frame["trade_date"].max() == pd.Timestamp("2026-11-20")
+    assert frame["trade_date"].is_monotonic_increasing
+    assert frame["index_value"].notna().all()
+    one = pro.index_daily(index_code="GPU_Index", trade_date=dt.date(2026, 11, 20))
+    assert len(one) == 1 and one.loc[0, "index_value"] == frame["index_value"].iloc[-1]
+
+
+def test_index_latest(pro: Client) -> None:
+    frame = pro.index_latest()
+    assert_typed(frame, "index_latest")
+    assert set(frame["index_code"]) == ALL_INDEXES
+    assert (frame["trade_date"] == pd.Timestamp(today())).all()
+    hardware = frame.set_index("index_code").loc["Hardware_Index"]
+    assert pd.isna(hardware["weighted_price"])  # it has no quotes
+
+
+def test_index_quote(pro: Client) -> None:
+    frame = pro.index_quote(index_code="Server_Index", trade_date="20261105")
+    assert_typed(frame, "index_quote")
+    assert len(frame) > 1 and set(frame["index_code"]) == {"Server_Index"}
+    assert frame["weight"].dtype == "float64" and frame["price"].dtype == "float64"
+    assert frame["specification"].tolist() == sorted(frame["specification"])
+
+
+def test_trade_calendar(pro: Client) -> None:
+    frame = pro.trade_calendar(start_date="20261101", end_date="20261130")
+    assert_typed(frame, "trade_calendar")
+    assert len(frame) > 15
+    assert (frame["trade_date"].dt.day_of_week < 5).all()
+    assert (frame["pretrade_date"].iloc[1:].values == frame["trade_date"].iloc[:-1].values).all()
+
+
+def test_exact_decimals_on_request(pro: Client) -> None:
+    quotes = pro.index_quote(index_code="Server_Index", trade_date="20261105", decimals="decimal")
+    assert all(isinstance(w, Decimal) for w in quotes["weight"])
+    assert sum(quotes["weight"]) == Decimal(1)  # spec part 2, rule 1: exactly 1
+    daily = pro.index_daily(index_code="Server_Index", trade_date="20261105", decimals="decimal")
+    expected = sum(w * p for w, p in zip(quotes["weight"], quotes["price"]))
+    assert daily.loc[0, "weighted_price"] == expected.quantize(Decimal("0.000001"))
+
+
+def test_fields_selection(pro: Client) -> None:
+    frame = pro.index_daily(
+        index_code="SSD_Index", fields=["trade_date", "pre_value"], end_date="20261120"
+    )
+    assert list(frame.columns) == ["trade_date", "pre_value"]
+    assert frame["pre_value"].dtype == "float64"
+
+
+# -- paging ------------------------------------------------------------------------
+
+
+def test_paging_across_pages_equals_one_big_page(pro: Client) -> None:
+    params = {"start_date": "20260801", "end_date": "20261031"}
+    whole = pro.fetch_page("index_quote", params, limit=5000)
+    assert not whole.has_more and whole.returned > 500
+    paged = pro.query("index_quote", params, page_size=250, dates="string", decimals="decimal")
+    assert len(paged.attrs["request_ids"]) == -(-whole.returned // 250)
+    rows: List[List[Any]] = [
+        [d, c, s, str(w), str(p)] for d, c, s, w, p in paged.itertuples(index=False, name=None)
+    ]
+    assert rows == whole.items
+
+
+def test_a_bulk_pull_follows_has_more_with_a_fixed_end_date(pro: Client) -> None:
+    frame = pro.index_quote()  # every quote the key may see: more than one 5000-row page
+    assert len(frame.attrs["request_ids"]) >= 2
+    assert frame.attrs["params"] == {"end_date": ENV["IQ_TEST_TODAY"]}
+    keys = frame[["trade_date", "index_code", "specification"]]
+    assert not keys.duplicated().any()
+    assert "Hardware_Index" not in set(frame["index_code"])
+    pages = list(pro.iter_query("index_quote", page_size=3000))
+    assert [len(p) for p in pages[:-1]] == [3000] * (len(pages) - 1)
+    assert sum(len(p) for p in pages) == len(frame)
+
+
+# -- who sees what -------------------------------------------------------------------
+
+
+def test_without_index_code_only_indexes_visible_to_the_key_are_returned() -> None:
+    allowed = set(ENV["IQ_TEST_RESTRICTED_INDEXES"].split(","))
+    client = client_for("IQ_TEST_KEY_RESTRICTED")
+    daily = client.index_daily(start_date="20261001", page_size=7)
+    assert len(daily.attrs["request_ids"]) > 2  # it paged
+    assert set(daily["index_code"]) == allowed
+    assert set(client.index_basic()["index_code"]) == allowed
+    assert set(client.index_latest()["index_code"]) == allowed
+
+
+def test_a_free_key_sees_public_indexes_with_the_delay() -> None:
+    client = client_for("IQ_TEST_KEY_FREE")
+    latest = client.index_latest()
+    assert set(latest["index_code"]) == ALL_INDEXES - {"Hardware_Index"}
+    assert (latest["trade_date"] < pd.Timestamp(today())).all()
+    with pytest.raises(PermissionDenied) as caught:
+        client.index_daily(index_code="Hardware_Index")
+    assert (caught.value.code, caught.value.http_status) == (40301, 403)
+
+
+# -- errors --------------------------------------------------------------------------
+
+
+def test_an_invalid_key_raises_authentication_error() -> None:
+    client = Client(
+        "iq_thisIsNotAValidKeyAtAll0000000000000000000", base_url=ENV["IQ_TEST_BASE_URL"]
+    )
+    with pytest.raises(AuthenticationError) as caught:
+        client.index_daily(index_code="GPU_Index")
+    err = caught.value
+    assert (err.code, err.http_status) == (40102, 401)
+    assert err.request_id and err.request_id.startswith("req_")
+
+
+def test_an_index_outside_the_key_range_raises_permission_denied() -> None:
+    client = client_for("IQ_TEST_KEY_RESTRICTED")
+    outside = next(iter(ALL_INDEXES - set(ENV["IQ_TEST_RESTRICTED_INDEXES"].split(","))))
+    with pytest.raises(PermissionDenied) as caught:
+        client.index_daily(index_code=outside)
+    assert (caught.value.code, caught.value.http_status) == (40302, 403)
+    assert caught.value.request_id.startswith("req_")
+
+
+def test_a_key_without_the_scope_raises_permission_denied() -> None:
+    client = client_for("IQ_TEST_KEY_NO_SCOPE")
+    for call in (client.index_latest, client.index_quote):
+        with pytest.raises(PermissionDenied) as caught:
+            call()
+        assert caught.value.code == 40301
+    assert len(client.trade_calendar(trade_date="20261120")) == 1  # calendar:read it has
+
+
+def test_local_refusal_sends_nothing(pro: Client) -> None:
+    pro.index_latest()
+    before = pro.last_rate_limit.remaining
+    for bad in (
+        lambda: pro.query("index_daily", {"ts_code": "GPU_Index"}),
+        lambda: pro.index_daily(fields=["close"]),
+        lambda: pro.index_daily(trade_date="20261105", start_date="20261101"),
+    ):
+        with pytest.raises(LocalValidationError):
+            bad()
+    pro.index_latest()
+    assert pro.last_rate_limit.remaining == before - 1  # only the second query counted
+
+
+def test_quota_headers_are_exposed(pro: Client) -> None:
+    pro.trade_calendar(trade_date="20261120")
+    info = pro.last_rate_limit
+    assert info.limit and info.remaining is not None and info.reset and info.reset >= 1
+    assert '"minute"' in info.policy and '"day"' in info.policy
+
+
+# -- 429 ---------------------------------------------------------------------------
+
+
+def test_per_minute_429_is_retried_with_backoff_then_raised() -> None:
+    sleeps = Sleeps()
+    client = client_for("IQ_TEST_KEY_MINUTE", sleep=sleeps)
+    for _ in range(int(ENV["IQ_TEST_MINUTE_LIMIT"])):
+        client.trade_calendar(trade_date="20261120")
+    # The service's clock stands still, so the minute never rolls over: every retry
+    # is refused and the client gives up after 5, without really sleeping.
+    with pytest.raises(RateLimited) as caught:
+        client.trade_calendar(trade_date="20261120")
+    err = caught.value
+    assert type(err) is RateLimited
+    assert (err.code, err.http_status) == (42901, 429)
+    assert err.retry_after is not None and 1 <= err.retry_after <= 60
+    assert len(sleeps) == 5
+    for waited, backoff in zip(sleeps, [1, 2, 4, 8, 16]):
+        assert waited == max(backoff, err.retry_after)  # jitter is 0 here
+
+
+def test_daily_quota_429_is_not_retried() -> None:
+    sleeps = Sleeps()
+    client = client_for("IQ_TEST_KEY_DAY", sleep=sleeps)
+    for _ in range(int(ENV["IQ_TEST_DAY_LIMIT"])):
+        client.trade_calendar(trade_date="20261120")
+    with pytest.raises(QuotaExhausted) as caught:
+        client.trade_calendar(trade_date="20261120")
+    assert (caught.value.code, caught.value.http_status) == (42902, 429)
+    assert caught.value.retry_after and caught.value.retry_after > 60
+    assert sleeps == []
+
+
+# -- the command line ----------------------------------------------------------------
+
+
+def test_the_cli_against_the_service() -> None:
+    env = dict(os.environ, IQ_API_KEY=ENV["IQ_TEST_KEY_ALL"], IQ_BASE_URL=ENV["IQ_TEST_BASE_URL"])
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "iq_client",
+            "query",
+            "index_daily",
+            "--index-code",
+            "GPU_Index",
+            "--end-date",
+            ENV["IQ_TEST_TODAY"],
+            "--csv",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "trade_date,index_code,index_value,weighted_price,change,pct_change"
+    assert lines[-1].startswith("2026-11-20,GPU_Index,")
+    assert iq_client.__version__

@@ -1,0 +1,148 @@
+"""Paging (spec 4.3): follow has_more with offset + returned, keep end_date fixed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from iq_client import APIError
+
+from fakes import make_client, ok
+
+CAL = ["trade_date", "pretrade_date"]
+DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
+
+
+def calendar_server(days: int, cap: int):
+    """A fake service holding ``days`` calendar rows that caps pages at ``cap``."""
+    rows = [[f"2026{(i // 28) + 1:02d}{(i % 28) + 1:02d}", None] for i in range(days)]
+
+    def answer(request):
+        import json
+
+        body = json.loads(request.body)
+        limit = min(body["limit"], cap)
+        offset = body["offset"]
+        page = rows[offset : offset + limit]
+        return ok(
+            CAL,
+            page,
+            offset=offset,
+            limit=limit,
+            has_more=offset + len(page) < days,
+            request_id=f"req_{offset}",
+        )
+
+    return answer, rows
+
+
+def test_pages_are_followed_with_offset_plus_returned() -> None:
+    answer, rows = calendar_server(days=10, cap=4)
+    client, transport, _ = make_client(answer, repeat_last=True)
+    frame = client.trade_calendar(dates="string")
+    assert frame["trade_date"].tolist() == [r[0] for r in rows]
+    assert [(b["offset"], b["limit"]) for b in transport.bodies] == [
+        (0, 5000),
+        (4, 5000),
+        (8, 5000),
+    ]
+    assert frame.attrs["request_ids"] == ["req_0", "req_4", "req_8"]
+
+
+def test_page_size_offset_and_total_limit() -> None:
+    answer, rows = calendar_server(days=10, cap=100)
+    client, transport, _ = make_client(answer, repeat_last=True)
+    frame = client.query("trade_calendar", page_size=3, offset=2, limit=5, dates="string")
+    assert frame["trade_date"].tolist() == [r[0] for r in rows[2:7]]
+    assert [(b["offset"], b["limit"]) for b in transport.bodies] == [(2, 3), (5, 2)]
+
+
+def test_iter_query_yields_one_frame_per_page_lazily() -> None:
+    answer, rows = calendar_server(days=7, cap=3)
+    client, transport, _ = make_client(answer, repeat_last=True)
+    pages = client.iter_query("trade_calendar", page_size=3)
+    assert transport.requests == []  # nothing sent before the first next()
+    sizes = []
+    for frame in pages:
+        assert str(frame["trade_date"].dtype) == "datetime64[ns]"
+        sizes.append(len(frame))
+    assert sizes == [3, 3, 1]
+
+
+def test_iter_query_validates_at_once() -> None:
+    client, transport, _ = make_client()
+    with pytest.raises(ValueError):
+        client.iter_query("trade_calendar", {"index_code": "GPU_Index"})
+    assert transport.requests == []
+
+
+def test_end_date_is_pinned_for_a_bulk_pull_of_a_delayed_dataset() -> None:
+    first = ok(DAILY, [["20261119", "GPU_Index", "1", "2", "3", "4"]], limit=1, has_more=True)
+    second = ok(DAILY, [["20261120", "GPU_Index", "1", "2", "3", "4"]], offset=1, limit=1)
+    client, transport, _ = make_client(first, second, today=lambda: dt.date(2026, 11, 20))
+    frame = client.index_daily(start_date="20261101")
+    assert len(frame) == 2
+    assert [b["params"] for b in transport.bodies] == [
+        {"start_date": "20261101", "end_date": "20261120"},
+        {"start_date": "20261101", "end_date": "20261120"},
+    ]
+    assert frame.attrs["params"]["end_date"] == "20261120"
+
+
+def test_end_date_is_not_pinned_when_not_needed() -> None:
+    today = lambda: dt.date(2026, 11, 20)  # noqa: E731
+    cases = [
+        (lambda c: c.index_daily(end_date="20261110"), {"end_date": "20261110"}),
+        (lambda c: c.index_daily(trade_date="20261110"), {"trade_date": "20261110"}),
+        (lambda c: c.index_daily(start_date="20261201"), {"start_date": "20261201"}),
+        (lambda c: c.query("index_daily", fixed_end_date=False), None),
+        (lambda c: c.trade_calendar(), None),  # not delayed: future days exist
+        (lambda c: c.index_latest(), None),
+        (lambda c: c.fetch_page("index_quote"), None),
+    ]
+    for call, expected in cases:
+        client, transport, _ = make_client(ok(["trade_date"], []), today=today)
+        call(client)
+        assert transport.bodies[0].get("params") == expected
+
+
+def test_the_default_today_is_the_service_time_zone() -> None:
+    client, transport, _ = make_client(ok(["trade_date"], []))
+    client.index_quote()
+    pinned = transport.bodies[0]["params"]["end_date"]
+    shanghai = dt.datetime.now(dt.timezone(dt.timedelta(hours=8))).strftime("%Y%m%d")
+    assert pinned == shanghai
+
+
+def test_has_more_with_an_empty_page_stops_with_an_error() -> None:
+    client, _, _ = make_client(ok(CAL, [], has_more=True))
+    with pytest.raises(APIError, match="has_more"):
+        client.trade_calendar()
+
+
+def test_progress_bar(capsys: pytest.CaptureFixture) -> None:
+    answer, _ = calendar_server(days=5, cap=2)
+    client, _, _ = make_client(answer, repeat_last=True)
+    frame = client.trade_calendar(progress=True)
+    assert len(frame) == 5
+    assert "5row" in capsys.readouterr().err.replace(" ", "")
+
+
+def test_fetch_page_is_one_raw_request() -> None:
+    client, transport, _ = make_client(
+        ok(
+            CAL,
+            [["20261120", "20261119"]],
+            limit=1,
+            has_more=True,
+            headers={"X-RateLimit-Remaining": "7"},
+        )
+    )
+    page = client.fetch_page("trade_calendar", limit=1, offset=3)
+    assert (page.offset, page.returned, page.has_more, page.limit) == (0, 1, True, 1)
+    assert page.items == [["20261120", "20261119"]]
+    assert page.rate_limit.remaining == 7
+    assert transport.bodies == [{"api_name": "trade_calendar", "limit": 1, "offset": 3}]
+    assert isinstance(page.to_frame()["trade_date"][0], pd.Timestamp)
