@@ -94,8 +94,13 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .with_target("reqwest", tracing::level_filters::LevelFilter::OFF)
         .with_target("hyper", tracing::level_filters::LevelFilter::OFF)
         .with_target("hyper_util", tracing::level_filters::LevelFilter::OFF);
+    // Per span only what an SRE reads: no source locations, thread names or busy/idle
+    // timing, which would cost a clock read on every poll and double the export size.
     let traces = tracing_opentelemetry::layer()
         .with_tracer(tracer)
+        .with_location(false)
+        .with_threads(false)
+        .with_tracked_inactivity(false)
         .with_error_records_to_exceptions(false)
         .with_filter(trace_filter);
 
