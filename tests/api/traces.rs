@@ -206,6 +206,26 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(listing.code(), 0, "{}", listing.body);
     let unknown = app.get("/api/v1/nowhere").await;
     assert_eq!(unknown.code(), 40401, "{}", unknown.body);
+    // An import the D8 rules refuse: traced like any other, with its own span.
+    let csv = "trade_date,index_code,specification,weight,price\n\
+               2026-11-19,No_Such_Index,H100,1,100\n";
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(csv.as_bytes().to_vec()).file_name("bad.csv"),
+    );
+    let import: Value = app
+        .http
+        .post(format!("{}/api/v1/admin/imports", app.address))
+        .header("Cookie", &admin.cookie)
+        .header("X-CSRF-Token", &admin.csrf)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(import["code"], 40002, "{import}");
 
     // A caller's own trace continues into ours.
     let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -313,6 +333,21 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(listing_root.attr("caller"), Some("session"));
     let (unknown_root, _) = trace_of(&spans, &request_id(&unknown.body));
     assert_eq!(unknown_root.attr("http.route"), Some("unmatched"));
+    let (import_root, import_trace) = trace_of(&spans, &request_id(&import));
+    assert_eq!(import_root.name, "POST /api/v1/admin/imports");
+    let import_span = child_named(&import_trace, import_root, "import");
+    assert_eq!(
+        import_span.attr("result"),
+        Some("rejected"),
+        "{import_span:#?}"
+    );
+    assert_eq!(import_span.attr("file_name"), Some("bad.csv"));
+    assert!(
+        import_trace
+            .iter()
+            .any(|s| s.attr("db.statement.name") == Some("imports.record")),
+        "the refused import's record statement: {import_trace:#?}"
+    );
     let roots: Vec<_> = [&by_key, &by_visitor, &bad_key, &listing, &unknown]
         .iter()
         .map(|r| trace_of(&spans, &request_id(&r.body)).0.trace_id.clone())
