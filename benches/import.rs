@@ -52,10 +52,14 @@
 #[allow(dead_code)]
 mod helpers;
 
+#[path = "support.rs"]
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::{median, setting};
 
 use chrono::{Datelike, NaiveDate, Weekday};
 use futures_util::SinkExt;
@@ -100,13 +104,6 @@ const STAGES: [&str; 4] = [
     "store quotes + recalculate index_daily",
     "record the import, notify, commit",
 ];
-
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 #[actix_web::main]
 async fn main() {
@@ -488,16 +485,6 @@ fn next_weekday(day: NaiveDate) -> NaiveDate {
         next = next.succ_opt().expect("a next day");
     }
     next
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
 }
 
 async fn drop_database(database_url: &str) {

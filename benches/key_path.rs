@@ -46,9 +46,13 @@
 #[allow(dead_code)]
 mod helpers;
 
+#[path = "support.rs"]
+mod support;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{median, setting};
 
 use actix::Addr;
 use iq_actors::quota::{QuotaActor, QuotaSettings, QuotaStats, ShowStats};
@@ -63,13 +67,6 @@ const GOAL_PER_1000: f64 = 20.0;
 const RAISED: i64 = 1_000_000_000;
 /// Calls in flight at most while pacing.
 const PACED_CLIENTS: u64 = 8;
-
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// An instance of the service and a professional member's key on it.
 struct Keyed {
@@ -296,7 +293,7 @@ async fn throughput(
         );
     }
     let after = enforced.stats().await;
-    let [visitor, plain, quota] = [0, 1, 2].map(|i| median(rates[i].clone()));
+    let [visitor, plain, quota] = [0, 1, 2].map(|i| median(&rates[i]));
     println!(
         "cached index_daily, {clients} clients, median of {rounds} x {secs}s rounds:\n  \
          visitor        {visitor:>8.0} req/s\n  \
@@ -495,9 +492,4 @@ async fn run(
         refused: refused.load(Ordering::Relaxed),
         secs: started.elapsed().as_secs_f64(),
     }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }

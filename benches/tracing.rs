@@ -28,10 +28,14 @@ mod child;
 #[allow(dead_code)]
 mod helpers;
 
+#[path = "support.rs"]
+mod support;
+
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{median, setting};
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use serde_json::{json, Value};
@@ -43,13 +47,6 @@ use helpers::{create_database, TestApp};
 const GOAL_OVERHEAD: f64 = 0.10;
 /// The pro tier's limits during the rounds: never reached.
 const RAISED: i64 = 1_000_000_000;
-
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// OTLP export traffic seen by the receiver.
 #[derive(Default)]
@@ -192,9 +189,9 @@ async fn main() {
         drop_database(&database_name(&instance.database_url)).await;
     }
 
-    let off_rate = median(rates[0].clone());
-    let on_rate = median(rates[1].clone());
-    let sampled_rate = median(rates[2].clone());
+    let off_rate = median(&rates[0]);
+    let on_rate = median(&rates[1]);
+    let sampled_rate = median(&rates[2]);
     let overhead = 1.0 - on_rate / off_rate;
     println!();
     println!("median of {rounds} rounds of {secs} s, {clients} clients, cached index_daily with a pro key:");
@@ -266,9 +263,4 @@ async fn run(
         task.await.expect("client task");
     }
     ok.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
