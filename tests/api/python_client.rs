@@ -246,6 +246,9 @@ fn pytest(python: &Path, env: &[(String, String)]) -> (bool, String) {
         .env_remove("IQ_API_KEY")
         .env_remove("IQ_BASE_URL")
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        // The service is local: a proxy set for CI (HTTP_PROXY...) must never carry it.
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(log.try_clone().expect("clone the log file"))

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates ``src/iq_client/catalogue.json`` from the service's own catalogue.
 
-The file must be exactly what ``iq-service catalogue`` prints; the service's test
-suite (``cargo test --test api python_client``) fails when they differ.
+The file is written as exactly what ``iq-service catalogue`` prints. The service's
+test suite (``cargo test --test api python_client``) compares the two as JSON values
+and fails when they differ.
 
 Usage (from anywhere in the repository)::
 

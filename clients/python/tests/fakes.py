@@ -9,6 +9,10 @@ from iq_client import Client, HTTPRequest, HTTPResponse, TransportError
 
 Reply = Union[HTTPResponse, Exception, Callable[[HTTPRequest], HTTPResponse]]
 
+#: Keys of the service's shape (``iq_`` + 40 letters and digits); not real keys.
+TEST_KEY = "iq_" + "TestKey0" * 5
+OTHER_KEY = "iq_" + "OtherKey" * 5
+
 
 def ok(
     fields: Sequence[str],
@@ -125,7 +129,7 @@ def make_client(
     """A client on a FakeTransport with a recording sleep and fixed jitter."""
     transport = FakeTransport(*replies, repeat_last=repeat_last)
     sleeps = Sleeps()
-    options.setdefault("api_key", "iq_testkey")
+    options.setdefault("api_key", TEST_KEY)
     options.setdefault("base_url", "http://iq.test")
     client = Client(transport=transport, sleep=sleeps, random=lambda: jitter, **options)
     return client, transport, sleeps

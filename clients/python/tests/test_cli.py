@@ -8,9 +8,11 @@ import subprocess
 import sys
 from typing import Any, List
 
+import pytest
+
 from iq_client import Client
 
-from fakes import FakeTransport, error, ok
+from fakes import TEST_KEY, FakeTransport, error, ok
 
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 ROWS = [
@@ -40,7 +42,7 @@ def main_(argv, factory, out, err) -> int:
 
 def test_query_as_csv_keeps_exact_decimals() -> None:
     status, out, _, transport, made = run(
-        ["query", "index_daily", "--index-code", "GPU_Index", "--csv", "--api-key", "iq_cli"],
+        ["query", "index_daily", "--index-code", "GPU_Index", "--csv", "--api-key", TEST_KEY],
         ok(DAILY, ROWS),
     )
     assert status == 0
@@ -48,7 +50,7 @@ def test_query_as_csv_keeps_exact_decimals() -> None:
     assert lines[0] == ",".join(DAILY)
     assert lines[2] == "2026-11-20,GPU_Index,1009.305519,23237.039500,2.231201,0.221553"
     assert transport.bodies[0]["params"]["index_code"] == "GPU_Index"
-    assert made["api_key"] == "iq_cli"
+    assert made["api_key"] == TEST_KEY
 
 
 def test_query_as_json() -> None:
@@ -106,6 +108,25 @@ def test_a_refusal_by_the_service_exits_1_with_code_and_request_id() -> None:
     )
     assert status == 1 and out == ""
     assert "40102" in err and "req_cli" in err
+
+
+def test_a_bad_key_or_base_url_exits_2_without_showing_the_key() -> None:
+    status, out, err, transport, _ = run(["query", "index_latest", "--api-key", TEST_KEY + "\n"])
+    assert status == 2 and out == "" and transport.requests == []
+    assert "whitespace" in err and TEST_KEY not in err
+    status, _, err, _, _ = run(["query", "index_latest", "--api-key", ""])
+    assert status == 2 and "empty" in err
+    status, _, err, _, _ = run(["query", "index_latest", "--base-url", "localhost:8080"])
+    assert status == 2 and "scheme" in err
+
+
+def test_the_api_key_help_recommends_the_environment_variable(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    assert main_(["query", "--help"], Client, io.StringIO(), io.StringIO()) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--api-key API_KEY API key (default: $IQ_API_KEY, recommended:" in shown
+    assert "visible in ps and the shell history" in shown
 
 
 def test_datasets_and_describe_are_offline() -> None:

@@ -239,14 +239,20 @@ def test_a_free_key_sees_public_indexes_with_the_delay() -> None:
 
 
 def test_an_invalid_key_raises_authentication_error() -> None:
-    client = Client(
-        "iq_thisIsNotAValidKeyAtAll0000000000000000000", base_url=ENV["IQ_TEST_BASE_URL"]
-    )
+    # The key's shape (iq_ + 40 letters and digits) passes the local check; its
+    # checksum does not, so the service refuses it.
+    client = Client("iq_thisIsNotAValidKeyAtAll00000000000000000", base_url=ENV["IQ_TEST_BASE_URL"])
     with pytest.raises(AuthenticationError) as caught:
         client.index_daily(index_code="GPU_Index")
     err = caught.value
     assert (err.code, err.http_status) == (40102, 401)
     assert err.request_id and err.request_id.startswith("req_")
+
+
+def test_a_malformed_key_is_refused_before_any_request() -> None:
+    with pytest.raises(AuthenticationError) as caught:
+        Client(ENV["IQ_TEST_KEY_ALL"] + "\n", base_url=ENV["IQ_TEST_BASE_URL"])
+    assert caught.value.request_id is None and ENV["IQ_TEST_KEY_ALL"] not in str(caught.value)
 
 
 def test_an_index_outside_the_key_range_raises_permission_denied() -> None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pandas as pd
 import pytest
 
-from iq_client import APIError
+from iq_client import APIError, HTTPResponse
 
 from fakes import make_client, ok
 
@@ -20,8 +21,6 @@ def calendar_server(days: int, cap: int):
     rows = [[f"2026{(i // 28) + 1:02d}{(i % 28) + 1:02d}", None] for i in range(days)]
 
     def answer(request):
-        import json
-
         body = json.loads(request.body)
         limit = min(body["limit"], cap)
         offset = body["offset"]
@@ -114,6 +113,37 @@ def test_the_default_today_is_the_service_time_zone() -> None:
     pinned = transport.bodies[0]["params"]["end_date"]
     shanghai = dt.datetime.now(dt.timezone(dt.timedelta(hours=8))).strftime("%Y%m%d")
     assert pinned == shanghai
+
+
+def test_the_next_offset_is_the_one_asked_for_plus_rows_returned() -> None:
+    """Spec 4.3 rule 2: the offset the service echoes is not trusted."""
+    answer, rows = calendar_server(days=7, cap=3)
+
+    def wrong_echo(request):
+        response = answer(request)
+        body = json.loads(response.body)
+        body["data"]["offset"] = 1000  # a buggy echo
+        return HTTPResponse.build(
+            response.status, dict(response.headers), json.dumps(body).encode()
+        )
+
+    client, transport, _ = make_client(wrong_echo, repeat_last=True)
+    frame = client.query("trade_calendar", page_size=3, offset=1, dates="string")
+    assert [b["offset"] for b in transport.bodies] == [1, 4]
+    assert frame["trade_date"].tolist() == [r[0] for r in rows[1:]]
+
+
+@pytest.mark.parametrize("has_more", ["false", "true", 0, 1, None, [], "yes"])
+def test_has_more_must_be_a_boolean(has_more) -> None:
+    response = ok(CAL, [["20261120", "20261119"]])
+    body = json.loads(response.body)
+    body["data"]["has_more"] = has_more
+    bad = HTTPResponse.build(200, dict(response.headers), json.dumps(body).encode())
+    client, transport, sleeps = make_client(bad)
+    with pytest.raises(APIError, match="malformed query answer.*has_more") as caught:
+        client.trade_calendar()
+    assert caught.value.request_id == "req_ok"
+    assert len(transport.requests) == 1 and sleeps.calls == []
 
 
 def test_has_more_with_an_empty_page_stops_with_an_error() -> None:

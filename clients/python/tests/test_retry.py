@@ -21,7 +21,7 @@ from iq_client import (
     TransportError,
 )
 
-from fakes import error, make_client, ok, raw, timeout_error, too_many
+from fakes import TEST_KEY, error, make_client, ok, raw, timeout_error, too_many
 
 LATEST = ["trade_date", "index_code", "index_value"]
 
@@ -63,7 +63,7 @@ def test_jitter_is_up_to_one_second(jitter: float) -> None:
 def test_default_jitter_source_is_random_in_range() -> None:
     sleeps: list = []
     client = Client(
-        "iq_k", base_url="http://iq.test", sleep=sleeps.append, transport=_Always(too_many())
+        TEST_KEY, base_url="http://iq.test", sleep=sleeps.append, transport=_Always(too_many())
     )
     with pytest.raises(RateLimited):
         client.index_latest()
@@ -85,6 +85,24 @@ def test_retry_after_is_honoured() -> None:
     )
     client.index_latest(fields=LATEST)
     assert sleeps.calls == [30.5, 3.5]  # max(backoff, Retry-After) + jitter
+
+
+def test_without_retry_after_the_rate_limit_reset_is_waited_for() -> None:
+    reset_only = error(
+        429, 42901, "slow down", headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "30"}
+    )
+    client, _, sleeps = make_client(reset_only, too_many(), latest_ok(), jitter=0.5)
+    client.index_latest(fields=LATEST)
+    assert sleeps.calls == [30.5, 2.5]  # max(backoff, reset) + jitter; then plain backoff
+
+
+def test_a_rate_limit_reset_beyond_max_wait_is_not_waited_for() -> None:
+    far = error(429, 42901, "slow down", headers={"X-RateLimit-Reset": "600"})
+    client, transport, sleeps = make_client(far)
+    with pytest.raises(RateLimited) as caught:
+        client.index_latest()
+    assert caught.value.retry_after is None  # no Retry-After was sent
+    assert sleeps.calls == [] and len(transport.requests) == 1
 
 
 def test_a_retry_after_beyond_max_wait_is_not_waited_for() -> None:
@@ -172,7 +190,7 @@ def test_the_default_transport_enforces_the_timeout() -> None:
     thread = threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True)
     thread.start()
     port = listener.getsockname()[1]
-    client = Client("iq_k", base_url=f"http://127.0.0.1:{port}", timeout=0.2, max_retries=0)
+    client = Client(TEST_KEY, base_url=f"http://127.0.0.1:{port}", timeout=0.2, max_retries=0)
     started = time.monotonic()
     try:
         with pytest.raises(TransportError) as caught:
@@ -191,7 +209,7 @@ def test_a_refused_connection_is_a_transport_error() -> None:
     probe.close()  # nothing listens there now
     sleeps: list = []
     client = Client(
-        "iq_k", base_url=f"http://127.0.0.1:{port}", sleep=sleeps.append, random=lambda: 0.0
+        TEST_KEY, base_url=f"http://127.0.0.1:{port}", sleep=sleeps.append, random=lambda: 0.0
     )
     with pytest.raises(TransportError) as caught:
         client.index_latest()

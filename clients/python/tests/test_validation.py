@@ -66,7 +66,20 @@ def test_trade_date_with_a_range_in_convenience_methods() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["2026/11/05", "261105", "20261305", "2026-02-30", "20261-1-05", "2026-1105"]
+    "value",
+    [
+        "2026/11/05",
+        "261105",
+        "20261305",
+        "2026-02-30",
+        "20261-1-05",
+        "2026-1105",
+        "20261105\n",  # $ would accept a trailing newline
+        "2026-11-05\n",
+        "\uff12\uff10\uff12\uff16\uff11\uff11\uff10\uff15",  # fullwidth digits
+        "\u0662\u0660\u0662\u0666\u0661\u0661\u0660\u0665",  # Arabic-Indic digits
+        " 20261105",
+    ],
 )
 def test_malformed_or_impossible_dates(value: str) -> None:
     refused(lambda c: c.index_daily(trade_date=value), "trade_date")
@@ -122,6 +135,17 @@ def test_a_local_refusal_is_an_invalid_request_without_request_id() -> None:
 )
 def test_dates_are_normalised_to_yyyymmdd(value: object) -> None:
     assert normalise_date("trade_date", value) == "20261105"
+
+
+def test_early_years_are_zero_padded() -> None:
+    assert normalise_date("trade_date", dt.date(999, 1, 2)) == "09990102"
+    assert normalise_date("trade_date", dt.datetime(5, 12, 31, 23, 59)) == "00051231"
+    assert normalise_date("trade_date", "0999-01-02") == "09990102"
+
+
+def test_a_missing_timestamp_is_refused() -> None:
+    with pytest.raises(LocalValidationError, match="NaT"):
+        normalise_date("trade_date", pd.NaT)
 
 
 def test_what_is_sent_is_normalised() -> None:

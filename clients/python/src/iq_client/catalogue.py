@@ -1,9 +1,10 @@
 """The dataset catalogue: parameters and fields of every dataset, known offline.
 
-``catalogue.json`` beside this module is, byte for byte, the output of the service's
-``iq-service catalogue`` command: one source of truth for the service's validation,
-its docs and this client. The service's test suite fails when the two differ;
-regenerate the file with ``python clients/python/scripts/update_catalogue.py``.
+``catalogue.json`` beside this module equals, as JSON values (formatting aside), the
+output of the service's ``iq-service catalogue`` command: one source of truth for the
+service's validation, its docs and this client. The service's test suite compares the
+two and fails when they differ; regenerate the file with
+``python clients/python/scripts/update_catalogue.py``.
 
 Nothing here sends a request::
 

@@ -7,12 +7,14 @@ Examples::
     python -m iq_client query index_daily --index-code GPU_Index --csv
     python -m iq_client query index_quote --trade-date 2026-11-05 --json -o quotes.json
 
-The key comes from ``--api-key`` or ``IQ_API_KEY``, the service from ``--base-url`` or
+The key comes from ``IQ_API_KEY`` (or ``--api-key``, which other users can see in
+``ps`` and which lands in the shell history), the service from ``--base-url`` or
 ``IQ_BASE_URL``. Values are printed exactly as the service sent them (decimals are
 never rounded through floats); dates as ``YYYY-MM-DD``.
 
 Exit status: 0 success, 1 the service refused the query or could not be reached,
-2 a usage error or a query refused locally.
+2 a usage error, a bad setting (a malformed key, a base URL without a scheme) or a
+query refused locally.
 """
 
 from __future__ import annotations
@@ -84,7 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("-o", "--output", help="write to this file instead of stdout")
     query.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
     connection = query.add_argument_group("connection")
-    connection.add_argument("--api-key", help="API key (default: $IQ_API_KEY)")
+    connection.add_argument(
+        "--api-key",
+        help="API key (default: $IQ_API_KEY, recommended: a key given here is visible "
+        "in ps and the shell history)",
+    )
     connection.add_argument("--base-url", help="service URL (default: $IQ_BASE_URL)")
     connection.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request"
@@ -186,13 +192,17 @@ def main(
     if args.command == "describe":
         _describe(args.api_name, out)
         return 0
-    try:
+    try:  # building the client sends nothing: a failure here is a bad setting
         client = client_factory(
             api_key=args.api_key,
             base_url=args.base_url,
             timeout=args.timeout,
             max_retries=args.max_retries,
         )
+    except (IQError, ValueError) as error:
+        err.write(f"error: {error}\n")
+        return 2
+    try:
         with client:
             frame = client.query(
                 args.api_name,
@@ -210,9 +220,6 @@ def main(
     except IQError as error:
         err.write(f"error: {error}\n")
         return 1
-    except ValueError as error:  # a bad option value (timeout, retries)
-        err.write(f"error: {error}\n")
-        return 2
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as file:
             _write(frame, args, file)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import logging
 import os
 import random as _random
 import time
@@ -14,6 +15,7 @@ import pandas as pd
 
 from ._version import __version__
 from .catalogue import Dataset, list_datasets, list_fields, list_params
+from .credentials import check_api_key, check_base_url, key_hint
 from .envelope import Envelope, read_envelope
 from .errors import APIError
 from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
@@ -28,6 +30,7 @@ from .validation import (
     check_int,
     merge_params,
     validate_query,
+    yyyymmdd,
 )
 
 __all__ = ["Client", "DateLike", "SERVICE_TZ"]
@@ -44,9 +47,22 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_PAGE_SIZE = 5000
 
+log = logging.getLogger("iq_client")
+
 
 def _today_in_service_tz() -> _dt.date:
     return _dt.datetime.now(SERVICE_TZ).date()
+
+
+def _resolve_key(api_key: Optional[str]) -> Optional[str]:
+    """The key to send: ``api_key``, else ``IQ_API_KEY``, checked; ``None`` only when
+    neither is set (the anonymous visitor)."""
+    if api_key is not None:
+        return check_api_key(api_key, "api_key")
+    from_env = os.environ.get("IQ_API_KEY")
+    if from_env is not None:
+        return check_api_key(from_env, "IQ_API_KEY")
+    return None
 
 
 class Client:
@@ -54,11 +70,17 @@ class Client:
 
     Args:
         api_key: the ``X-API-Key`` to send; default the ``IQ_API_KEY`` environment
-            variable. Without a key the service answers as to an anonymous visitor
-            (free-tier delay, public indexes only).
+            variable. Only when both are unset (``None``) does the client query as the
+            anonymous visitor (free-tier delay, public indexes only; logged once at
+            INFO on the ``iq_client`` logger). A key that is empty, has whitespace or
+            control characters, or is not ``iq_`` + 40 letters and digits raises
+            :class:`AuthenticationError` here, before any request; it is never
+            stripped or replaced by the visitor.
         base_url: where the service is; default ``IQ_BASE_URL`` or
-            ``http://127.0.0.1:8080``.
-        timeout: seconds to wait for each answer (default 30).
+            ``http://127.0.0.1:8080``. It needs an ``http://`` or ``https://``
+            scheme and a host (``ValueError`` otherwise).
+        timeout: seconds; ``requests``' connect and read timeout, i.e. per socket
+            operation, not a cap on the whole request (default 30).
         max_retries: retries of a request refused with 429 / 5xx or that failed in
             transit (default 5); overrides ``retry.max_retries``.
         retry: the full :class:`RetryPolicy` (backoff 1, 2, 4, 8, 16 s + jitter).
@@ -95,10 +117,14 @@ class Client:
         decimals: DecimalMode = "float",
         dates: DateMode = "datetime",
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get("IQ_API_KEY")
-        self._api_key: Optional[str] = key or None
+        self._api_key: Optional[str] = _resolve_key(api_key)
+        if self._api_key is None:
+            log.info(
+                "iq_client: no API key (api_key not given, IQ_API_KEY unset): querying "
+                "as the anonymous visitor (public indexes, free-tier delay)"
+            )
         base = base_url or os.environ.get("IQ_BASE_URL") or DEFAULT_BASE_URL
-        base = base.rstrip("/")
+        base = check_base_url(base).rstrip("/")
         if base.endswith("/api/v1"):
             base = base[: -len("/api/v1")]
         self.base_url: str = base
@@ -133,8 +159,7 @@ class Client:
         return self._api_key
 
     def __repr__(self) -> str:
-        key = f"{self._api_key[:9]}..." if self._api_key else None
-        return f"Client(base_url={self.base_url!r}, api_key={key!r})"
+        return f"Client(base_url={self.base_url!r}, api_key={key_hint(self._api_key)!r})"
 
     def close(self) -> None:
         """Releases the HTTP connections of the default transport."""
@@ -258,7 +283,7 @@ class Client:
             return query
         if "end_date" in params or "trade_date" in params:
             return query
-        today = self._today().strftime("%Y%m%d")
+        today = yyyymmdd(self._today())
         if params.get("start_date", "") > today:
             return query  # a future range: nothing to pin against
         return dataclasses.replace(query, params={**params, "end_date": today})
@@ -387,6 +412,7 @@ class Client:
         return (page.to_frame(**modes) for page in pages)
 
     # -- one method per dataset ---------------------------------------------------
+    # ``index_code`` may be given positionally; every other argument is keyword-only.
 
     def index_basic(
         self,
@@ -417,10 +443,10 @@ class Client:
     def index_daily(
         self,
         index_code: Optional[str] = None,
+        *,
         trade_date: DateLike = None,
         start_date: DateLike = None,
         end_date: DateLike = None,
-        *,
         fields: FieldsArg = None,
         limit: Optional[int] = None,
         offset: int = 0,
@@ -469,11 +495,11 @@ class Client:
     def index_quote(
         self,
         index_code: Optional[str] = None,
+        *,
         trade_date: DateLike = None,
         start_date: DateLike = None,
         end_date: DateLike = None,
         specification: Optional[str] = None,
-        *,
         fields: FieldsArg = None,
         limit: Optional[int] = None,
         offset: int = 0,
@@ -504,10 +530,10 @@ class Client:
 
     def trade_calendar(
         self,
+        *,
         trade_date: DateLike = None,
         start_date: DateLike = None,
         end_date: DateLike = None,
-        *,
         fields: FieldsArg = None,
         limit: Optional[int] = None,
         offset: int = 0,

@@ -107,7 +107,11 @@ class APIError(IQError):
 
 class AuthenticationError(APIError):
     """40101 / 40102 / 40103: the API key is missing where required, invalid,
-    deleted, or expired. Check the key; retrying will not help."""
+    deleted, or expired. Check the key; retrying will not help.
+
+    Also raised by :class:`iq_client.Client` itself, before any request, for a key
+    that is empty or not of the service's shape (``code`` 40102, no ``request_id``
+    nor ``http_status``). Its message never contains the key."""
 
 
 class PermissionDenied(APIError):
@@ -161,16 +165,21 @@ class ServerError(APIError):
 
 
 class TransportError(IQError):
-    """The request did not get an HTTP answer: connection refused, DNS failure, or the
-    request timeout passed. Retried with backoff like a 5xx, then raised.
+    """The request did not get an HTTP answer: connection refused or reset, DNS
+    failure, or the request timeout passed. Retried with backoff like a 5xx, then
+    raised. A request that could not even be built (a malformed URL or header) is
+    raised at once, with ``retryable`` false.
 
     Attributes:
         timed_out: whether the request timeout was the cause.
+        retryable: whether trying again could help (a network failure, not a
+            malformed request).
     """
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+    def __init__(self, message: str, *, timed_out: bool = False, retryable: bool = True) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        self.retryable = retryable
 
 
 _BY_CODE: Dict[int, Type[APIError]] = {

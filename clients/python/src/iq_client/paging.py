@@ -1,7 +1,8 @@
 """Pages of a query and walking them (spec 4.3).
 
 1. The first request uses ``offset`` as given (0 by default).
-2. While ``has_more`` is true, the next request uses ``offset + returned``.
+2. While ``has_more`` is true, the next request uses the offset just asked for plus
+   ``returned`` (never the offset the service echoes).
 3. The walk stops when ``has_more`` is false (or the caller's row limit is reached).
 
 The parameters, ``end_date`` included, are the same on every page, so rows that
@@ -33,7 +34,8 @@ class Page:
         fields: column names, aligned with each row of ``items``.
         items: the rows, as on the wire (decimals as strings, dates ``YYYYMMDD``).
         limit: the effective page size the service used (``data.limit``).
-        offset: the offset of the first row.
+        offset: the offset of the first row, as the service reports it (paging
+            does not rely on it: the next offset is the one asked for + ``returned``).
         returned: the number of rows in this page.
         has_more: whether more rows follow.
         request_id: the service's trace id for this request.
@@ -63,6 +65,9 @@ class Page:
         try:
             fields = [str(f) for f in data["fields"]]
             items = [list(row) for row in data["items"]]
+            has_more = data["has_more"]
+            if not isinstance(has_more, bool):  # "false" would be truthy
+                raise TypeError(f"has_more is {type(has_more).__name__}, not a boolean")
             page = cls(
                 dataset=dataset,
                 fields=fields,
@@ -70,7 +75,7 @@ class Page:
                 limit=int(data["limit"]),
                 offset=int(data["offset"]),
                 returned=int(data["returned"]),
-                has_more=bool(data["has_more"]),
+                has_more=has_more,
                 request_id=request_id,
                 rate_limit=rate_limit,
             )
@@ -129,7 +134,7 @@ def walk(
                 "the service reported has_more with an empty page; stopping",
                 request_id=page.request_id,
             )
-        offset = page.offset + page.returned
+        offset += page.returned  # spec 4.3 rule 2: the offset asked for + rows returned
 
 
 def with_progress(

@@ -5,11 +5,14 @@ exponential backoff, 1, 2, 4, 8, 16 seconds plus up to 1 second of random jitter
 most 5 retries, never retrying with no delay. In addition:
 
 * ``Retry-After`` is honoured: the wait is ``max(backoff, Retry-After) + jitter``, so
-  a per-minute refusal is retried once the next minute starts, not before.
+  a per-minute refusal is retried once the next minute starts, not before. A 429
+  without ``Retry-After`` uses ``X-RateLimit-Reset`` (seconds until the window resets)
+  the same way.
 * 42902 (daily quota used up) is never retried: waiting seconds would not help.
-  Neither is a 429 whose ``Retry-After`` is longer than ``max_wait``.
-* HTTP 5xx answers and transport failures (connection refused, timeout) are retried
-  with the same backoff.
+  Neither is a 429 whose ``Retry-After`` (or reset) is longer than ``max_wait``.
+* HTTP 5xx answers and transport failures (connection refused or reset, timeout) are
+  retried with the same backoff. A request that could not be built (a malformed URL
+  or header: ``TransportError.retryable`` false) is not.
 * Everything else (bad request, bad key, no permission) is raised at once.
 
 ``sleep`` and ``random`` are injected, so tests never wait.
@@ -40,9 +43,10 @@ class RetryPolicy:
         backoff_base: the first wait, in seconds.
         backoff_factor: each further wait is this many times the previous one.
         max_jitter: up to this many seconds of random jitter are added to each wait.
-        max_wait: a ``Retry-After`` longer than this is not waited for: the error is
-            raised at once.
-        retry_server_errors: retry HTTP 5xx / code 50000.
+        max_wait: a ``Retry-After`` (or, without one, ``X-RateLimit-Reset``) longer
+            than this is not waited for: the error is raised at once.
+        retry_server_errors: retry HTTP 5xx / code 50000. Each retried call that
+            reached the service counts against the key's quota.
         retry_transport_errors: retry connection failures and timeouts.
     """
 
@@ -68,6 +72,8 @@ class RetryPolicy:
         floor = 0.0
         if isinstance(error, RateLimited):
             retry_after = error.retry_after
+            if retry_after is None and error.rate_limit is not None:
+                retry_after = error.rate_limit.reset
             if retry_after is not None:
                 if retry_after > self.max_wait:
                     return None
@@ -78,7 +84,7 @@ class RetryPolicy:
             if error.rate_limit and error.rate_limit.retry_after is not None:
                 floor = min(error.rate_limit.retry_after, self.max_wait)
         elif isinstance(error, TransportError):
-            if not self.retry_transport_errors:
+            if not (self.retry_transport_errors and error.retryable):
                 return None
         else:
             return None

@@ -12,19 +12,45 @@ from typing import Dict, Mapping, Optional, Protocol
 
 import requests
 
+from .credentials import key_hint
 from .errors import TransportError
 
 __all__ = ["HTTPRequest", "HTTPResponse", "Transport", "RequestsTransport"]
 
+#: Failures to build the request (a malformed URL or header): sending it again would
+#: fail the same way. ``InvalidHeader``'s message quotes the header's whole value.
+_MALFORMED_REQUEST = (
+    requests.exceptions.InvalidHeader,
+    requests.exceptions.InvalidURL,
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.URLRequired,
+)
+#: Failures on the way: the network, the peer or the clock. Worth retrying.
+_NETWORK_FAILURE = (requests.ConnectionError, requests.exceptions.ChunkedEncodingError)
+
 
 @dataclass(frozen=True)
 class HTTPRequest:
-    """One request: method, absolute URL, headers and the encoded body."""
+    """One request: method, absolute URL, headers and the encoded body.
+
+    ``repr()`` shows the ``X-API-Key`` header only as its hint (first 9 characters).
+    """
 
     method: str
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     body: bytes = b""
+
+    def __repr__(self) -> str:
+        shown = {
+            name: (key_hint(value) if name.lower() == "x-api-key" else value)
+            for name, value in self.headers.items()
+        }
+        return (
+            f"HTTPRequest(method={self.method!r}, url={self.url!r}, "
+            f"headers={shown!r}, body={self.body!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -55,18 +81,42 @@ class Transport(Protocol):
     """
 
     def send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
-        """Sends ``request``, waiting at most ``timeout`` seconds."""
+        """Sends ``request``. ``timeout`` is in seconds; for the default transport it
+        is ``requests``' connect and read timeout (per socket operation), not a cap
+        on the whole exchange."""
         ...
 
 
 class RequestsTransport:
     """The default transport: a ``requests.Session`` (connection pooling, proxies and
-    CA settings from the environment, as ``requests`` does)."""
+    CA settings from the environment, as ``requests`` does).
+
+    ``timeout`` is passed to ``requests`` as both its connect and its read timeout:
+    it bounds establishing the connection and each wait for data from the socket,
+    not the whole exchange (a slow answer that keeps sending is not cut off).
+
+    Failures become :class:`iq_client.TransportError`: connection errors, timeouts
+    and broken chunked answers are ``retryable``; a malformed URL or header is not,
+    and its message never quotes a header (which would show the API key).
+    """
 
     def __init__(self, session: Optional[requests.Session] = None) -> None:
         self.session = session if session is not None else requests.Session()
 
     def send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
+        try:
+            return self._send(request, timeout)
+        except requests.exceptions.InvalidHeader:
+            pass
+        # Raised outside the handler: InvalidHeader's message quotes the header's
+        # value (the key), so it is neither shown nor kept as the cause or context.
+        raise TransportError(
+            "a request header is not valid HTTP (a control character or whitespace "
+            "in the API key or another header?); the value is not shown",
+            retryable=False,
+        )
+
+    def _send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
         try:
             answer = self.session.request(
                 request.method,
@@ -75,13 +125,25 @@ class RequestsTransport:
                 data=request.body or None,
                 timeout=timeout,
             )
+        except requests.exceptions.InvalidHeader:
+            raise
+        except _MALFORMED_REQUEST as err:
+            raise TransportError(
+                f"cannot send a request to {request.url!r}: {type(err).__name__} (check base_url)",
+                retryable=False,
+            ) from err
         except requests.Timeout as err:
             raise TransportError(
                 f"no answer from {request.url} within {timeout:g} s: {err}",
                 timed_out=True,
             ) from err
-        except requests.RequestException as err:
+        except _NETWORK_FAILURE as err:
             raise TransportError(f"request to {request.url} failed: {err}") from err
+        except requests.RequestException as err:
+            raise TransportError(
+                f"request to {request.url} failed: {type(err).__name__}: {err}",
+                retryable=False,
+            ) from err
         return HTTPResponse.build(answer.status_code, answer.headers, answer.content)
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "ValidQuery",
     "validate_query",
     "normalise_date",
+    "yyyymmdd",
     "merge_params",
     "check_int",
     "FieldsArg",
@@ -33,7 +34,8 @@ FieldsArg = Union[str, Sequence[str], None]
 #: Parameter names to values: text, or a date-like object for date parameters.
 ParamsArg = Optional[Mapping[str, Any]]
 
-_DATE = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
+#: ASCII digits only (``\d`` would take other scripts' digits); no trailing newline.
+_DATE = re.compile(r"([0-9]{4})-?([0-9]{2})-?([0-9]{2})")
 _MAX_VALUE_CHARS = 500
 
 
@@ -75,13 +77,15 @@ def normalise_date(name: str, value: Any) -> str:
         LocalValidationError: for anything else, or a date that does not exist.
     """
     if isinstance(value, (_dt.date, _dt.datetime)):  # pandas.Timestamp is a datetime
-        return value.strftime("%Y%m%d")
+        if not isinstance(value.year, int):  # pandas.NaT
+            raise LocalValidationError(f"parameter {name!r} is a missing date (NaT)")
+        return yyyymmdd(value)
     if not isinstance(value, str):
         raise LocalValidationError(
             f"parameter {name!r} must be a date (YYYYMMDD, YYYY-MM-DD or a date object), "
             f"not {type(value).__name__}"
         )
-    match = _DATE.match(value)
+    match = _DATE.fullmatch(value)
     separators = value.count("-")
     if not match or separators not in (0, 2):
         raise LocalValidationError(
@@ -95,6 +99,12 @@ def normalise_date(name: str, value: Any) -> str:
             f"parameter {name!r} is not a real calendar date: {value!r}"
         ) from None
     return f"{year:04d}{month:02d}{day:02d}"
+
+
+def yyyymmdd(day: _dt.date) -> str:
+    """``day`` as ``YYYYMMDD``, zero-padded for any year (``strftime("%Y")`` is not
+    on every platform)."""
+    return f"{day.year:04d}{day.month:02d}{day.day:02d}"
 
 
 def _fields(ds: Dataset, fields: FieldsArg) -> List[str]:
