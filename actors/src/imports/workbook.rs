@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::io::Cursor;
 
-use calamine::{open_workbook_from_rs, Data, Reader, Xlsx, XlsxError};
+use calamine::{open_workbook_from_rs, Data, DataRef, Reader, Xlsx, XlsxError};
 use chrono::NaiveDate;
 
 use crate::quotes::recalc::QuoteRow;
@@ -289,63 +289,36 @@ fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
     let Some(name) = workbook.sheet_names().first().cloned() else {
         return Err(ApiError::invalid("the workbook has no worksheet"));
     };
-    // calamine parses the sheet once for values and once more for formulas; the two
-    // passes are independent, so the formula pass runs on a second reader alongside.
-    let (values, formulas) = std::thread::scope(|scope| {
-        let formulas = scope.spawn(|| {
-            let mut second: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes))
-                .map_err(|e| unreadable_workbook(bytes, &e))?;
-            second.worksheet_formula(&name).map_err(|e| {
-                ApiError::invalid(format!(
-                    "the formulas of the first sheet '{name}' cannot be read: {e}"
-                ))
-            })
-        });
-        let values = workbook.worksheet_range(&name).map_err(|e| {
-            ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}"))
-        });
-        let formulas = formulas
-            .join()
-            .unwrap_or_else(|_| Err(ApiError::internal("the formula reader panicked")));
-        (values, formulas)
-    });
-    let (values, formulas) = (values?, formulas?);
-
+    // One streaming pass over the sheet's XML gives each cell's stored value and
+    // whether it holds a formula: no dense grid, no second parse for the formulas.
+    let unreadable =
+        |e: XlsxError| ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}"));
+    let mut reader = workbook.worksheet_cells_reader(&name).map_err(unreadable)?;
     // Absolute (row, column) -> cell; only rows with at least one cell.
     let mut rows: BTreeMap<u32, Vec<Cell>> = BTreeMap::new();
-    if let Some((start_row, start_col)) = values.start() {
-        for (r, c, data) in values.used_cells() {
-            let (Ok(r), Ok(c)) = (u32::try_from(r), u32::try_from(c)) else {
-                continue;
-            };
-            let cell = convert(data);
-            if cell.is_empty() {
-                continue;
-            }
-            let (row, col) = (start_row.saturating_add(r), start_col.saturating_add(c));
+    while let Some(record) = reader
+        .next_cell_with_formula_metadata()
+        .map_err(unreadable)?
+    {
+        let (row, col) = record.pos;
+        let cell = match record.value {
+            // Most quote cells are text; take them without a copy through `Data`.
+            DataRef::SharedString(text) if !text.is_empty() => Cell::Text(text.to_owned()),
+            DataRef::String(text) if !text.is_empty() => Cell::Text(text),
+            value => convert(&Data::from(value)),
+        };
+        if !cell.is_empty() {
             put(&mut rows, row, col, cell);
-        }
-    }
-    // A formula cell whose result was never stored reads as empty: without this check a
-    // workbook written by a tool that does not calculate would lose quotes silently.
-    if let Some((start_row, start_col)) = formulas.start() {
-        for (r, c, _formula) in formulas.used_cells() {
-            let (Ok(r), Ok(c)) = (u32::try_from(r), u32::try_from(c)) else {
-                continue;
-            };
-            let (row, col) = (start_row.saturating_add(r), start_col.saturating_add(c));
-            let has_value = rows
-                .get(&row)
-                .and_then(|cells| cells.get(usize::try_from(col).ok()?))
-                .is_some_and(|cell| !cell.is_empty());
-            if !has_value {
-                put(
-                    &mut rows,
-                    row,
-                    col,
-                    Cell::Invalid(UNCALCULATED_FORMULA.to_owned()),
-                );
-            }
+        } else if record.formula.is_some() {
+            // A formula cell whose result was never stored reads as empty: without this
+            // check a workbook written by a tool that does not calculate would lose
+            // quotes silently.
+            put(
+                &mut rows,
+                row,
+                col,
+                Cell::Invalid(UNCALCULATED_FORMULA.to_owned()),
+            );
         }
     }
 

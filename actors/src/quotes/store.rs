@@ -61,6 +61,22 @@ pub async fn replace_quotes(
         days.insert((row.trade_date, &row.index_code));
     }
     let (day_dates, day_codes): (Vec<NaiveDate>, Vec<&str>) = days.iter().copied().unzip();
+    let mut earliest: BTreeMap<&str, NaiveDate> = BTreeMap::new();
+    for (date, code) in &days {
+        earliest.entry(code).or_insert(*date);
+    }
+    // Every quote the recalculation needs: the batch's own, from memory, and those of
+    // the later days it leaves in place, read before the batch is written (so the
+    // statement returns only those, not the batch back).
+    let mut quotes = kept_quotes(tx, &earliest, &day_dates, &day_codes).await?;
+    for row in rows {
+        quotes
+            .entry(row.index_code.clone())
+            .or_default()
+            .entry(row.trade_date)
+            .or_default()
+            .push((row.weight, row.price));
+    }
     tx.execute_named(
         "imports.delete_quotes",
         "DELETE FROM index_quotes q USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
@@ -97,12 +113,9 @@ pub async fn replace_quotes(
         quotes: rows.len(),
         ..Recalculated::default()
     };
-    let mut earliest: BTreeMap<&str, NaiveDate> = BTreeMap::new();
-    for (date, code) in &days {
-        earliest.entry(code).or_insert(*date);
-    }
     for (code, from) in &earliest {
-        result.daily_rows += recalc_index(tx, code, *from).await?;
+        let days = quotes.remove(*code).unwrap_or_default();
+        result.daily_rows += recalc_index(tx, code, *from, days).await?;
         result.from.insert(code.to_string(), *from);
     }
     let composite_from = earliest
@@ -134,10 +147,48 @@ async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, A
     Ok(row.try_get(0)?)
 }
 
+/// Quotes by index and day: (weight, price) of each specification.
+type QuotesByDay = BTreeMap<String, BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>>>;
+
+/// The stored quotes of each index in `earliest`, from its earliest affected date on,
+/// except on the (date, index) days the batch replaces.
+async fn kept_quotes(
+    tx: &Transaction<'_>,
+    earliest: &BTreeMap<&str, NaiveDate>,
+    day_dates: &[NaiveDate],
+    day_codes: &[&str],
+) -> Result<QuotesByDay, ApiError> {
+    let (codes, froms): (Vec<&str>, Vec<NaiveDate>) =
+        earliest.iter().map(|(c, d)| (*c, *d)).unzip();
+    let rows = tx
+        .query_named(
+            "recalc.read_quotes",
+            "SELECT q.index_code, q.trade_date, q.weight, q.price FROM index_quotes q \
+             JOIN UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
+               ON q.index_code = f.index_code AND q.trade_date >= f.from_date \
+             WHERE NOT EXISTS (SELECT 1 FROM UNNEST($3::date[], $4::text[]) AS r(trade_date, index_code) \
+                               WHERE r.trade_date = q.trade_date AND r.index_code = q.index_code)",
+            &[&codes, &froms, &day_dates, &day_codes],
+        )
+        .await?;
+    let mut quotes = QuotesByDay::new();
+    for q in &rows {
+        quotes
+            .entry(q.try_get(0)?)
+            .or_default()
+            .entry(q.try_get(1)?)
+            .or_default()
+            .push((q.try_get(2)?, q.try_get(3)?));
+    }
+    Ok(quotes)
+}
+
+/// Recalculates `index_code` from `from` on, given its quotes of every day from then.
 async fn recalc_index(
     tx: &Transaction<'_>,
     index_code: &str,
     from: NaiveDate,
+    by_day: BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>>,
 ) -> Result<usize, ApiError> {
     let base = base_value(tx, index_code).await?;
     let previous = tx
@@ -155,21 +206,6 @@ async fn recalc_index(
             })
         })
         .transpose()?;
-    let quotes = tx
-        .query_named(
-            "recalc.read_quotes",
-            "SELECT trade_date, weight, price FROM index_quotes \
-             WHERE index_code = $1 AND trade_date >= $2 ORDER BY trade_date",
-            &[&index_code, &from],
-        )
-        .await?;
-    let mut by_day: BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>> = BTreeMap::new();
-    for q in &quotes {
-        by_day
-            .entry(q.try_get(0)?)
-            .or_default()
-            .push((q.try_get(1)?, q.try_get(2)?));
-    }
     let mut days = Vec::with_capacity(by_day.len());
     for (date, quotes) in by_day {
         let wp = weighted_price(quotes).ok_or_else(|| {
