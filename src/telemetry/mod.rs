@@ -45,11 +45,6 @@ pub struct Telemetry {
 }
 
 impl Telemetry {
-    /// Whether spans leave the process (an OTLP endpoint is configured).
-    pub fn exporting(&self) -> bool {
-        self.exporting
-    }
-
     /// Exports every span still queued and stops the exporter's thread. Blocking: call
     /// it last, after the server has stopped.
     pub fn shutdown(self) {
