@@ -160,3 +160,25 @@ def test_the_plain_table_shows_dates_and_blanks() -> None:
     assert row.split() == ["2026-11-20", "Hardware_Index", "1009.853300", "1.206755", "0.119641"]
     status, out, _, _, _ = run(["query", "index_latest"], ok(DAILY, []))
     assert out == "(no rows)\n"
+
+
+class _ClosedPipe(io.StringIO):
+    """A stdout whose reader has gone away, as with `... | head`."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    from iq_client.cli import main
+
+    transport = FakeTransport(ok(DAILY, ROWS))
+    err = io.StringIO()
+    status = main(
+        ["query", "index_daily", "--csv", "--api-key", TEST_KEY],
+        client_factory=lambda **o: Client(transport=transport, sleep=lambda s: None, **o),
+        stdout=_ClosedPipe(),
+        stderr=err,
+    )
+    assert status == 0
+    assert err.getvalue() == ""

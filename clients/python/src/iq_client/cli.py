@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from decimal import Decimal
 from typing import IO, Any, Callable, Dict, List, Optional, Sequence
@@ -224,5 +225,12 @@ def main(
         with open(args.output, "w", encoding="utf-8", newline="") as file:
             _write(frame, args, file)
     else:
-        _write(frame, args, out)
+        try:
+            _write(frame, args, out)
+        except BrokenPipeError:
+            # The reader went away (`... | head`): stop quietly, as Unix tools do, and
+            # keep Python from complaining again when it flushes stdout at exit.
+            if out is sys.stdout:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     return 0
