@@ -27,17 +27,17 @@ mod child;
 #[path = "../tests/api/helpers.rs"]
 #[allow(dead_code)]
 mod helpers;
+#[path = "../tests/api/otlp.rs"]
+mod otlp;
 
 #[path = "support.rs"]
 mod support;
 
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{median, setting};
 
-use actix_web::{web, App, HttpResponse, HttpServer};
 use serde_json::{json, Value};
 
 use child::{database_name, drop_database, Service};
@@ -47,45 +47,6 @@ use helpers::{create_database, TestApp};
 const GOAL_OVERHEAD: f64 = 0.10;
 /// The pro tier's limits during the rounds: never reached.
 const RAISED: i64 = 1_000_000_000;
-
-/// OTLP export traffic seen by the receiver.
-#[derive(Default)]
-struct Traffic {
-    posts: AtomicU64,
-    bytes: AtomicU64,
-}
-
-/// `POST /v1/traces`, answered 200 without decoding.
-fn receiver(traffic: Arc<Traffic>) -> (u16, actix_web::dev::ServerHandle) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the receiver");
-    let port = listener.local_addr().unwrap().port();
-    let traffic = web::Data::from(traffic);
-    let server = HttpServer::new(move || {
-        App::new()
-            .app_data(traffic.clone())
-            .app_data(web::PayloadConfig::new(64 * 1024 * 1024))
-            .route(
-                "/v1/traces",
-                web::post().to(|body: web::Bytes, traffic: web::Data<Traffic>| async move {
-                    traffic.posts.fetch_add(1, Ordering::Relaxed);
-                    traffic
-                        .bytes
-                        .fetch_add(body.len() as u64, Ordering::Relaxed);
-                    HttpResponse::Ok()
-                        .content_type("application/x-protobuf")
-                        .finish()
-                }),
-            )
-    })
-    .workers(1)
-    .disable_signals()
-    .listen(listener)
-    .expect("listen")
-    .run();
-    let handle = server.handle();
-    actix_web::rt::spawn(server);
-    (port, handle)
-}
 
 /// One instance of the binary with a raised pro key.
 struct Instance {
@@ -126,9 +87,8 @@ async fn main() {
     let clients = setting("BENCH_CLIENTS", 16);
     let body = json!({"api_name": "index_daily", "params": {"index_code": "Server_Index"}});
 
-    let traffic = Arc::new(Traffic::default());
-    let (port, receiver_handle) = receiver(traffic.clone());
-    let endpoint = format!("http://127.0.0.1:{port}");
+    let receiver = otlp::Receiver::start();
+    let endpoint = receiver.endpoint();
     let mut off = instance(&[]).await;
     let mut on = instance(&[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())]).await;
     let mut sampled = instance(&[
@@ -184,7 +144,8 @@ async fn main() {
         let output = service.stop();
         assert!(output.status.success(), "{}", output.stderr);
     }
-    receiver_handle.stop(false).await;
+    let bodies = receiver.bodies();
+    receiver.stop().await;
     for instance in [&off, &on, &sampled] {
         drop_database(&database_name(&instance.database_url)).await;
     }
@@ -214,15 +175,13 @@ async fn main() {
             "ABOVE GOAL"
         }
     );
+    let bytes: usize = bodies.iter().map(|b| b.len()).sum();
     println!(
         "  OTLP export: {} posts, {:.1} MB",
-        traffic.posts.load(Ordering::Relaxed),
-        traffic.bytes.load(Ordering::Relaxed) as f64 / 1e6
+        bodies.len(),
+        bytes as f64 / 1e6
     );
-    assert!(
-        traffic.posts.load(Ordering::Relaxed) > 0,
-        "the exporting instance sent nothing"
-    );
+    assert!(!bodies.is_empty(), "the exporting instances sent nothing");
 }
 
 /// Requests per second answered with code 0 from `clients` connections for `secs`.

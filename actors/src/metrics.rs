@@ -21,7 +21,7 @@ pub struct RequestLabels {
     /// The matched route pattern (`/api/v1/keys/{id}`), or `unmatched`.
     pub route: String,
     /// The dataset of a query, empty for other routes.
-    pub dataset: String,
+    pub dataset: &'static str,
     /// The business code of the envelope (0 for success).
     pub code: u32,
 }
@@ -216,7 +216,7 @@ mod tests {
         m.requests
             .get_or_create(&RequestLabels {
                 route: "/api/v1/query".into(),
-                dataset: "index_daily".into(),
+                dataset: "index_daily",
                 code: 0,
             })
             .observe(0.002);

@@ -140,7 +140,7 @@ pub async fn request_context(
         .requests
         .get_or_create(&RequestLabels {
             route,
-            dataset: dataset.to_owned(),
+            dataset,
             code,
         })
         .observe(started.elapsed().as_secs_f64());
@@ -161,22 +161,33 @@ pub async fn request_context(
 pub struct QueryDataset(pub &'static str);
 
 /// Records who is calling on the request's root span (`caller` and the key or user id),
-/// from wherever the identity is resolved. `span` is the root span or a child of it.
+/// from wherever the identity is resolved. `span` is the root span: fields a span does
+/// not declare are dropped silently.
 pub fn record_caller(span: &Span, caller: &iq_actors::caller::Caller) {
     use iq_actors::caller::Caller;
-    span.record("caller", caller.kind());
     match caller {
         Caller::Key {
             key_id, user_id, ..
         } => {
             span.record("key_id", key_id.as_str());
-            span.record("user_id", *user_id);
+            record_user(span, caller.kind(), *user_id);
         }
-        Caller::Session(account) => {
-            span.record("user_id", account.user_id);
+        Caller::Session(account) => record_user(span, caller.kind(), account.user_id),
+        Caller::Visitor => {
+            span.record("caller", caller.kind());
         }
-        Caller::Visitor => {}
     }
+}
+
+/// [`record_caller`] for a back-office session, which the guard resolves without a
+/// `Caller`.
+pub fn record_session(span: &Span, user_id: i64) {
+    record_user(span, "session", user_id);
+}
+
+fn record_user(span: &Span, kind: &'static str, user_id: i64) {
+    span.record("caller", kind);
+    span.record("user_id", user_id);
 }
 
 /// An envelope for an error the framework produced before or instead of a handler.

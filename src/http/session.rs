@@ -9,6 +9,7 @@ use iq_actors::{ApiError, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::request_context::record_session;
 use super::{envelope, json_body, RequestId};
 use crate::routes::AppState;
 
@@ -43,9 +44,7 @@ pub async fn require(
         ));
     };
     let session = state.accounts.session(&id).await?.require()?;
-    let span = tracing::Span::current();
-    span.record("caller", "session");
-    span.record("user_id", session.account.user_id);
+    record_session(&tracing::Span::current(), session.account.user_id);
     let role = match access {
         Access::Read(role) => role,
         Access::Write(role) => {

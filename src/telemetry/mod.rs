@@ -72,7 +72,6 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
     // spans of the trace they are exporting.
     let trace_filter = Targets::new()
         .with_default(tracing::Level::INFO)
-        .with_target("tokio_postgres", tracing::Level::INFO)
         .with_target("opentelemetry", tracing::level_filters::LevelFilter::OFF)
         .with_target(
             "opentelemetry_sdk",

@@ -42,7 +42,7 @@ pub fn database_name(database_url: &str) -> String {
 }
 
 /// A port nothing listens on right now.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
     listener.local_addr().unwrap().port()
 }

@@ -15,6 +15,7 @@ mod import_command;
 mod imports;
 mod keys;
 mod metrics;
+mod otlp;
 mod paging;
 mod python_client;
 mod quota;

@@ -4,11 +4,9 @@
 //! Metrics are per process, so this runs the real binary as a child process: the counts
 //! it asserts are exactly this test's.
 
-use std::net::TcpListener;
-
 use serde_json::json;
 
-use crate::child::{database_name, drop_database, Service};
+use crate::child::{database_name, drop_database, free_port, Service};
 use crate::helpers::{create_database, TestApp};
 
 /// The value of the series `name` (with its labels exactly as rendered), if present.
@@ -21,11 +19,7 @@ fn sample(text: &str, series: &str) -> Option<f64> {
 #[actix_web::test]
 async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
     let database_url = create_database().await;
-    let metrics_port = {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let metrics_addr = format!("127.0.0.1:{metrics_port}");
+    let metrics_addr = format!("127.0.0.1:{}", free_port());
     let mut service = Service::start(
         &database_url,
         &[

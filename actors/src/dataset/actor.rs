@@ -122,7 +122,6 @@ impl Handler<Fetch> for DatasetActor {
             parent: &msg.span,
             "dataset.fetch",
             api_name = msg.query.dataset.api_name,
-            cache = field::Empty,
             rows = field::Empty,
         );
         let service = self.service.clone();
@@ -195,10 +194,9 @@ impl DatasetService {
             .pages
             .get_or_load(&key, || self.load_page(&query, &key))
             .await?;
-        let span = Span::current();
-        span.record("cache", if lookup.loaded { "miss" } else { "hit" });
+        // Hit or miss is on the page lookup's own span (`cache.lookup`).
         let page = lookup.value;
-        span.record("rows", page.returned);
+        Span::current().record("rows", page.returned);
         Ok(page)
     }
 
