@@ -69,6 +69,22 @@ async fn daily(app: &TestApp, code: &str) -> Vec<(String, Decimal, Decimal, Opti
         .collect()
 }
 
+/// `index_daily` of one index as stored, every day (no delay, no tier): (date, value,
+/// weighted price).
+async fn stored_daily(app: &TestApp, code: &str) -> Vec<(String, Decimal, Decimal)> {
+    app.db
+        .query(
+            "SELECT to_char(trade_date, 'YYYYMMDD'), index_value, weighted_price \
+             FROM index_daily WHERE index_code = $1 ORDER BY trade_date",
+            &[&code],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+}
+
 const THREE_DAYS: &str = "trade_date,index_code,specification,weight,price\n\
     20261102,Server_Index,8x H100,0.5,100\n\
     20261102,Server_Index,8x H200,0.5,200\n\
@@ -154,6 +170,127 @@ async fn a_reimported_middle_day_recalculates_the_later_days() {
             ("20261104".into(), v2),
         ]
     );
+}
+
+#[actix_web::test]
+async fn a_batch_with_gaps_keeps_the_quotes_of_the_days_between_and_after() {
+    let app = spawn().await;
+    let admin = app.admin().await;
+    let five_days = "trade_date,index_code,specification,weight,price\n\
+        20261102,Server_Index,8x H100,1,100\n\
+        20261103,Server_Index,8x H100,1,110\n\
+        20261104,Server_Index,8x H100,1,120\n\
+        20261105,Server_Index,8x H100,1,130\n\
+        20261106,Server_Index,8x H100,1,140\n";
+    let first = upload(&app, &admin, "quotes.csv", five_days.into()).await;
+    assert_eq!(first.code(), 0, "{}", first.body);
+    // Two days replaced; the day between them and the day after stay as they were.
+    let fix = "trade_date,index_code,specification,weight,price\n\
+        20261103,Server_Index,8x H100,1,200\n\
+        20261105,Server_Index,8x H100,1,300\n";
+    let reply = upload(&app, &admin, "fix.csv", fix.into()).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    assert_eq!(
+        reply.data()["recalculated_from"]["Server_Index"],
+        "20261103"
+    );
+
+    let prices = ["100", "200", "120", "300", "140"].map(dec);
+    let mut expected = vec![dec("1000")];
+    for k in 1..prices.len() {
+        expected.push(round6(expected[k - 1] * prices[k] / prices[k - 1]));
+    }
+    let got = stored_daily(&app, "Server_Index").await;
+    let want: Vec<(String, Decimal, Decimal)> =
+        ["20261102", "20261103", "20261104", "20261105", "20261106"]
+            .iter()
+            .zip(expected.iter().zip(prices))
+            .map(|(d, (v, p))| (d.to_string(), *v, p))
+            .collect();
+    assert_eq!(got, want);
+}
+
+/// A file of `specs` specifications for each of four indexes on every open day, the
+/// weights of each (date, index) summing to 1; the price of day `d` is `100 + d`.
+fn large_file(specs: usize) -> String {
+    let days = [
+        "20261102", "20261103", "20261104", "20261105", "20261106", "20261109", "20261110",
+        "20261111", "20261112", "20261113",
+    ];
+    let weight = Decimal::ONE / Decimal::from(specs);
+    let mut file = String::from("trade_date,index_code,specification,weight,price\n");
+    for (d, day) in days.iter().enumerate() {
+        for code in ["Server_Index", "GPU_Index", "DRAM_Index", "SSD_Index"] {
+            for s in 0..specs {
+                file.push_str(&format!("{day},{code},spec {s},{weight},{}\n", 100 + d));
+            }
+        }
+    }
+    file
+}
+
+#[actix_web::test]
+async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
+    let app = spawn().await;
+    let admin = app.admin().await;
+    let good = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
+    assert_eq!(good.code(), 0, "{}", good.body);
+    let before = stored_daily(&app, "Server_Index").await;
+
+    // 20000 rows: more than two of the pieces an import stores while it still reads,
+    // so the first pieces (which replace THREE_DAYS' days) are written before the last
+    // row is seen.
+    let rows = 20_000;
+    let file = large_file(rows / 40);
+    assert!(rows > 2 * iq_actors::imports::service::PIECE_ROWS);
+    let bad = file
+        .trim_end()
+        .trim_end_matches(char::is_numeric)
+        .to_owned()
+        + "abc\n";
+    let reply = upload(&app, &admin, "large.csv", bad.into()).await;
+    assert_eq!((reply.status, reply.code()), (422, 40002), "{}", reply.body);
+    let errors: Vec<(i64, &str)> = reply.body["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| (e["row"].as_i64().unwrap(), e["column"].as_str().unwrap()))
+        .collect();
+    assert_eq!(errors, vec![(rows as i64 + 1, "price")]);
+    assert_eq!(
+        stored_daily(&app, "Server_Index").await,
+        before,
+        "nothing changed"
+    );
+    let quotes: i64 = app
+        .db
+        .query_one("SELECT count(*) FROM index_quotes", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(quotes, 6, "only THREE_DAYS' quotes");
+    let list = app.get_as(&admin, "/api/v1/admin/imports").await;
+    assert_eq!(list.data()[0]["rows"], rows);
+    assert_eq!(list.data()[0]["result"], "rejected");
+
+    // The same file, right, goes in whole.
+    let reply = upload(&app, &admin, "large.csv", file.into()).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    assert_eq!(reply.data()["quotes"], rows);
+    let mut value = dec("1000");
+    let mut want = Vec::new();
+    for (d, day) in ["20261102", "20261103", "20261104", "20261105", "20261106"]
+        .iter()
+        .chain(&["20261109", "20261110", "20261111", "20261112", "20261113"])
+        .enumerate()
+    {
+        let price = Decimal::from(100 + d);
+        if d > 0 {
+            value = round6(value * price / Decimal::from(100 + d - 1));
+        }
+        want.push((day.to_string(), value, price));
+    }
+    assert_eq!(stored_daily(&app, "GPU_Index").await, want);
 }
 
 #[actix_web::test]

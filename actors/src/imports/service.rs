@@ -1,38 +1,55 @@
-//! One import, start to end: read the file, then in one transaction check the rules
+//! One import, start to end, in one transaction: read the file, check the rules
 //! against the calendar and index list as they are, replace the quotes, recalculate
 //! `index_daily`, record the import and announce the change (D8). A rejected or failed
 //! import changes no market data; it is recorded too, so the back office sees every
 //! attempt.
+//!
+//! The file is read and checked on a blocking thread, which hands the valid quotes over
+//! in pieces of [`PIECE_ROWS`] rows while the file so far is faultless; each piece is
+//! stored at once, so parsing and checking a large workbook overlap with writing its
+//! quotes. Whether the whole file is good is known only after its last row; if it is
+//! not, the transaction is rolled back and the stored pieces vanish with it.
 //!
 //! Imports never interleave: the transaction takes a database-wide advisory lock, and a
 //! second import while one runs is refused (409 / 40901) rather than queued behind a
 //! long recalculation.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 use tokio_postgres::Transaction;
 use tracing::Instrument;
 
-use super::validate::{validate, Reference};
-use super::workbook::{self, FileKind, Sheet};
+use super::validate::{Reference, RowError, Validator};
+use super::workbook::{self, FileKind};
 use crate::accounts::Accounts;
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
-use crate::quotes::store::replace_quotes;
+use crate::quotes::recalc::QuoteRow;
+use crate::quotes::store::QuoteWriter;
 use crate::{ApiError, ErrorCode};
 
 /// Any key unique to imports; held for the import's transaction.
 const IMPORT_LOCK: i64 = 0x1A5E_0002;
 /// A large workbook's recalculation may take longer than a query may.
 const IMPORT_STATEMENT_TIMEOUT: &str = "SET LOCAL statement_timeout = '300s'";
+/// Rows per piece handed from the reader to the writer: large enough that a `COPY` per
+/// piece costs little, small enough that parsing and writing overlap.
+pub const PIECE_ROWS: usize = 8192;
+/// Pieces read ahead of the writer; bounds the memory of a fast reader.
+const PIECES_AHEAD: usize = 8;
+/// A progress message every so many rows, for the `import` command on large files.
+const PROGRESS_ROWS: usize = 50_000;
 
 /// Where an import came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,38 +169,28 @@ impl Importer {
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<ImportOutcome, ApiError> {
         let started = self.clock.now();
-        let attempt = async {
-            let kind = FileKind::of_name(file_name).ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "'{file_name}' is neither a .xlsx workbook nor a .csv file"
-                ))
-            })?;
-            progress(&format!("reading {file_name} ({} bytes)", bytes.len()));
-            let sheet = tokio::task::spawn_blocking(move || workbook::read(kind, &bytes))
-                .await
-                .map_err(ApiError::internal)??;
-            let rows = sheet.rows.len().saturating_sub(1);
-            progress(&format!("{rows} rows read; validating"));
-            Ok::<_, ApiError>((sheet, rows))
+        let Some(kind) = FileKind::of_name(file_name) else {
+            let error = ApiError::invalid(format!(
+                "'{file_name}' is neither a .xlsx workbook nor a .csv file"
+            ));
+            self.record_failure(by, source, file_name, 0, started, &error)
+                .await;
+            return Err(error);
         };
-        let (sheet, rows) = match attempt.await {
-            Ok(read) => read,
-            Err(error) => {
-                self.record_failure(by, source, file_name, 0, started, &error)
-                    .await;
-                return Err(error);
-            }
-        };
+        progress(&format!("reading {file_name} ({} bytes)", bytes.len()));
+        let pieces = Pieces::read(kind, bytes);
+        // Data rows seen, for the record of a refused file.
+        let rows = AtomicUsize::new(0);
         let written = self
             .bus
             .write(&self.pool, Change::Data, async |tx| {
-                let outcome = store(tx, &sheet, file_name, progress).await?;
+                let outcome = store(tx, pieces, file_name, progress, &rows).await?;
                 let id = record(
                     tx,
                     by,
                     source,
                     file_name,
-                    rows,
+                    rows.load(Ordering::Relaxed),
                     "accepted",
                     &Summary::accepted(&outcome),
                     started,
@@ -197,6 +204,7 @@ impl Importer {
             })
             .await;
         if let Err(error) = &written {
+            let rows = rows.load(Ordering::Relaxed);
             self.record_failure(by, source, file_name, rows, started, error)
                 .await;
         }
@@ -265,12 +273,121 @@ impl Importer {
     }
 }
 
-/// Validates against the database's calendar and indexes, then stores and recalculates.
+/// What the rules are checked against, read in the import's transaction.
+struct Rules {
+    quote_indexes: BTreeSet<String>,
+    open_days: BTreeSet<NaiveDate>,
+}
+
+/// A piece of the file, read and checked.
+struct Piece {
+    /// Data rows read so far (header excluded).
+    rows: usize,
+    /// The piece's quotes; empty once the file is known to be refused (only the
+    /// problems are still collected then).
+    quotes: Vec<QuoteRow>,
+}
+
+/// The whole file's verdict, after its last row.
+struct Checked {
+    rows: usize,
+    verdict: Result<usize, Vec<RowError>>,
+}
+
+/// The file as it is read and checked on a blocking thread, in pieces, in order.
+struct Pieces {
+    /// The rules, once the transaction has read them; the thread waits for them.
+    rules: Option<oneshot::Sender<Arc<Rules>>>,
+    receiver: mpsc::Receiver<Piece>,
+    /// The read's end: the verdict, an unreadable file's error, or a panic.
+    reader: JoinHandle<Result<Option<Checked>, ApiError>>,
+}
+
+impl Pieces {
+    /// Starts the reader; it runs ahead of the consumer by at most [`PIECES_AHEAD`]
+    /// pieces and stops when the consumer goes away.
+    fn read(kind: FileKind, bytes: Vec<u8>) -> Pieces {
+        let (rules, rules_rx) = oneshot::channel::<Arc<Rules>>();
+        let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
+        let reader = tokio::task::spawn_blocking(move || {
+            // The transaction reads the rules in a few milliseconds; without them
+            // (another import holds the lock, the database failed) there is no import.
+            let Ok(rules) = rules_rx.blocking_recv() else {
+                return Ok(None);
+            };
+            let mut validator = Validator::new(Reference {
+                quote_indexes: &rules.quote_indexes,
+                open_days: &rules.open_days,
+            });
+            let mut quotes = Vec::with_capacity(PIECE_ROWS);
+            let mut unsent = 0;
+            workbook::read_rows(kind, &bytes, &mut |row| {
+                let quote = validator.row(&row);
+                // Once the file is known to be refused, storing more would be wasted
+                // work; the rest is still checked, so the answer lists every problem.
+                if validator.is_clean() {
+                    quotes.extend(quote);
+                } else {
+                    quotes.clear();
+                }
+                unsent += 1;
+                if unsent < PIECE_ROWS {
+                    return true;
+                }
+                unsent = 0;
+                let piece = Piece {
+                    rows: validator.rows(),
+                    quotes: std::mem::replace(&mut quotes, Vec::with_capacity(PIECE_ROWS)),
+                };
+                sender.blocking_send(piece).is_ok()
+            })?;
+            let rows = validator.rows();
+            if !quotes.is_empty() && validator.is_clean() {
+                // A consumer that is gone no longer needs it.
+                let _ = sender.blocking_send(Piece { rows, quotes });
+            }
+            Ok(Some(Checked {
+                rows,
+                verdict: validator.finish(),
+            }))
+        });
+        Pieces {
+            rules: Some(rules),
+            receiver,
+            reader,
+        }
+    }
+
+    /// Lets the reader start checking.
+    fn start(&mut self, rules: Arc<Rules>) {
+        if let Some(sender) = self.rules.take() {
+            // A reader that is gone has failed; `finish` reports why.
+            let _ = sender.send(rules);
+        }
+    }
+
+    async fn next(&mut self) -> Option<Piece> {
+        self.receiver.recv().await
+    }
+
+    /// After the last piece: the verdict, or why the file could not be read to its end.
+    async fn finish(self) -> Result<Checked, ApiError> {
+        drop(self.receiver);
+        self.reader
+            .await
+            .map_err(ApiError::internal)??
+            .ok_or_else(|| ApiError::internal("the quote file reader stopped before it began"))
+    }
+}
+
+/// Reads the rules against the database's calendar and indexes, stores each valid
+/// piece of the file as it comes, then recalculates. `rows` counts the data rows seen.
 async fn store(
     tx: &Transaction<'_>,
-    sheet: &Sheet,
+    mut pieces: Pieces,
     file_name: &str,
     progress: &(dyn Fn(&str) + Sync),
+    rows: &AtomicUsize,
 ) -> Result<ImportOutcome, ApiError> {
     tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
         .await?;
@@ -316,16 +433,32 @@ async fn store(
         .iter()
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()?;
-    let reference = Reference {
-        quote_indexes: &quote_indexes,
-        open_days: &open_days,
-    };
-    let quotes = validate(sheet, reference).map_err(ApiError::rejected)?;
+    let rules = Arc::new(Rules {
+        quote_indexes,
+        open_days,
+    });
+    pieces.start(rules.clone());
+
+    let mut writer = QuoteWriter::default();
+    let mut reported = 0;
+    while let Some(piece) = pieces.next().await {
+        if !piece.quotes.is_empty() {
+            writer.write(tx, &piece.quotes).await?;
+        }
+        rows.store(piece.rows, Ordering::Relaxed);
+        if piece.rows >= reported + PROGRESS_ROWS {
+            reported = piece.rows;
+            progress(&format!("{reported} rows read so far"));
+        }
+    }
+    let checked = pieces.finish().await?;
+    rows.store(checked.rows, Ordering::Relaxed);
+    let quotes = checked.verdict.map_err(ApiError::rejected)?;
     progress(&format!(
-        "{} quotes valid; replacing them and recalculating",
-        quotes.len()
+        "{} rows read, {quotes} quotes valid and stored; recalculating",
+        checked.rows
     ));
-    let recalculated = replace_quotes(tx, &quotes).await?;
+    let recalculated = writer.recalculate(tx, &rules.open_days).await?;
     progress(&format!(
         "{} quotes stored, {} daily rows recalculated",
         recalculated.quotes, recalculated.daily_rows

@@ -70,36 +70,137 @@ const EXPECTED_HEADER: &str = "trade_date, index_code, specification, weight, pr
 
 /// Every row valid: the quote rows in file order. Otherwise every problem found.
 pub fn validate(sheet: &Sheet, reference: Reference<'_>) -> Result<Vec<QuoteRow>, Vec<RowError>> {
-    let Some((header, data)) = sheet.rows.split_first() else {
-        return Err(vec![RowError {
-            row: 1,
-            column: String::new(),
-            reason: format!(
-                "the file is empty: expected a header row {EXPECTED_HEADER} and at least one \
-                 quote"
-            ),
-        }]);
-    };
-    let positions = header_positions(header, data).map_err(sorted)?;
-    if data.is_empty() {
-        return Err(vec![RowError {
-            row: header.number.saturating_add(1),
-            column: String::new(),
-            reason: "no quotes below the header".to_owned(),
-        }]);
+    let mut validator = Validator::new(reference);
+    let quotes: Vec<QuoteRow> = sheet
+        .rows
+        .iter()
+        .filter_map(|row| validator.row(row))
+        .collect();
+    validator.finish().map(|_| quotes)
+}
+
+/// The rules applied row by row, as the rows are read: an import stores each valid row
+/// while the rest of the file is still being parsed, and learns only at
+/// [`Validator::finish`] whether the whole file is good (a weight sum or a column with
+/// no name can only be judged at the end).
+pub struct Validator<'r> {
+    reference: Reference<'r>,
+    header: Option<Header>,
+    /// Data rows seen (header excluded).
+    rows: usize,
+    errors: Vec<RowError>,
+    across: AcrossRows<'r>,
+}
+
+/// The header row: where each D8 column is, or what is wrong with it.
+struct Header {
+    number: u32,
+    cells: Vec<Cell>,
+    positions: Result<[usize; 5], Vec<RowError>>,
+    /// Columns without a header name that hold a value in some data row.
+    unnamed_with_values: BTreeSet<usize>,
+}
+
+impl<'r> Validator<'r> {
+    pub fn new(reference: Reference<'r>) -> Self {
+        Validator {
+            reference,
+            header: None,
+            rows: 0,
+            errors: Vec::new(),
+            across: AcrossRows::default(),
+        }
     }
 
-    let mut errors = Vec::new();
-    let parsed: Vec<Parsed<'_>> = data
-        .iter()
-        .map(|row| parse_row(row, &positions, reference, &mut errors))
-        .collect();
-    check_across_rows(&parsed, &mut errors);
+    /// Checks the next row of the file (the first is the header): its quote when every
+    /// cell of it is valid. A valid row may still be refused at [`Validator::finish`]
+    /// by a rule across rows; [`Validator::is_clean`] says whether any problem has been
+    /// found so far.
+    pub fn row(&mut self, row: &SheetRow) -> Option<QuoteRow> {
+        let Some(header) = &mut self.header else {
+            self.header = Some(Header {
+                number: row.number,
+                cells: row.cells.clone(),
+                positions: header_positions(row),
+                unnamed_with_values: BTreeSet::new(),
+            });
+            return None;
+        };
+        self.rows += 1;
+        // A column with values but no name is an extra column too; a trailing empty
+        // column (a stray separator, a formatted but empty cell) is harmless.
+        for (i, cell) in row.cells.iter().enumerate() {
+            let unnamed = header.cells.get(i).is_none_or(|h| matches!(h, Cell::Empty));
+            if unnamed && !matches!(cell, Cell::Empty) {
+                header.unnamed_with_values.insert(i);
+            }
+        }
+        // With a bad header the data rows are left alone: their cells cannot be told
+        // apart, and the header's errors say what to fix.
+        let Ok(positions) = &header.positions else {
+            return None;
+        };
+        let parsed = parse_row(row, positions, self.reference, &mut self.errors);
+        self.across.add(&parsed, &mut self.errors);
+        parsed.quote
+    }
 
-    if errors.is_empty() {
-        Ok(parsed.into_iter().filter_map(|p| p.quote).collect())
-    } else {
-        Err(sorted(errors))
+    /// No problem found in the rows so far.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+            && self.header.as_ref().is_none_or(|h| {
+                h.positions
+                    .as_ref()
+                    .is_ok_and(|_| h.unnamed_with_values.is_empty())
+            })
+    }
+
+    /// Data rows seen (header excluded).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// After the last row: the number of quotes when the whole file is good, otherwise
+    /// every problem, in row order.
+    pub fn finish(mut self) -> Result<usize, Vec<RowError>> {
+        let Some(header) = self.header else {
+            return Err(vec![RowError {
+                row: 1,
+                column: String::new(),
+                reason: format!(
+                    "the file is empty: expected a header row {EXPECTED_HEADER} and at least \
+                     one quote"
+                ),
+            }]);
+        };
+        let mut header_errors = header.positions.err().unwrap_or_default();
+        for i in header.unnamed_with_values {
+            header_errors.push(RowError {
+                row: header.number,
+                column: String::new(),
+                reason: format!(
+                    "column {} holds values but has no header name; the only columns \
+                     allowed are {EXPECTED_HEADER}",
+                    column_letter(i)
+                ),
+            });
+        }
+        if !header_errors.is_empty() {
+            return Err(sorted(header_errors));
+        }
+        if self.rows == 0 {
+            return Err(vec![RowError {
+                row: header.number.saturating_add(1),
+                column: String::new(),
+                reason: "no quotes below the header".to_owned(),
+            }]);
+        }
+        self.across.finish(&mut self.errors);
+        if self.errors.is_empty() {
+            Ok(self.rows)
+        } else {
+            Err(sorted(self.errors))
+        }
     }
 }
 
@@ -120,8 +221,9 @@ fn sorted(mut errors: Vec<RowError>) -> Vec<RowError> {
 // ---------------------------------------------------------------------------------
 
 /// Where each D8 column is (`positions[TRADE_DATE]` is the cell index of trade_date),
-/// or every header problem.
-fn header_positions(header: &SheetRow, data: &[SheetRow]) -> Result<[usize; 5], Vec<RowError>> {
+/// or every problem of the header row itself (unnamed columns with values are found
+/// in the data rows, by [`Validator::row`]).
+fn header_positions(header: &SheetRow) -> Result<[usize; 5], Vec<RowError>> {
     let row = header.number;
     let mut found: [Option<usize>; 5] = [None; 5];
     let mut errors = Vec::new();
@@ -171,28 +273,6 @@ fn header_positions(header: &SheetRow, data: &[SheetRow]) -> Result<[usize; 5], 
                 ),
             )),
         }
-    }
-
-    // A column with values but no name is an extra column too; a trailing empty column
-    // (a stray separator, a formatted but empty cell) is harmless.
-    let mut unnamed_with_values = BTreeSet::new();
-    for data_row in data {
-        for (i, cell) in data_row.cells.iter().enumerate() {
-            let unnamed = header.cells.get(i).is_none_or(|h| matches!(h, Cell::Empty));
-            if unnamed && !matches!(cell, Cell::Empty) {
-                unnamed_with_values.insert(i);
-            }
-        }
-    }
-    for i in unnamed_with_values {
-        errors.push(error(
-            String::new(),
-            format!(
-                "column {} holds values but has no header name; the only columns allowed \
-                 are {EXPECTED_HEADER}",
-                column_letter(i)
-            ),
-        ));
     }
 
     for (k, position) in found.iter().enumerate() {
@@ -574,41 +654,45 @@ fn plain_number(text: &str) -> Result<PlainNumber<'_>, String> {
 
 /// One (date, index) group of the weight-sum rule.
 struct Group {
-    rows: Vec<usize>,
+    /// Row numbers, in file order.
+    rows: Vec<u32>,
     sum: Decimal,
     /// A row of the group is bad on its own or a duplicate: its error already says
     /// what to fix, and a sum over a partial group would only add noise.
     skip: bool,
+    /// The row each specification was first seen on.
+    first_seen: HashMap<String, u32>,
 }
 
-fn check_across_rows(parsed: &[Parsed<'_>], errors: &mut Vec<RowError>) {
-    let mut first_seen: HashMap<(NaiveDate, &str, &str), u32> = HashMap::new();
-    let mut groups: HashMap<(NaiveDate, &str), Group> = HashMap::new();
-    let mut group_order: Vec<(NaiveDate, &str)> = Vec::new();
+/// The rules across rows, fed one row at a time: no duplicate (date, index,
+/// specification), and each (date, index) group's weights sum to exactly 1.
+#[derive(Default)]
+struct AcrossRows<'r> {
+    groups: HashMap<(NaiveDate, &'r str), Group>,
+    /// Groups in the order their first row came, so the sum errors are stable.
+    order: Vec<(NaiveDate, &'r str)>,
+}
 
-    for (i, row) in parsed.iter().enumerate() {
+impl<'r> AcrossRows<'r> {
+    fn add(&mut self, row: &Parsed<'r>, errors: &mut Vec<RowError>) {
         let Some(key) = row.group else {
-            continue;
+            return;
         };
-        let group = groups.entry(key).or_insert_with(|| {
-            group_order.push(key);
+        let group = self.groups.entry(key).or_insert_with(|| {
+            self.order.push(key);
             Group {
                 rows: Vec::new(),
                 sum: Decimal::ZERO,
                 skip: false,
+                first_seen: HashMap::new(),
             }
         });
-        group.rows.push(i);
+        group.rows.push(row.number);
         let Some(quote) = &row.quote else {
             group.skip = true;
-            continue;
+            return;
         };
-        let spec_key = (
-            quote.trade_date,
-            quote.index_code.as_str(),
-            quote.specification.as_str(),
-        );
-        if let Some(first) = first_seen.get(&spec_key) {
+        if let Some(first) = group.first_seen.get(&quote.specification) {
             errors.push(RowError {
                 row: row.number,
                 column: COLUMNS[SPECIFICATION].to_owned(),
@@ -618,42 +702,47 @@ fn check_across_rows(parsed: &[Parsed<'_>], errors: &mut Vec<RowError>) {
                 ),
             });
             group.skip = true;
-            continue;
+            return;
         }
-        first_seen.insert(spec_key, row.number);
+        group
+            .first_seen
+            .insert(quote.specification.clone(), row.number);
         // Weights are at most 1 each, so the sum cannot overflow; checked anyway.
         group.sum = group.sum.checked_add(quote.weight).unwrap_or(Decimal::MAX);
     }
 
-    for key in group_order {
-        let Some(group) = groups.get(&key) else {
-            continue;
-        };
-        if group.skip || group.sum == Decimal::ONE {
-            continue;
-        }
-        let numbers: Vec<u32> = group.rows.iter().map(|&i| parsed[i].number).collect();
-        let mut listed = numbers
-            .iter()
-            .take(LISTED_ROWS)
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        if numbers.len() > LISTED_ROWS {
-            listed.push_str(&format!(" and {} more", numbers.len() - LISTED_ROWS));
-        }
-        let (date, index) = key;
-        let reason = format!(
-            "weights of {index} on {} sum to {} (rows {listed}), not 1",
-            date.format("%Y-%m-%d"),
-            group.sum.normalize()
-        );
-        for number in numbers {
-            errors.push(RowError {
-                row: number,
-                column: COLUMNS[WEIGHT].to_owned(),
-                reason: reason.clone(),
-            });
+    /// The weight-sum errors, once every row is in.
+    fn finish(self, errors: &mut Vec<RowError>) {
+        for key in self.order {
+            let Some(group) = self.groups.get(&key) else {
+                continue;
+            };
+            if group.skip || group.sum == Decimal::ONE {
+                continue;
+            }
+            let mut listed = group
+                .rows
+                .iter()
+                .take(LISTED_ROWS)
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            if group.rows.len() > LISTED_ROWS {
+                listed.push_str(&format!(" and {} more", group.rows.len() - LISTED_ROWS));
+            }
+            let (date, index) = key;
+            let reason = format!(
+                "weights of {index} on {} sum to {} (rows {listed}), not 1",
+                date.format("%Y-%m-%d"),
+                group.sum.normalize()
+            );
+            for &number in &group.rows {
+                errors.push(RowError {
+                    row: number,
+                    column: COLUMNS[WEIGHT].to_owned(),
+                    reason: reason.clone(),
+                });
+            }
         }
     }
 }
@@ -773,6 +862,58 @@ mod tests {
                 quote("2026-11-20", "Server_Index", "HGX", "1", "1.000001"),
             ]
         );
+    }
+
+    #[test]
+    fn row_by_row_the_validator_says_when_the_file_turns_bad() {
+        let world = World::new();
+        let rows = |text: &str| {
+            workbook::read(FileKind::Csv, text.as_bytes())
+                .expect("readable csv")
+                .rows
+        };
+        // Clean until a bad cell; a weight sum is judged only at the end.
+        let file = rows(&format!(
+            "{HEAD}20261120,GPU_Index,B200,0.5,1\n\
+             20261120,Server_Index,HGX,1,1\n\
+             20261120,Server_Index,HGX,1,x\n\
+             20261120,Server_Index,DGX,1,1\n"
+        ));
+        let mut validator = Validator::new(world.reference());
+        let mut clean = Vec::new();
+        for row in &file {
+            let quote = validator.row(row);
+            clean.push((quote.is_some(), validator.is_clean()));
+        }
+        assert_eq!(
+            clean,
+            vec![
+                (false, true),
+                (true, true),
+                (true, true),
+                (false, false),
+                (true, false)
+            ]
+        );
+        assert_eq!(validator.rows(), 4);
+        let places: Vec<(u32, String)> = validator
+            .finish()
+            .expect_err("refused")
+            .into_iter()
+            .map(|e| (e.row, e.column))
+            .collect();
+        assert_eq!(
+            places,
+            vec![(2, "weight".to_owned()), (4, "price".to_owned())]
+        );
+
+        // A value under a nameless column makes the file bad at that row.
+        let file = rows(&format!("{HEAD}20261120,GPU_Index,B200,1,1,note\n"));
+        let mut validator = Validator::new(world.reference());
+        validator.row(&file[0]);
+        assert!(validator.is_clean());
+        validator.row(&file[1]);
+        assert!(!validator.is_clean());
     }
 
     #[test]

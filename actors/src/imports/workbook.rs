@@ -13,7 +13,6 @@
 //!   and a cell without a usable value is a [`Cell::Invalid`] that the validator
 //!   reports with its row.
 
-use std::collections::BTreeMap;
 use std::io::Cursor;
 
 use calamine::{open_workbook_from_rs, Data, DataRef, Reader, Xlsx, XlsxError};
@@ -92,11 +91,28 @@ const HEADER: [&str; 5] = [
 const UNCALCULATED_FORMULA: &str = "a formula without a computed value (save the file from a \
      spreadsheet application that calculates it)";
 
-/// Reads a file; an unreadable one is 400 / 40001 with a message saying why.
+/// Reads a whole file; an unreadable one is 400 / 40001 with a message saying why.
 pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
+    let mut sheet = Sheet::default();
+    read_rows(kind, bytes, &mut |row| {
+        sheet.rows.push(row);
+        true
+    })?;
+    Ok(sheet)
+}
+
+/// Reads a file row by row, as [`read`] but without holding it: `each` gets every row
+/// that is not fully blank, header first, in sheet order, as soon as the row is
+/// complete; when it returns `false` the read stops there. An import validates and
+/// stores the rows read so far while the rest of the file is still being parsed.
+pub fn read_rows(
+    kind: FileKind,
+    bytes: &[u8],
+    each: &mut dyn FnMut(SheetRow) -> bool,
+) -> Result<(), ApiError> {
     match kind {
-        FileKind::Csv => read_csv(bytes),
-        FileKind::Xlsx => read_xlsx(bytes),
+        FileKind::Csv => read_csv(bytes, each),
+        FileKind::Xlsx => read_xlsx(bytes, each),
     }
 }
 
@@ -162,7 +178,7 @@ fn push_csv_field(out: &mut String, field: &str) {
 // CSV
 // ---------------------------------------------------------------------------------
 
-fn read_csv(bytes: &[u8]) -> Result<Sheet, ApiError> {
+fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), ApiError> {
     // A workbook renamed to .csv would otherwise fail as "not UTF-8" on some line,
     // which does not tell the user what to do.
     if bytes.starts_with(b"PK\x03\x04") {
@@ -178,7 +194,7 @@ fn read_csv(bytes: &[u8]) -> Result<Sheet, ApiError> {
         .from_reader(bytes);
 
     let row_numbers = csv_row_numbers(bytes);
-    let mut sheet = Sheet::default();
+    let mut last_number = 0;
     let mut record = csv::ByteRecord::new();
     let mut index = 0usize;
     loop {
@@ -192,8 +208,9 @@ fn read_csv(bytes: &[u8]) -> Result<Sheet, ApiError> {
         // on from the last known row rather than fail.
         let number = match row_numbers.get(index) {
             Some(&n) => n,
-            None => sheet.rows.last().map_or(1, |r| r.number.saturating_add(1)),
+            None => last_number + 1,
         };
+        last_number = number;
         index += 1;
         let mut cells = Vec::with_capacity(record.len());
         for (i, field) in record.iter().enumerate() {
@@ -210,9 +227,11 @@ fn read_csv(bytes: &[u8]) -> Result<Sheet, ApiError> {
                 Cell::Text(text.to_owned())
             });
         }
-        push_row(&mut sheet, number, cells);
+        if !emit(each, number, cells) {
+            break;
+        }
     }
-    Ok(sheet)
+    Ok(())
 }
 
 /// The spreadsheet row number of each CSV record, in order.
@@ -267,10 +286,12 @@ fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
     numbers
 }
 
-/// Keeps a row unless every cell is empty.
-fn push_row(sheet: &mut Sheet, number: u32, cells: Vec<Cell>) {
+/// Hands a row on unless every cell is empty; `false` when the reader should stop.
+fn emit(each: &mut dyn FnMut(SheetRow) -> bool, number: u32, cells: Vec<Cell>) -> bool {
     if cells.iter().any(|c| !c.is_empty()) {
-        sheet.rows.push(SheetRow { number, cells });
+        each(SheetRow { number, cells })
+    } else {
+        true
     }
 }
 
@@ -278,11 +299,11 @@ fn push_row(sheet: &mut Sheet, number: u32, cells: Vec<Cell>) {
 // XLSX
 // ---------------------------------------------------------------------------------
 
-fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
+fn read_xlsx(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), ApiError> {
     // A 0-byte upload is an empty file, as for CSV: the validator reports it as such
     // rather than as a damaged workbook.
     if bytes.is_empty() {
-        return Ok(Sheet::default());
+        return Ok(());
     }
     let mut workbook: Xlsx<_> =
         open_workbook_from_rs(Cursor::new(bytes)).map_err(|e| unreadable_workbook(bytes, &e))?;
@@ -294,8 +315,10 @@ fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
     let unreadable =
         |e: XlsxError| ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}"));
     let mut reader = workbook.worksheet_cells_reader(&name).map_err(unreadable)?;
-    // Absolute (row, column) -> cell; only rows with at least one cell.
-    let mut rows: BTreeMap<u32, Vec<Cell>> = BTreeMap::new();
+    // The row being read: its absolute number (0 = row 1) and its cells so far. The
+    // format lists rows in ascending order (spreadsheet applications refuse a sheet
+    // that does not), so a row is complete when a cell of a later one comes.
+    let mut current: Option<(u32, Vec<Cell>)> = None;
     while let Some(record) = reader
         .next_cell_with_formula_metadata()
         .map_err(unreadable)?
@@ -307,26 +330,41 @@ fn read_xlsx(bytes: &[u8]) -> Result<Sheet, ApiError> {
             DataRef::String(text) if !text.is_empty() => Cell::Text(text),
             value => convert(&Data::from(value)),
         };
-        if !cell.is_empty() {
-            put(&mut rows, row, col, cell);
+        let cell = if !cell.is_empty() {
+            cell
         } else if record.formula.is_some() {
             // A formula cell whose result was never stored reads as empty: without this
             // check a workbook written by a tool that does not calculate would lose
             // quotes silently.
-            put(
-                &mut rows,
-                row,
-                col,
-                Cell::Invalid(UNCALCULATED_FORMULA.to_owned()),
-            );
-        }
+            Cell::Invalid(UNCALCULATED_FORMULA.to_owned())
+        } else {
+            continue;
+        };
+        let cells = match &mut current {
+            Some((number, cells)) if *number == row => cells,
+            Some((number, _)) if *number > row => {
+                return Err(ApiError::invalid(format!(
+                    "the first sheet '{name}' lists row {} after row {}: its rows are out of \
+                     order; open it in a spreadsheet application and save it again",
+                    row.saturating_add(1),
+                    number.saturating_add(1)
+                )));
+            }
+            _ => {
+                if let Some((number, cells)) = current.take() {
+                    if !emit(each, number.saturating_add(1), cells) {
+                        return Ok(());
+                    }
+                }
+                &mut current.insert((row, Vec::new())).1
+            }
+        };
+        put(cells, col, cell);
     }
-
-    let mut sheet = Sheet::default();
-    for (row, cells) in rows {
-        push_row(&mut sheet, row.saturating_add(1), cells);
+    if let Some((number, cells)) = current {
+        emit(each, number.saturating_add(1), cells);
     }
-    Ok(sheet)
+    Ok(())
 }
 
 /// The start of an OLE compound file: an `.xls` workbook, or an encrypted `.xlsx`.
@@ -351,11 +389,10 @@ fn unreadable_workbook(bytes: &[u8], error: &XlsxError) -> ApiError {
     })
 }
 
-fn put(rows: &mut BTreeMap<u32, Vec<Cell>>, row: u32, col: u32, cell: Cell) {
+fn put(cells: &mut Vec<Cell>, col: u32, cell: Cell) {
     let Ok(col) = usize::try_from(col) else {
         return;
     };
-    let cells = rows.entry(row).or_default();
     if cells.len() <= col {
         cells.resize(col + 1, Cell::Empty);
     }
@@ -583,6 +620,76 @@ mod tests {
         let bytes = to_xlsx(&[]).expect("xlsx");
         let err = read(FileKind::Xlsx, &bytes[..bytes.len() / 2]).expect_err("corrupt");
         assert_eq!(err.code.as_u32(), 40001);
+    }
+
+    /// `bytes` with the first sheet's XML passed through `edit`.
+    fn with_sheet_xml(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+        use std::io::{Read, Write};
+        let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
+        let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for i in 0..archive.len() {
+            let mut file = archive.by_index(i).expect("entry");
+            let name = file.name().expect("entry name").to_string();
+            let mut content = Vec::new();
+            file.read_to_end(&mut content).expect("read entry");
+            if name == "xl/worksheets/sheet1.xml" {
+                content = edit(std::str::from_utf8(&content).expect("utf-8")).into_bytes();
+            }
+            out.start_file(name, zip::write::SimpleFileOptions::default())
+                .expect("start entry");
+            out.write_all(&content).expect("write entry");
+        }
+        out.finish().expect("finish").into_inner()
+    }
+
+    #[test]
+    fn xlsx_rows_out_of_order_are_refused_not_misnumbered() {
+        let bytes = to_xlsx(&sample_rows()).expect("workbook");
+        // Swap rows 2 and 3, as no spreadsheet application writes them.
+        let swapped = with_sheet_xml(&bytes, |xml| {
+            let row = |n: u32| {
+                let start = xml.find(&format!("<row r=\"{n}\"")).expect("row");
+                let end = start + xml[start..].find("</row>").expect("row end") + 6;
+                (start, end)
+            };
+            let ((s2, e2), (s3, e3)) = (row(2), row(3));
+            format!(
+                "{}{}{}{}",
+                &xml[..s2],
+                &xml[s3..e3],
+                &xml[e2..s3],
+                &xml[s2..e2]
+            ) + &xml[e3..]
+        });
+        // Unchanged, the edit round-trips: the check is about the order alone.
+        let same = with_sheet_xml(&bytes, str::to_owned);
+        assert_eq!(read(FileKind::Xlsx, &same).expect("readable").rows.len(), 3);
+
+        let error = read(FileKind::Xlsx, &swapped).expect_err("refused");
+        assert_eq!(error.code.as_u32(), 40001);
+        assert!(
+            error.message.contains("lists row 2 after row 3"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn reading_stops_when_told() {
+        let bytes = to_xlsx(&sample_rows()).expect("workbook");
+        for kind_bytes in [
+            (FileKind::Xlsx, bytes),
+            (FileKind::Csv, to_csv(&sample_rows())),
+        ] {
+            let (kind, bytes) = kind_bytes;
+            let mut seen = Vec::new();
+            read_rows(kind, &bytes, &mut |row| {
+                seen.push(row.number);
+                seen.len() < 2
+            })
+            .expect("readable");
+            assert_eq!(seen, vec![1, 2], "{kind:?}");
+        }
     }
 
     fn sample_rows() -> Vec<QuoteRow> {

@@ -51,83 +51,110 @@ pub async fn replace_calendar(
     Ok(())
 }
 
-/// Stores `rows` (already validated) and recalculates what they affect.
-pub async fn replace_quotes(
-    tx: &Transaction<'_>,
-    rows: &[QuoteRow],
-) -> Result<Recalculated, ApiError> {
-    let mut days: BTreeSet<(NaiveDate, &str)> = BTreeSet::new();
-    for row in rows {
-        days.insert((row.trade_date, &row.index_code));
-    }
-    let (day_dates, day_codes): (Vec<NaiveDate>, Vec<&str>) = days.iter().copied().unzip();
-    let mut earliest: BTreeMap<&str, NaiveDate> = BTreeMap::new();
-    for (date, code) in &days {
-        earliest.entry(code).or_insert(*date);
-    }
-    // Every quote the recalculation needs: the batch's own, from memory, and those of
-    // the later days it leaves in place, read before the batch is written (so the
-    // statement returns only those, not the batch back).
-    let mut quotes = kept_quotes(tx, &earliest, &day_dates, &day_codes).await?;
-    for row in rows {
-        quotes
-            .entry(row.index_code.clone())
-            .or_default()
-            .entry(row.trade_date)
-            .or_default()
-            .push((row.weight, row.price));
-    }
-    tx.execute_named(
-        "imports.delete_quotes",
-        "DELETE FROM index_quotes q USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
-         WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code",
-        &[&day_dates, &day_codes],
-    )
-    .await?;
-    copy_in(
-        tx,
-        "imports.copy_quotes",
-        "COPY index_quotes (trade_date, index_code, specification, weight, price) \
-         FROM STDIN (FORMAT binary)",
-        &[
-            Type::DATE,
-            Type::TEXT,
-            Type::TEXT,
-            Type::NUMERIC,
-            Type::NUMERIC,
-        ],
-        rows,
-        |r| {
-            [
-                &r.trade_date,
-                &r.index_code,
-                &r.specification,
-                &r.weight,
-                &r.price,
-            ]
-        },
-    )
-    .await?;
+/// One batch of quotes written piece by piece, then recalculated once: an import
+/// stores each piece of the file as soon as it is validated, while the rest is still
+/// being read. The replaced (date, index) days are whole: a day's old quotes are
+/// deleted before the first of its new ones is written, and the batch itself never
+/// repeats a (date, index, specification) (the validator refuses duplicates).
+#[derive(Default)]
+pub struct QuoteWriter {
+    /// The batch's quotes by index and day, kept for the recalculation; its keys are
+    /// the (date, index) days the batch replaces.
+    batch: QuotesByDay,
+    quotes: usize,
+}
 
-    let mut result = Recalculated {
-        quotes: rows.len(),
-        ..Recalculated::default()
-    };
-    for (code, from) in &earliest {
-        let days = quotes.remove(*code).unwrap_or_default();
-        result.daily_rows += recalc_index(tx, code, *from, days).await?;
-        result.from.insert(code.to_string(), *from);
+impl QuoteWriter {
+    /// Writes the next piece of the batch.
+    pub async fn write(&mut self, tx: &Transaction<'_>, rows: &[QuoteRow]) -> Result<(), ApiError> {
+        let mut new_dates = Vec::new();
+        let mut new_codes = Vec::new();
+        for row in rows {
+            let days = match self.batch.get_mut(row.index_code.as_str()) {
+                Some(days) => days,
+                None => self.batch.entry(row.index_code.clone()).or_default(),
+            };
+            let day = days.entry(row.trade_date).or_insert_with(|| {
+                new_dates.push(row.trade_date);
+                new_codes.push(row.index_code.as_str());
+                Vec::new()
+            });
+            day.push((row.weight, row.price));
+        }
+        if !new_dates.is_empty() {
+            tx.execute_named(
+                "imports.delete_quotes",
+                "DELETE FROM index_quotes q \
+                 USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
+                 WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code",
+                &[&new_dates, &new_codes],
+            )
+            .await?;
+        }
+        copy_in(
+            tx,
+            "imports.copy_quotes",
+            "COPY index_quotes (trade_date, index_code, specification, weight, price) \
+             FROM STDIN (FORMAT binary)",
+            &[
+                Type::DATE,
+                Type::TEXT,
+                Type::TEXT,
+                Type::NUMERIC,
+                Type::NUMERIC,
+            ],
+            rows,
+            |r| {
+                [
+                    &r.trade_date,
+                    &r.index_code,
+                    &r.specification,
+                    &r.weight,
+                    &r.price,
+                ]
+            },
+        )
+        .await?;
+        self.quotes += rows.len();
+        Ok(())
     }
-    let composite_from = earliest
-        .iter()
-        .filter(|(code, _)| COMPOSITE_BASES.contains(code))
-        .map(|(_, from)| *from)
-        .min();
-    if let Some(from) = composite_from {
-        result.daily_rows += recalc_composite(tx, from).await?;
-        result.from.insert(COMPOSITE_INDEX.to_string(), from);
+
+    /// Recalculates `index_daily` from the earliest day the batch replaced onward, for
+    /// each index it touched and for the composite (D8). `open_days` is the calendar
+    /// the batch was checked against.
+    pub async fn recalculate(
+        self,
+        tx: &Transaction<'_>,
+        open_days: &BTreeSet<NaiveDate>,
+    ) -> Result<Recalculated, ApiError> {
+        let QuoteWriter { batch, quotes } = self;
+        // The later days the batch left in place count too; their quotes are read from
+        // the table, the batch's own are in memory.
+        let mut kept = kept_quotes(tx, &batch, open_days).await?;
+        let mut result = Recalculated {
+            quotes,
+            ..Recalculated::default()
+        };
+        for (code, mut days) in batch {
+            let Some(&from) = days.keys().next() else {
+                continue;
+            };
+            days.append(&mut kept.remove(&code).unwrap_or_default());
+            result.daily_rows += recalc_index(tx, &code, from, days).await?;
+            result.from.insert(code, from);
+        }
+        let composite_from = result
+            .from
+            .iter()
+            .filter(|(code, _)| COMPOSITE_BASES.contains(&code.as_str()))
+            .map(|(_, from)| *from)
+            .min();
+        if let Some(from) = composite_from {
+            result.daily_rows += recalc_composite(tx, from).await?;
+            result.from.insert(COMPOSITE_INDEX.to_string(), from);
+        }
+        Ok(result)
     }
-    Ok(result)
 }
 
 async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, ApiError> {
@@ -150,25 +177,46 @@ async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, A
 /// Quotes by index and day: (weight, price) of each specification.
 type QuotesByDay = BTreeMap<String, BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>>>;
 
-/// The stored quotes of each index in `earliest`, from its earliest affected date on,
-/// except on the (date, index) days the batch replaces.
+/// The stored quotes of each index of the batch on the days the batch left in place,
+/// from its earliest replaced day on.
+///
+/// Quotes lie only on open days (D8; a calendar change cannot close a day that holds
+/// quotes), so those days are the open days between the batch's first and last day of
+/// the index that the batch has not, and every day after its last. Asking for exactly
+/// those never touches the batch's own rows, which are already in the table.
 async fn kept_quotes(
     tx: &Transaction<'_>,
-    earliest: &BTreeMap<&str, NaiveDate>,
-    day_dates: &[NaiveDate],
-    day_codes: &[&str],
+    batch: &QuotesByDay,
+    open_days: &BTreeSet<NaiveDate>,
 ) -> Result<QuotesByDay, ApiError> {
-    let (codes, froms): (Vec<&str>, Vec<NaiveDate>) =
-        earliest.iter().map(|(c, d)| (*c, *d)).unzip();
+    let mut codes = Vec::new();
+    let mut lasts = Vec::new();
+    let mut gap_codes = Vec::new();
+    let mut gap_dates = Vec::new();
+    for (code, days) in batch {
+        let (Some(first), Some(last)) = (days.keys().next(), days.keys().next_back()) else {
+            continue;
+        };
+        codes.push(code.as_str());
+        lasts.push(*last);
+        for day in open_days.range(first..=last) {
+            if !days.contains_key(day) {
+                gap_codes.push(code.as_str());
+                gap_dates.push(*day);
+            }
+        }
+    }
     let rows = tx
         .query_named(
             "recalc.read_quotes",
             "SELECT q.index_code, q.trade_date, q.weight, q.price FROM index_quotes q \
-             JOIN UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
-               ON q.index_code = f.index_code AND q.trade_date >= f.from_date \
-             WHERE NOT EXISTS (SELECT 1 FROM UNNEST($3::date[], $4::text[]) AS r(trade_date, index_code) \
-                               WHERE r.trade_date = q.trade_date AND r.index_code = q.index_code)",
-            &[&codes, &froms, &day_dates, &day_codes],
+             JOIN UNNEST($1::text[], $2::date[]) AS f(index_code, last_date) \
+               ON q.index_code = f.index_code AND q.trade_date > f.last_date \
+             UNION ALL \
+             SELECT q.index_code, q.trade_date, q.weight, q.price FROM index_quotes q \
+             JOIN UNNEST($3::text[], $4::date[]) AS g(index_code, trade_date) \
+               ON q.index_code = g.index_code AND q.trade_date = g.trade_date",
+            &[&codes, &lasts, &gap_codes, &gap_dates],
         )
         .await?;
     let mut quotes = QuotesByDay::new();
