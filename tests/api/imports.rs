@@ -273,6 +273,39 @@ async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
     assert_eq!(list.data()[0]["rows"], rows);
     assert_eq!(list.data()[0]["result"], "rejected");
 
+    // A file damaged past its first pieces (not UTF-8 on data row 15000) is a 40001
+    // naming the row, with the same outcome: nothing stored, the rows read recorded.
+    let damaged: Vec<u8> = file
+        .lines()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let mut bytes = line.as_bytes().to_vec();
+            if i == 15_000 {
+                bytes.extend_from_slice(b"\xFF");
+            }
+            bytes.push(b'\n');
+            bytes
+        })
+        .collect();
+    let reply = upload(&app, &admin, "damaged.csv", damaged).await;
+    reply.assert_error(400, 40001);
+    assert!(
+        reply.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("row 15001"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(
+        stored_daily(&app, "Server_Index").await,
+        before,
+        "nothing changed"
+    );
+    let list = app.get_as(&admin, "/api/v1/admin/imports").await;
+    assert_eq!(list.data()[0]["file_name"], "damaged.csv");
+    assert_eq!(list.data()[0]["rows"], 14_999);
+
     // The same file, right, goes in whole.
     let reply = upload(&app, &admin, "large.csv", file.into()).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
@@ -424,6 +457,16 @@ async fn a_second_import_while_one_runs_is_refused() {
     upload(&app, &admin, "q.csv", THREE_DAYS.into())
         .await
         .assert_error(409, 40901);
+    // Refused before it was read: no rows to count.
+    let list = app.get_as(&admin, "/api/v1/admin/imports").await;
+    assert_eq!(
+        (&list.data()[0]["result"], &list.data()[0]["rows"]),
+        (&json!("rejected"), &json!(0))
+    );
+    // A file that plainly is not a workbook is refused without waiting for the lock.
+    upload(&app, &admin, "q.xlsx", b"trade_date,index_code".to_vec())
+        .await
+        .assert_error(400, 40001);
     app.db
         .execute("SELECT pg_advisory_unlock($1)", &[&0x1A5E_0002_i64])
         .await

@@ -1,10 +1,13 @@
-//! Quote workbook imports (D8): read a `.xlsx` (first sheet) or `.csv` file, validate
-//! every row all-or-nothing, then replace the quotes and recalculate `index_daily` in
-//! one transaction that also tells every instance to drop its dataset caches.
+//! Quote workbook imports (D8): read a `.xlsx` (first sheet) or `.csv` file and check
+//! every row, all-or-nothing, while storing the valid quotes in the same transaction,
+//! then recalculate `index_daily` and tell every instance to drop its dataset caches.
 //!
-//! - [`workbook`]: bytes to cells (and cells to bytes, for the demo and tests).
-//! - [`validate`]: cells to quote rows, or every bad row with its reason.
-//! - [`service`]: the transaction, the import record, the serialisation of imports.
+//! - [`workbook`]: bytes to rows of cells, streaming (and quote rows to bytes, for the
+//!   demo and tests).
+//! - [`validate`]: rows of cells to quote rows, row by row, or every bad row with its
+//!   reason.
+//! - [`service`]: the reader thread, the transaction, the import record, the
+//!   serialisation of imports.
 //!
 //! Nothing here knows HTTP; the endpoint (through `Accounts::import`) and the `import`
 //! command both run [`Importer::import`].

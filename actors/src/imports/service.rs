@@ -22,7 +22,7 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_postgres::Transaction;
 use tracing::Instrument;
@@ -169,22 +169,35 @@ impl Importer {
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<ImportOutcome, ApiError> {
         let started = self.clock.now();
-        let Some(kind) = FileKind::of_name(file_name) else {
-            let error = ApiError::invalid(format!(
-                "'{file_name}' is neither a .xlsx workbook nor a .csv file"
-            ));
-            self.record_failure(by, source, file_name, 0, started, &error)
-                .await;
-            return Err(error);
+        // A file that is plainly not what its name says is refused before it takes a
+        // connection and the import lock.
+        let kind = FileKind::of_name(file_name)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "'{file_name}' is neither a .xlsx workbook nor a .csv file"
+                ))
+            })
+            .and_then(|kind| workbook::sniff(kind, &bytes).map(|()| kind));
+        let kind = match kind {
+            Ok(kind) => kind,
+            Err(error) => {
+                self.record_failure(by, source, file_name, 0, started, &error)
+                    .await;
+                return Err(error);
+            }
         };
         progress(&format!("reading {file_name} ({} bytes)", bytes.len()));
-        let pieces = Pieces::read(kind, bytes);
-        // Data rows seen, for the record of a refused file.
-        let rows = AtomicUsize::new(0);
+        // Data rows read, for the record of a refused file (0 if it was never read).
+        let rows = Arc::new(AtomicUsize::new(0));
         let written = self
             .bus
             .write(&self.pool, Change::Data, async |tx| {
-                let outcome = store(tx, pieces, file_name, progress, &rows).await?;
+                let file = File {
+                    kind,
+                    bytes,
+                    rows: rows.clone(),
+                };
+                let outcome = store(tx, file, file_name, progress).await?;
                 let id = record(
                     tx,
                     by,
@@ -279,49 +292,38 @@ struct Rules {
     open_days: BTreeSet<NaiveDate>,
 }
 
-/// A piece of the file, read and checked.
-struct Piece {
-    /// Data rows read so far (header excluded).
-    rows: usize,
-    /// The piece's quotes; empty once the file is known to be refused (only the
-    /// problems are still collected then).
-    quotes: Vec<QuoteRow>,
+/// The uploaded file, not yet read.
+struct File {
+    kind: FileKind,
+    bytes: Vec<u8>,
+    /// Data rows read so far (header excluded), kept up to date by the reader.
+    rows: Arc<AtomicUsize>,
 }
 
-/// The whole file's verdict, after its last row.
-struct Checked {
-    rows: usize,
-    verdict: Result<usize, Vec<RowError>>,
-}
-
-/// The file as it is read and checked on a blocking thread, in pieces, in order.
+/// The file as it is read and checked on a blocking thread: a piece every
+/// [`PIECE_ROWS`] rows, in order, holding the valid quotes while the file so far is
+/// faultless and nothing once it is not.
 struct Pieces {
-    /// The rules, once the transaction has read them; the thread waits for them.
-    rules: Option<oneshot::Sender<Arc<Rules>>>,
-    receiver: mpsc::Receiver<Piece>,
-    /// The read's end: the verdict, an unreadable file's error, or a panic.
-    reader: JoinHandle<Result<Option<Checked>, ApiError>>,
+    receiver: mpsc::Receiver<Vec<QuoteRow>>,
+    /// The read's end: the verdict (the number of quotes, or every problem), an
+    /// unreadable file's error, or a panic.
+    reader: JoinHandle<Result<Result<usize, Vec<RowError>>, ApiError>>,
 }
 
 impl Pieces {
-    /// Starts the reader; it runs ahead of the consumer by at most [`PIECES_AHEAD`]
-    /// pieces and stops when the consumer goes away.
-    fn read(kind: FileKind, bytes: Vec<u8>) -> Pieces {
-        let (rules, rules_rx) = oneshot::channel::<Arc<Rules>>();
+    /// Starts reading and checking `file` against `rules`. The reader stays at most
+    /// [`PIECES_AHEAD`] pieces ahead of the consumer (plus the one it is filling) and
+    /// stops when the consumer goes away.
+    fn read(file: File, rules: Arc<Rules>) -> Pieces {
         let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
         let reader = tokio::task::spawn_blocking(move || {
-            // The transaction reads the rules in a few milliseconds; without them
-            // (another import holds the lock, the database failed) there is no import.
-            let Ok(rules) = rules_rx.blocking_recv() else {
-                return Ok(None);
-            };
+            let File { kind, bytes, rows } = file;
             let mut validator = Validator::new(Reference {
                 quote_indexes: &rules.quote_indexes,
                 open_days: &rules.open_days,
             });
             let mut quotes = Vec::with_capacity(PIECE_ROWS);
-            let mut unsent = 0;
-            workbook::read_rows(kind, &bytes, &mut |row| {
+            let read = workbook::read_rows(kind, &bytes, &mut |row| {
                 let quote = validator.row(&row);
                 // Once the file is known to be refused, storing more would be wasted
                 // work; the rest is still checked, so the answer lists every problem.
@@ -330,64 +332,44 @@ impl Pieces {
                 } else {
                     quotes.clear();
                 }
-                unsent += 1;
-                if unsent < PIECE_ROWS {
+                let read = validator.rows();
+                rows.store(read, Ordering::Relaxed);
+                if read == 0 || read % PIECE_ROWS != 0 {
                     return true;
                 }
-                unsent = 0;
-                let piece = Piece {
-                    rows: validator.rows(),
-                    quotes: std::mem::replace(&mut quotes, Vec::with_capacity(PIECE_ROWS)),
-                };
+                // A piece every PIECE_ROWS rows: full while the file is clean, empty
+                // once it is not, so the consumer still hears how far the read has got.
+                let piece = std::mem::replace(&mut quotes, Vec::with_capacity(PIECE_ROWS));
                 sender.blocking_send(piece).is_ok()
-            })?;
-            let rows = validator.rows();
+            });
+            read?;
             if !quotes.is_empty() && validator.is_clean() {
                 // A consumer that is gone no longer needs it.
-                let _ = sender.blocking_send(Piece { rows, quotes });
+                let _ = sender.blocking_send(quotes);
             }
-            Ok(Some(Checked {
-                rows,
-                verdict: validator.finish(),
-            }))
+            Ok(validator.finish())
         });
-        Pieces {
-            rules: Some(rules),
-            receiver,
-            reader,
-        }
+        Pieces { receiver, reader }
     }
 
-    /// Lets the reader start checking.
-    fn start(&mut self, rules: Arc<Rules>) {
-        if let Some(sender) = self.rules.take() {
-            // A reader that is gone has failed; `finish` reports why.
-            let _ = sender.send(rules);
-        }
-    }
-
-    async fn next(&mut self) -> Option<Piece> {
+    async fn next(&mut self) -> Option<Vec<QuoteRow>> {
         self.receiver.recv().await
     }
 
     /// After the last piece: the verdict, or why the file could not be read to its end.
-    async fn finish(self) -> Result<Checked, ApiError> {
+    async fn finish(self) -> Result<Result<usize, Vec<RowError>>, ApiError> {
         drop(self.receiver);
-        self.reader
-            .await
-            .map_err(ApiError::internal)??
-            .ok_or_else(|| ApiError::internal("the quote file reader stopped before it began"))
+        self.reader.await.map_err(ApiError::internal)?
     }
 }
 
-/// Reads the rules against the database's calendar and indexes, stores each valid
-/// piece of the file as it comes, then recalculates. `rows` counts the data rows seen.
+/// Reads the rules (the database's calendar and indexes), stores each valid piece of
+/// the file as it is read and checked, then recalculates.
 async fn store(
     tx: &Transaction<'_>,
-    mut pieces: Pieces,
+    file: File,
     file_name: &str,
     progress: &(dyn Fn(&str) + Sync),
-    rows: &AtomicUsize,
 ) -> Result<ImportOutcome, ApiError> {
     tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
         .await?;
@@ -437,26 +419,26 @@ async fn store(
         quote_indexes,
         open_days,
     });
-    pieces.start(rules.clone());
+    let rows = file.rows.clone();
+    let mut pieces = Pieces::read(file, rules.clone());
 
     let mut writer = QuoteWriter::default();
     let mut reported = 0;
     while let Some(piece) = pieces.next().await {
-        if !piece.quotes.is_empty() {
-            writer.write(tx, &piece.quotes).await?;
+        if !piece.is_empty() {
+            writer.write(tx, &piece).await?;
         }
-        rows.store(piece.rows, Ordering::Relaxed);
-        if piece.rows >= reported + PROGRESS_ROWS {
-            reported = piece.rows;
-            progress(&format!("{reported} rows read so far"));
+        let read = rows.load(Ordering::Relaxed);
+        if read >= reported + PROGRESS_ROWS {
+            reported = read;
+            progress(&format!("{read} rows read so far"));
         }
     }
-    let checked = pieces.finish().await?;
-    rows.store(checked.rows, Ordering::Relaxed);
-    let quotes = checked.verdict.map_err(ApiError::rejected)?;
+    let verdict = pieces.finish().await?;
+    let quotes = verdict.map_err(ApiError::rejected)?;
     progress(&format!(
         "{} rows read, {quotes} quotes valid and stored; recalculating",
-        checked.rows
+        rows.load(Ordering::Relaxed)
     ));
     let recalculated = writer.recalculate(tx, &rules.open_days).await?;
     progress(&format!(

@@ -1,10 +1,12 @@
-//! The D8 rules, all-or-nothing: cells to quote rows, or every bad row.
+//! The D8 rules, all-or-nothing: rows of cells to quote rows, or every bad row.
 //!
-//! [`validate`] reads the header, checks every cell of every data row, then the rules
-//! across rows (no duplicate date/index/specification; each day's weights of an index
-//! sum to exactly 1), and returns either every quote or every problem, each with the
-//! row number the spreadsheet shows, the column name and a reason a business user can
-//! act on.
+//! [`Validator`] takes the file's rows one at a time as they are read: the header
+//! first, then every cell of every data row, and the rules across rows (no duplicate
+//! date/index/specification; each day's weights of an index sum to exactly 1). It
+//! hands back each valid row's quote at once (an import stores them while it still
+//! reads) and at [`Validator::finish`] says whether the whole file is good or lists
+//! every problem, each with the row number the spreadsheet shows, the column name and
+//! a reason a business user can act on.
 //!
 //! This module must never:
 //! - use binary floating point: weights and prices are parsed from their decimal text
@@ -20,7 +22,9 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-use super::workbook::{Cell, Sheet, SheetRow};
+#[cfg(test)]
+use super::workbook::Sheet;
+use super::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
 
 /// One problem, as the `errors` array of a 422 / 40002 lists it.
@@ -68,7 +72,9 @@ const LISTED_ROWS: usize = 10;
 
 const EXPECTED_HEADER: &str = "trade_date, index_code, specification, weight, price";
 
-/// Every row valid: the quote rows in file order. Otherwise every problem found.
+/// A whole sheet at once (for tests): every row valid gives the quote rows in file
+/// order, otherwise every problem found.
+#[cfg(test)]
 pub fn validate(sheet: &Sheet, reference: Reference<'_>) -> Result<Vec<QuoteRow>, Vec<RowError>> {
     let mut validator = Validator::new(reference);
     let quotes: Vec<QuoteRow> = sheet

@@ -72,7 +72,9 @@ pub struct SheetRow {
     pub cells: Vec<Cell>,
 }
 
-/// Every row of the file, header first; fully blank rows are left out.
+/// Every row of the file, header first; fully blank rows are left out (for tests: an
+/// import reads a file row by row, with [`read_rows`]).
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sheet {
     pub rows: Vec<SheetRow>,
@@ -91,7 +93,31 @@ const HEADER: [&str; 5] = [
 const UNCALCULATED_FORMULA: &str = "a formula without a computed value (save the file from a \
      spreadsheet application that calculates it)";
 
-/// Reads a whole file; an unreadable one is 400 / 40001 with a message saying why.
+/// Refuses a file whose first bytes plainly say it is not of its kind (an import makes
+/// this check before it takes a connection; reading the file finds any other damage).
+pub fn sniff(kind: FileKind, bytes: &[u8]) -> Result<(), ApiError> {
+    match kind {
+        // A workbook renamed to .csv would otherwise fail as "not UTF-8" on some line,
+        // which does not tell the user what to do.
+        FileKind::Csv if bytes.starts_with(ZIP_MAGIC) => Err(ApiError::invalid(
+            "the file is not a CSV text file but looks like an .xlsx workbook: upload it with \
+             the .xlsx extension, or save it as CSV UTF-8",
+        )),
+        // An OLE file may be an encrypted workbook, which calamine tells apart.
+        FileKind::Xlsx
+            if !bytes.is_empty()
+                && !bytes.starts_with(ZIP_MAGIC)
+                && !bytes.starts_with(OLE_MAGIC) =>
+        {
+            Err(ApiError::invalid(NOT_XLSX))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Reads a whole file (for tests); an unreadable one is 400 / 40001 with a message
+/// saying why.
+#[cfg(test)]
 pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
     let mut sheet = Sheet::default();
     read_rows(kind, bytes, &mut |row| {
@@ -101,7 +127,7 @@ pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
     Ok(sheet)
 }
 
-/// Reads a file row by row, as [`read`] but without holding it: `each` gets every row
+/// Reads a file row by row, without holding it: `each` gets every row
 /// that is not fully blank, header first, in sheet order, as soon as the row is
 /// complete; when it returns `false` the read stops there. An import validates and
 /// stores the rows read so far while the rest of the file is still being parsed.
@@ -110,6 +136,7 @@ pub fn read_rows(
     bytes: &[u8],
     each: &mut dyn FnMut(SheetRow) -> bool,
 ) -> Result<(), ApiError> {
+    sniff(kind, bytes)?;
     match kind {
         FileKind::Csv => read_csv(bytes, each),
         FileKind::Xlsx => read_xlsx(bytes, each),
@@ -179,14 +206,6 @@ fn push_csv_field(out: &mut String, field: &str) {
 // ---------------------------------------------------------------------------------
 
 fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), ApiError> {
-    // A workbook renamed to .csv would otherwise fail as "not UTF-8" on some line,
-    // which does not tell the user what to do.
-    if bytes.starts_with(b"PK\x03\x04") {
-        return Err(ApiError::invalid(
-            "the file is not a CSV text file but looks like an .xlsx workbook: upload it with \
-             the .xlsx extension, or save it as CSV UTF-8",
-        ));
-    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -369,6 +388,11 @@ fn read_xlsx(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(),
 
 /// The start of an OLE compound file: an `.xls` workbook, or an encrypted `.xlsx`.
 const OLE_MAGIC: &[u8] = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1";
+/// The start of a zip archive, which an `.xlsx` workbook is.
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+const NOT_XLSX: &str =
+    "the file is not an .xlsx workbook, or it is damaged: save it again as an Excel workbook \
+     (.xlsx)";
 
 /// Why a workbook cannot be opened, in words that say what to do (the library's own
 /// message, such as "Could not find EOCD", means nothing to a business user).
@@ -382,9 +406,7 @@ fn unreadable_workbook(bytes: &[u8], error: &XlsxError) -> ApiError {
             "the file is an old-style .xls workbook (or an encrypted one), not .xlsx: \
              {save_again}"
         ),
-        XlsxError::Zip(_) => {
-            format!("the file is not an .xlsx workbook, or it is damaged: {save_again}")
-        }
+        XlsxError::Zip(_) => NOT_XLSX.to_owned(),
         other => format!("the file is not a readable .xlsx workbook ({other}): {save_again}"),
     })
 }
