@@ -121,7 +121,8 @@ impl QuoteWriter {
 
     /// Recalculates `index_daily` from the earliest day the batch replaced onward, for
     /// each index it touched and for the composite (D8). `open_days` is the calendar
-    /// the batch was checked against.
+    /// the batch was checked against. A handful of statements whatever the batch: the
+    /// arithmetic is done in memory, every index's rows go out in one `COPY`.
     pub async fn recalculate(
         self,
         tx: &Transaction<'_>,
@@ -131,47 +132,88 @@ impl QuoteWriter {
         // The later days the batch left in place count too; their quotes are read from
         // the table, the batch's own are in memory.
         let mut kept = kept_quotes(tx, &batch, open_days).await?;
-        let mut result = Recalculated {
-            quotes,
-            ..Recalculated::default()
-        };
-        for (code, mut days) in batch {
-            let Some(&from) = days.keys().next() else {
-                continue;
-            };
-            days.append(&mut kept.remove(&code).unwrap_or_default());
-            result.daily_rows += recalc_index(tx, &code, from, days).await?;
-            result.from.insert(code, from);
-        }
-        let composite_from = result
-            .from
+        let mut from: BTreeMap<String, NaiveDate> = batch
+            .iter()
+            .filter_map(|(code, days)| Some((code.clone(), *days.keys().next()?)))
+            .collect();
+        let composite_from = from
             .iter()
             .filter(|(code, _)| COMPOSITE_BASES.contains(&code.as_str()))
             .map(|(_, from)| *from)
             .min();
-        if let Some(from) = composite_from {
-            result.daily_rows += recalc_composite(tx, from).await?;
-            result.from.insert(COMPOSITE_INDEX.to_string(), from);
+        if let Some(first) = composite_from {
+            from.insert(COMPOSITE_INDEX.to_string(), first);
         }
-        Ok(result)
+        let starts = starting_points(tx, &from).await?;
+
+        let mut rows = Vec::new();
+        for (code, mut days) in batch {
+            days.append(&mut kept.remove(&code).unwrap_or_default());
+            let (base, previous) = start_of(&starts, &code)?;
+            rows.extend(index_rows(&code, base, previous, days)?);
+        }
+        delete_daily(tx, &from).await?;
+        copy_daily(tx, &rows).await?;
+        let mut daily_rows = rows.len();
+        if let Some(first) = composite_from {
+            let (base, previous) = start_of(&starts, COMPOSITE_INDEX)?;
+            let previous = previous.map(|p| p.index_value);
+            let rows = composite_rows(tx, first, base, previous).await?;
+            copy_daily(tx, &rows).await?;
+            daily_rows += rows.len();
+        }
+        Ok(Recalculated {
+            quotes,
+            daily_rows,
+            from,
+        })
     }
 }
 
-async fn base_value(tx: &Transaction<'_>, index_code: &str) -> Result<Decimal, ApiError> {
-    let row = tx
-        .query_opt_named(
-            "recalc.base_value",
-            "SELECT base_value FROM indexes WHERE index_code = $1",
-            &[&index_code],
+/// Each index's base value and its last stored row before the recalculated range.
+type Starts = BTreeMap<String, (Decimal, Option<Previous>)>;
+
+/// The starting point of each index in `from`, in one statement.
+async fn starting_points(
+    tx: &Transaction<'_>,
+    from: &BTreeMap<String, NaiveDate>,
+) -> Result<Starts, ApiError> {
+    let (codes, froms): (Vec<&str>, Vec<NaiveDate>) =
+        from.iter().map(|(c, d)| (c.as_str(), *d)).unzip();
+    let rows = tx
+        .query_named(
+            "recalc.starting_points",
+            "SELECT i.index_code, i.base_value, p.index_value, p.weighted_price \
+             FROM UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
+             JOIN indexes i ON i.index_code = f.index_code \
+             LEFT JOIN LATERAL (SELECT d.index_value, d.weighted_price FROM index_daily d \
+                                WHERE d.index_code = f.index_code AND d.trade_date < f.from_date \
+                                ORDER BY d.trade_date DESC LIMIT 1) p ON true",
+            &[&codes, &froms],
         )
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::ImportRejected,
-                format!("unknown index_code '{index_code}'"),
-            )
-        })?;
-    Ok(row.try_get(0)?)
+        .await?;
+    let mut starts = Starts::new();
+    for r in &rows {
+        let index_value: Option<Decimal> = r.try_get(2)?;
+        let previous = match index_value {
+            Some(index_value) => Some(Previous {
+                index_value,
+                weighted_price: r.try_get(3)?,
+            }),
+            None => None,
+        };
+        starts.insert(r.try_get(0)?, (r.try_get(1)?, previous));
+    }
+    Ok(starts)
+}
+
+fn start_of(starts: &Starts, index_code: &str) -> Result<(Decimal, Option<Previous>), ApiError> {
+    starts.get(index_code).copied().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::ImportRejected,
+            format!("unknown index_code '{index_code}'"),
+        )
+    })
 }
 
 /// Quotes by index and day: (weight, price) of each specification.
@@ -231,29 +273,14 @@ async fn kept_quotes(
     Ok(quotes)
 }
 
-/// Recalculates `index_code` from `from` on, given its quotes of every day from then.
-async fn recalc_index(
-    tx: &Transaction<'_>,
+/// The rows of `index_code` from its first quoted day in `by_day` on, given its quotes
+/// of every day from then.
+fn index_rows(
     index_code: &str,
-    from: NaiveDate,
+    base: Decimal,
+    previous: Option<Previous>,
     by_day: BTreeMap<NaiveDate, Vec<(Decimal, Decimal)>>,
-) -> Result<usize, ApiError> {
-    let base = base_value(tx, index_code).await?;
-    let previous = tx
-        .query_opt_named(
-            "recalc.previous_daily",
-            "SELECT index_value, weighted_price FROM index_daily \
-             WHERE index_code = $1 AND trade_date < $2 ORDER BY trade_date DESC LIMIT 1",
-            &[&index_code, &from],
-        )
-        .await?
-        .map(|r| {
-            Ok::<_, tokio_postgres::Error>(Previous {
-                index_value: r.try_get(0)?,
-                weighted_price: r.try_get(1)?,
-            })
-        })
-        .transpose()?;
+) -> Result<Vec<DailyRow>, ApiError> {
     let mut days = Vec::with_capacity(by_day.len());
     for (date, quotes) in by_day {
         let wp = weighted_price(quotes).ok_or_else(|| {
@@ -264,22 +291,17 @@ async fn recalc_index(
         })?;
         days.push((date, wp));
     }
-    let rows = chain_index(index_code, base, previous, &days)?;
-    write_daily(tx, index_code, from, &rows).await
+    chain_index(index_code, base, previous, &days)
 }
 
-async fn recalc_composite(tx: &Transaction<'_>, from: NaiveDate) -> Result<usize, ApiError> {
-    let base = base_value(tx, COMPOSITE_INDEX).await?;
-    let previous: Option<Decimal> = tx
-        .query_opt_named(
-            "recalc.previous_composite",
-            "SELECT index_value FROM index_daily WHERE index_code = $1 AND trade_date < $2 \
-             ORDER BY trade_date DESC LIMIT 1",
-            &[&COMPOSITE_INDEX, &from],
-        )
-        .await?
-        .map(|r| r.try_get(0))
-        .transpose()?;
+/// The composite's rows from `from` on, from the base indexes' stored daily changes
+/// (the recalculated ones included: they are written first).
+async fn composite_rows(
+    tx: &Transaction<'_>,
+    from: NaiveDate,
+    base: Decimal,
+    previous: Option<Decimal>,
+) -> Result<Vec<DailyRow>, ApiError> {
     let bases: Vec<&str> = COMPOSITE_BASES.to_vec();
     let rows = tx
         .query_named(
@@ -306,22 +328,28 @@ async fn recalc_composite(tx: &Transaction<'_>, from: NaiveDate) -> Result<usize
         .filter_map(|(date, slots)| Some((date, slots.into_iter().collect::<Option<Vec<_>>>()?)))
         .collect();
     let weights = vec![Decimal::ONE; COMPOSITE_BASES.len()];
-    let computed = composite_index(COMPOSITE_INDEX, base, previous, &weights, &days)?;
-    write_daily(tx, COMPOSITE_INDEX, from, &computed).await
+    composite_index(COMPOSITE_INDEX, base, previous, &weights, &days)
 }
 
-async fn write_daily(
+/// Deletes the daily rows of each index in `from` from its date on.
+async fn delete_daily(
     tx: &Transaction<'_>,
-    index_code: &str,
-    from: NaiveDate,
-    rows: &[DailyRow],
-) -> Result<usize, ApiError> {
+    from: &BTreeMap<String, NaiveDate>,
+) -> Result<(), ApiError> {
+    let (codes, froms): (Vec<&str>, Vec<NaiveDate>) =
+        from.iter().map(|(c, d)| (c.as_str(), *d)).unzip();
     tx.execute_named(
         "recalc.delete_daily",
-        "DELETE FROM index_daily WHERE index_code = $1 AND trade_date >= $2",
-        &[&index_code, &from],
+        "DELETE FROM index_daily d \
+         USING UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
+         WHERE d.index_code = f.index_code AND d.trade_date >= f.from_date",
+        &[&codes, &froms],
     )
     .await?;
+    Ok(())
+}
+
+async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiError> {
     copy_in(
         tx,
         "recalc.copy_daily",
@@ -340,7 +368,7 @@ async fn write_daily(
         |r| {
             [
                 &r.trade_date,
-                &index_code,
+                &r.index_code,
                 &r.index_value,
                 &r.weighted_price,
                 &r.pre_value,
@@ -349,8 +377,7 @@ async fn write_daily(
             ]
         },
     )
-    .await?;
-    Ok(rows.len())
+    .await
 }
 
 /// Writes `rows` with a binary `COPY ... FROM STDIN`: the cheapest way into a table
