@@ -8,6 +8,12 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_with, Reply, Session, Spawn, TestApp};
 
+/// The open days of [`CALENDAR`], as files write them.
+const OPEN_DAYS: [&str; 10] = [
+    "20261102", "20261103", "20261104", "20261105", "20261106", "20261109", "20261110", "20261111",
+    "20261112", "20261113",
+];
+
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-13'::date, '1 day') AS d \
@@ -201,25 +207,20 @@ async fn a_batch_with_gaps_keeps_the_quotes_of_the_days_between_and_after() {
         expected.push(round6(expected[k - 1] * prices[k] / prices[k - 1]));
     }
     let got = stored_daily(&app, "Server_Index").await;
-    let want: Vec<(String, Decimal, Decimal)> =
-        ["20261102", "20261103", "20261104", "20261105", "20261106"]
-            .iter()
-            .zip(expected.iter().zip(prices))
-            .map(|(d, (v, p))| (d.to_string(), *v, p))
-            .collect();
+    let want: Vec<(String, Decimal, Decimal)> = OPEN_DAYS[..5]
+        .iter()
+        .zip(expected.iter().zip(prices))
+        .map(|(d, (v, p))| (d.to_string(), *v, p))
+        .collect();
     assert_eq!(got, want);
 }
 
 /// A file of `specs` specifications for each of four indexes on every open day, the
 /// weights of each (date, index) summing to 1; the price of day `d` is `100 + d`.
 fn large_file(specs: usize) -> String {
-    let days = [
-        "20261102", "20261103", "20261104", "20261105", "20261106", "20261109", "20261110",
-        "20261111", "20261112", "20261113",
-    ];
     let weight = Decimal::ONE / Decimal::from(specs);
     let mut file = String::from("trade_date,index_code,specification,weight,price\n");
-    for (d, day) in days.iter().enumerate() {
+    for (d, day) in OPEN_DAYS.iter().enumerate() {
         for code in ["Server_Index", "GPU_Index", "DRAM_Index", "SSD_Index"] {
             for s in 0..specs {
                 file.push_str(&format!("{day},{code},spec {s},{weight},{}\n", 100 + d));
@@ -312,11 +313,7 @@ async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
     assert_eq!(reply.data()["quotes"], rows);
     let mut value = dec("1000");
     let mut want = Vec::new();
-    for (d, day) in ["20261102", "20261103", "20261104", "20261105", "20261106"]
-        .iter()
-        .chain(&["20261109", "20261110", "20261111", "20261112", "20261113"])
-        .enumerate()
-    {
+    for (d, day) in OPEN_DAYS.iter().enumerate() {
         let price = Decimal::from(100 + d);
         if d > 0 {
             value = round6(value * price / Decimal::from(100 + d - 1));
