@@ -27,6 +27,15 @@ async fn spawn() -> TestApp {
     .await
 }
 
+/// A fresh service whose quotes are [`THREE_DAYS`], imported by its admin.
+async fn spawn_with_three_days() -> (TestApp, Session) {
+    let app = spawn().await;
+    let admin = app.admin().await;
+    let reply = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    (app, admin)
+}
+
 /// `POST /api/v1/admin/imports` with `bytes` as the `file` field named `file_name`.
 async fn upload(app: &TestApp, session: &Session, file_name: &str, bytes: Vec<u8>) -> Reply {
     let part = reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_string());
@@ -145,10 +154,7 @@ async fn an_accepted_file_is_stored_and_every_value_recalculated() {
 
 #[actix_web::test]
 async fn a_reimported_middle_day_recalculates_the_later_days() {
-    let app = spawn().await;
-    let admin = app.admin().await;
-    let first = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
-    assert_eq!(first.code(), 0, "{}", first.body);
+    let (app, admin) = spawn_with_three_days().await;
     let fix = "index_code,weight,price,specification,trade_date\n\
                Server_Index,1,165,8x H200,20261103\n";
     let reply = upload(&app, &admin, "fix.csv", fix.into()).await;
@@ -232,10 +238,7 @@ fn large_file(specs: usize) -> String {
 
 #[actix_web::test]
 async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
-    let app = spawn().await;
-    let admin = app.admin().await;
-    let good = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
-    assert_eq!(good.code(), 0, "{}", good.body);
+    let (app, admin) = spawn_with_three_days().await;
     let before = stored_daily(&app, "Server_Index").await;
 
     // 20000 rows: more than two of the pieces an import stores while it still reads,
@@ -325,10 +328,7 @@ async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
 
 #[actix_web::test]
 async fn a_rejected_file_lists_every_bad_row_and_leaves_no_trace() {
-    let app = spawn().await;
-    let admin = app.admin().await;
-    let good = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
-    assert_eq!(good.code(), 0, "{}", good.body);
+    let (app, admin) = spawn_with_three_days().await;
     let before = daily(&app, "Server_Index").await;
 
     let bad = "trade_date,index_code,specification,weight,price\n\

@@ -286,12 +286,6 @@ impl Importer {
     }
 }
 
-/// What the rules are checked against, read in the import's transaction.
-struct Rules {
-    quote_indexes: BTreeSet<String>,
-    open_days: BTreeSet<NaiveDate>,
-}
-
 /// The uploaded file, not yet read.
 struct File {
     kind: FileKind,
@@ -311,17 +305,14 @@ struct Pieces {
 }
 
 impl Pieces {
-    /// Starts reading and checking `file` against `rules`. The reader stays at most
+    /// Starts reading and checking `file` against `reference`. The reader stays at most
     /// [`PIECES_AHEAD`] pieces ahead of the consumer (plus the one it is filling) and
     /// stops when the consumer goes away.
-    fn read(file: File, rules: Arc<Rules>) -> Pieces {
+    fn read(file: File, reference: Arc<Reference>) -> Pieces {
         let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
         let reader = tokio::task::spawn_blocking(move || {
             let File { kind, bytes, rows } = file;
-            let mut validator = Validator::new(Reference {
-                quote_indexes: &rules.quote_indexes,
-                open_days: &rules.open_days,
-            });
+            let mut validator = Validator::new(&reference);
             let mut quotes = Vec::with_capacity(PIECE_ROWS);
             let read = workbook::read_rows(kind, &bytes, &mut |row| {
                 let quote = validator.row(&row);
@@ -363,7 +354,7 @@ impl Pieces {
     }
 }
 
-/// Reads the rules (the database's calendar and indexes), stores each valid piece of
+/// Reads the reference (the database's calendar and indexes), stores each valid piece of
 /// the file as it is read and checked, then recalculates.
 async fn store(
     tx: &Transaction<'_>,
@@ -415,12 +406,12 @@ async fn store(
         .iter()
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()?;
-    let rules = Arc::new(Rules {
+    let reference = Arc::new(Reference {
         quote_indexes,
         open_days,
     });
     let rows = file.rows.clone();
-    let mut pieces = Pieces::read(file, rules.clone());
+    let mut pieces = Pieces::read(file, reference.clone());
 
     let mut writer = QuoteWriter::default();
     let mut reported = 0;
@@ -440,7 +431,7 @@ async fn store(
         "{} rows read, {quotes} quotes valid and stored; recalculating",
         rows.load(Ordering::Relaxed)
     ));
-    let recalculated = writer.recalculate(tx, &rules.open_days).await?;
+    let recalculated = writer.recalculate(tx, &reference.open_days).await?;
     progress(&format!(
         "{} quotes stored, {} daily rows recalculated",
         recalculated.quotes, recalculated.daily_rows

@@ -38,11 +38,11 @@ pub struct RowError {
 }
 
 /// What the rules check against: the database's state at import time.
-#[derive(Debug, Clone, Copy)]
-pub struct Reference<'a> {
+#[derive(Debug, Clone, Default)]
+pub struct Reference {
     /// Known index codes that bear quotes (every index but `Hardware_Index`).
-    pub quote_indexes: &'a BTreeSet<String>,
-    pub open_days: &'a BTreeSet<NaiveDate>,
+    pub quote_indexes: BTreeSet<String>,
+    pub open_days: BTreeSet<NaiveDate>,
 }
 
 /// The D8 columns; errors are sorted by this order within a row.
@@ -75,7 +75,7 @@ const EXPECTED_HEADER: &str = "trade_date, index_code, specification, weight, pr
 /// A whole sheet at once (for tests): every row valid gives the quote rows in file
 /// order, otherwise every problem found.
 #[cfg(test)]
-pub fn validate(sheet: &Sheet, reference: Reference<'_>) -> Result<Vec<QuoteRow>, Vec<RowError>> {
+pub fn validate(sheet: &Sheet, reference: &Reference) -> Result<Vec<QuoteRow>, Vec<RowError>> {
     let mut validator = Validator::new(reference);
     let quotes: Vec<QuoteRow> = sheet
         .rows
@@ -90,7 +90,7 @@ pub fn validate(sheet: &Sheet, reference: Reference<'_>) -> Result<Vec<QuoteRow>
 /// [`Validator::finish`] whether the whole file is good (a weight sum or a column with
 /// no name can only be judged at the end).
 pub struct Validator<'r> {
-    reference: Reference<'r>,
+    reference: &'r Reference,
     header: Option<Header>,
     /// Data rows seen (header excluded).
     rows: usize,
@@ -108,7 +108,7 @@ struct Header {
 }
 
 impl<'r> Validator<'r> {
-    pub fn new(reference: Reference<'r>) -> Self {
+    pub fn new(reference: &'r Reference) -> Self {
         Validator {
             reference,
             header: None,
@@ -356,7 +356,7 @@ static EMPTY: Cell = Cell::Empty;
 fn parse_row<'r>(
     row: &SheetRow,
     positions: &[usize; 5],
-    reference: Reference<'r>,
+    reference: &'r Reference,
     errors: &mut Vec<RowError>,
 ) -> Parsed<'r> {
     let cell = |k: usize| row.cells.get(positions[k]).unwrap_or(&EMPTY);
@@ -368,8 +368,8 @@ fn parse_row<'r>(
         })
     };
 
-    let trade_date = trade_date(cell(TRADE_DATE), reference.open_days);
-    let index_code = index_code(cell(INDEX_CODE), reference.quote_indexes);
+    let trade_date = trade_date(cell(TRADE_DATE), &reference.open_days);
+    let index_code = index_code(cell(INDEX_CODE), &reference.quote_indexes);
     let specification = specification(cell(SPECIFICATION));
     let weight = weight(cell(WEIGHT));
     let price = price(cell(PRICE));
@@ -781,30 +781,28 @@ mod tests {
     }
 
     struct World {
-        indexes: BTreeSet<String>,
-        days: BTreeSet<NaiveDate>,
+        reference: Reference,
     }
 
     impl World {
         fn new() -> Self {
             World {
-                indexes: ["GPU_Index", "Server_Index"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-                // 2026-11-21/22 are a weekend.
-                days: ["2026-11-10", "2026-11-19", "2026-11-20", "2026-11-23"]
-                    .iter()
-                    .map(|s| day(s))
-                    .collect(),
+                reference: Reference {
+                    quote_indexes: ["GPU_Index", "Server_Index"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
+                    // 2026-11-21/22 are a weekend.
+                    open_days: ["2026-11-10", "2026-11-19", "2026-11-20", "2026-11-23"]
+                        .iter()
+                        .map(|s| day(s))
+                        .collect(),
+                },
             }
         }
 
-        fn reference(&self) -> Reference<'_> {
-            Reference {
-                quote_indexes: &self.indexes,
-                open_days: &self.days,
-            }
+        fn reference(&self) -> &Reference {
+            &self.reference
         }
 
         fn csv(&self, text: &str) -> Result<Vec<QuoteRow>, Vec<RowError>> {
@@ -1678,7 +1676,7 @@ mod tests {
     #[test]
     fn a_hundred_thousand_rows() {
         let world = World::new();
-        let days: Vec<NaiveDate> = world.days.iter().copied().collect();
+        let days: Vec<NaiveDate> = world.reference.open_days.iter().copied().collect();
         let mut rows = Vec::with_capacity(100_000);
         for i in 0..100_000usize {
             rows.push(SheetRow {

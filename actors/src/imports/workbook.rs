@@ -213,7 +213,7 @@ fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), 
         .from_reader(bytes);
 
     let row_numbers = csv_row_numbers(bytes);
-    let mut last_number = 0;
+    let mut last_number: u32 = 0;
     let mut record = csv::ByteRecord::new();
     let mut index = 0usize;
     loop {
@@ -227,7 +227,7 @@ fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), 
         // on from the last known row rather than fail.
         let number = match row_numbers.get(index) {
             Some(&n) => n,
-            None => last_number + 1,
+            None => last_number.saturating_add(1),
         };
         last_number = number;
         index += 1;

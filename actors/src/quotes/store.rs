@@ -61,7 +61,6 @@ pub struct QuoteWriter {
     /// The batch's quotes by index and day, kept for the recalculation; its keys are
     /// the (date, index) days the batch replaces.
     batch: QuotesByDay,
-    quotes: usize,
 }
 
 impl QuoteWriter {
@@ -115,7 +114,6 @@ impl QuoteWriter {
             },
         )
         .await?;
-        self.quotes += rows.len();
         Ok(())
     }
 
@@ -128,7 +126,12 @@ impl QuoteWriter {
         tx: &Transaction<'_>,
         open_days: &BTreeSet<NaiveDate>,
     ) -> Result<Recalculated, ApiError> {
-        let QuoteWriter { batch, quotes } = self;
+        let QuoteWriter { batch } = self;
+        let quotes = batch
+            .values()
+            .flat_map(|days| days.values())
+            .map(Vec::len)
+            .sum();
         // The later days the batch left in place count too; their quotes are read from
         // the table, the batch's own are in memory.
         let mut kept = kept_quotes(tx, &batch, open_days).await?;
