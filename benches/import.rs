@@ -155,6 +155,7 @@ async fn main() {
         pool: build_pool(config, &PoolSettings::default()).expect("pool"),
         clock: Arc::new(SystemClock),
         bus: ChangeBus::new(Vec::new()),
+        limits: iq_actors::imports::ImportLimits::default(),
     };
     // Connect the pool now, so no round pays for the connection.
     drop(importer.pool.get().await.expect("connect the pool"));

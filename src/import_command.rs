@@ -57,6 +57,7 @@ async fn import_all(
         clock: settings.clock.clone(),
         // No local actors to tell; NOTIFY still reaches every running instance.
         bus: ChangeBus::new(Vec::new()),
+        limits: settings.import_limits,
     };
     let mut failed = false;
     for file in files {
@@ -89,6 +90,10 @@ async fn import_all(
                 eprintln!("{name}: {} {}", err.code.as_u32(), err.message);
                 for row in &err.errors {
                     eprintln!("  row {}, {}: {}", row.row, row.column, row.reason);
+                }
+                let unlisted = err.errors_total.saturating_sub(err.errors.len());
+                if unlisted > 0 {
+                    eprintln!("  ... and {unlisted} more problems, not listed");
                 }
             }
         }

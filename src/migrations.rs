@@ -62,6 +62,7 @@ async fn load_demo(
         pool: iq_actors::db::build_pool(config.clone(), &settings)?,
         clock: std::sync::Arc::new(iq_actors::clock::SystemClock),
         bus: iq_actors::changes::ChangeBus::new(Vec::new()),
+        limits: iq_actors::imports::ImportLimits::default(),
     };
     iq_actors::demo::load(&importer, today)
         .await

@@ -15,7 +15,10 @@ use ipnet::IpNet;
 use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::{Clock, SystemClock};
 use iq_actors::db::PoolSettings;
+use iq_actors::imports::ImportLimits;
 use iq_actors::quota::QuotaSettings;
+
+use crate::http::body_pace::BodyPace;
 
 /// Where the data lives. `Debug` hides the URL, which usually holds a password.
 #[derive(Clone)]
@@ -74,7 +77,8 @@ pub enum LogFormat {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub listen_addr: String,
-    /// Where `/metrics` is served instead of `listen_addr` (`METRICS_ADDR`).
+    /// Where `/metrics` is served (`METRICS_ADDR`, default `127.0.0.1:9464`); `None`
+    /// (`METRICS_ADDR=api`): on `listen_addr`, public to whoever reaches it.
     pub metrics_addr: Option<String>,
     pub database: Database,
     pub service_tz: Tz,
@@ -105,6 +109,18 @@ pub struct Settings {
     pub quota_enforced: bool,
     /// The largest quote file an import accepts (`IMPORT_MAX_MB`).
     pub import_max_bytes: usize,
+    /// Cells a quote file may hold and bytes one workbook part may inflate to
+    /// (`IMPORT_MAX_CELLS`, `IMPORT_MAX_ENTRY_MB`).
+    pub import_limits: ImportLimits,
+    /// Queries a visitor address or a session may make a minute (`WEBSITE_PER_MINUTE`,
+    /// D15); 0: no limit.
+    pub website_per_minute: u32,
+    /// The pace every request body must keep (`BODY_GRACE_SECS`,
+    /// `BODY_MIN_BYTES_PER_SEC`).
+    pub body_pace: BodyPace,
+    /// Open connections one client address may hold (`MAX_CONNECTIONS_PER_IP`); 0: no
+    /// cap. Trusted proxies are not capped.
+    pub max_connections_per_ip: u32,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -140,6 +156,16 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
             variable: name,
             problem: format!("{other:?} is not a boolean (use 1 or 0)"),
         }),
+    }
+}
+
+/// `METRICS_ADDR`: its own listener, on the machine only unless told otherwise; `api`
+/// serves `/metrics` on the public listener.
+fn metrics_addr(value: Option<String>) -> Option<String> {
+    match value {
+        None => Some("127.0.0.1:9464".into()),
+        Some(addr) if addr.eq_ignore_ascii_case("api") => None,
+        Some(addr) => Some(addr),
     }
 }
 
@@ -221,7 +247,7 @@ impl Settings {
         }
         Ok(Settings {
             listen_addr: var("LISTEN_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
-            metrics_addr: var("METRICS_ADDR"),
+            metrics_addr: metrics_addr(var("METRICS_ADDR")),
             database,
             service_tz: parsed("SERVICE_TZ", chrono_tz::Asia::Shanghai)?,
             max_limit,
@@ -253,7 +279,36 @@ impl Settings {
             },
             quota_enforced: true,
             import_max_bytes: parsed::<usize>("IMPORT_MAX_MB", 64)? * 1024 * 1024,
+            import_limits: ImportLimits {
+                max_cells: parsed("IMPORT_MAX_CELLS", ImportLimits::default().max_cells)?,
+                max_entry_bytes: parsed::<u64>(
+                    "IMPORT_MAX_ENTRY_MB",
+                    ImportLimits::default().max_entry_bytes / (1024 * 1024),
+                )?
+                .saturating_mul(1024 * 1024),
+            },
+            website_per_minute: parsed("WEBSITE_PER_MINUTE", 300)?,
+            body_pace: BodyPace {
+                grace: Duration::from_secs(parsed("BODY_GRACE_SECS", 10)?),
+                min_bytes_per_sec: parsed("BODY_MIN_BYTES_PER_SEC", 1024)?,
+            },
+            max_connections_per_ip: parsed("MAX_CONNECTIONS_PER_IP", 256)?,
             clock: Arc::new(SystemClock),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_stay_off_the_public_listener_unless_asked() {
+        assert_eq!(metrics_addr(None).as_deref(), Some("127.0.0.1:9464"));
+        assert_eq!(metrics_addr(Some("API".into())), None);
+        assert_eq!(
+            metrics_addr(Some("0.0.0.0:9000".into())).as_deref(),
+            Some("0.0.0.0:9000")
+        );
     }
 }

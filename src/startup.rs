@@ -5,6 +5,7 @@
 //! Tests build an [`Application`] on port 0 and read the real port from it.
 
 use std::net::TcpListener;
+use std::sync::atomic::AtomicBool;
 
 use actix::Actor;
 use actix_web::dev::Server;
@@ -16,10 +17,13 @@ use iq_actors::auth::AuthActor;
 use iq_actors::calendar::service_today;
 use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
+use iq_actors::imports::Importer;
 use iq_actors::quota::{Drain, QuotaActor, QuotaStore};
 
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::FrontActor;
+use crate::http::listener::{self, ListenOptions};
+use crate::http::protection::Protection;
 use crate::http::request_context::request_context;
 use crate::migrations;
 use crate::routes::{self, AppState};
@@ -180,7 +184,15 @@ impl Application {
             trusted_proxies: settings.trusted_proxies.clone(),
             cookie_secure: settings.cookie_secure,
             import_max_bytes: settings.import_max_bytes,
+            importer: Importer {
+                pool: pool.clone(),
+                clock: settings.clock.clone(),
+                bus: change_bus.clone(),
+                limits: settings.import_limits,
+            },
             pool: pool.clone(),
+            protection: Protection::new(settings.clock.clone(), settings.website_per_minute),
+            initialized: AtomicBool::new(false),
         });
 
         let listen = |source| StartupError::Listen {
@@ -194,16 +206,20 @@ impl Application {
             Some(addr) => Some(metrics_server(addr, state.clone())?),
             None => None,
         };
-        let mut server = HttpServer::new(move || {
+        let body_pace = settings.body_pace;
+        let options = ListenOptions {
+            workers: settings.workers,
+            max_connections_per_ip: settings.max_connections_per_ip,
+            trusted_proxies: settings.trusted_proxies.clone(),
+        };
+        let server = listener::serve(listener, options, move || {
             App::new()
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
+                .app_data(body_pace)
                 .configure(|cfg| routes::configure(cfg, !separate_metrics))
-        });
-        if let Some(workers) = settings.workers {
-            server = server.workers(workers);
-        }
-        let server = server.listen(listener).map_err(listen)?.run();
+        })
+        .map_err(listen)?;
         Ok(Application {
             port,
             server,

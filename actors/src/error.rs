@@ -61,8 +61,12 @@ impl ErrorCode {
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
-    /// Every bad row of a rejected import (40002, D8); empty otherwise.
+    /// The first bad rows of a rejected import (40002, D8), at most 1,000, in row
+    /// order; empty otherwise.
     pub errors: Vec<RowError>,
+    /// How many problems the rejected import has in all, listed or not (at least
+    /// `errors.len()`); 0 when `errors` is empty.
+    pub errors_total: usize,
 }
 
 pub use crate::imports::validate::RowError;
@@ -81,17 +85,27 @@ impl ApiError {
             code,
             message: message.into(),
             errors: Vec::new(),
+            errors_total: 0,
         }
     }
 
-    /// 40002: an import with bad rows, every one of them listed (D8).
-    pub fn rejected(errors: Vec<RowError>) -> Self {
-        let message = match errors.len() {
-            1 => "the file was rejected: 1 problem, listed in errors".to_string(),
-            n => format!("the file was rejected: {n} problems, listed in errors"),
+    /// 40002: an import with bad rows: `errors` are the first of them in row order
+    /// (at most 1,000) and `total` counts them all (D8: "`errors` lists at most 1,000
+    /// entries, in row order, and `errors_total` gives the full count").
+    pub fn rejected(errors: Vec<RowError>, total: usize) -> Self {
+        let total = total.max(errors.len());
+        let message = match (total, errors.len()) {
+            (1, _) => "the file was rejected: 1 problem, listed in errors".to_string(),
+            (n, listed) if listed == n => {
+                format!("the file was rejected: {n} problems, listed in errors")
+            }
+            (n, listed) => format!(
+                "the file was rejected: {n} problems; the first {listed} are listed in errors"
+            ),
         };
         ApiError {
             errors,
+            errors_total: total,
             ..Self::new(ErrorCode::ImportRejected, message)
         }
     }

@@ -36,9 +36,13 @@ struct Envelope<'a, T: Serialize> {
     code: u32,
     message: &'a str,
     data: T,
-    /// A rejected import's bad rows (D8); absent from every other response.
+    /// A rejected import's first bad rows (at most 1,000); absent from every other
+    /// response.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     errors: &'a [RowError],
+    /// How many problems the rejected import has in all; present with `errors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors_total: Option<usize>,
 }
 
 fn json(status: StatusCode, code: u32, body: Vec<u8>) -> HttpResponse {
@@ -57,6 +61,7 @@ pub fn success<T: Serialize>(request_id: &RequestId, data: T) -> HttpResponse {
         message: "ok",
         data,
         errors: &[],
+        errors_total: None,
     };
     match serde_json::to_vec(&envelope) {
         Ok(body) => json(StatusCode::OK, 0, body),
@@ -73,6 +78,7 @@ pub fn failure(request_id: &RequestId, error: &ApiError) -> HttpResponse {
         message: &error.message,
         data: (),
         errors: &error.errors,
+        errors_total: (!error.errors.is_empty()).then_some(error.errors_total),
     };
     // Serialising strings and integers cannot fail.
     let body = serde_json::to_vec(&envelope).unwrap_or_default();
@@ -84,6 +90,26 @@ pub fn respond<T: Serialize>(request_id: &RequestId, result: Result<T, ApiError>
         Ok(data) => success(request_id, data),
         Err(error) => failure(request_id, &error),
     }
+}
+
+/// Marks a response that carries a secret (a new key, a login's CSRF token) as never
+/// to be stored by a cache or a browser (D16).
+pub fn no_store(mut response: HttpResponse) -> HttpResponse {
+    response.headers_mut().insert(
+        actix_web::http::header::CACHE_CONTROL,
+        actix_web::http::header::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
+/// A refusal of the keyless protection (D15): 429 / 42901 with `Retry-After`.
+pub fn refused(request_id: &RequestId, refused: &super::protection::Refused) -> HttpResponse {
+    let mut response = failure(request_id, &refused.error);
+    response.headers_mut().insert(
+        actix_web::http::header::RETRY_AFTER,
+        actix_web::http::header::HeaderValue::from(refused.retry_after),
+    );
+    response
 }
 
 /// 503 with code 50000: the service is up but cannot serve (readiness probes). The one

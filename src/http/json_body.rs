@@ -1,5 +1,6 @@
-//! Reading JSON request bodies: `Content-Type` must be JSON, the size is bounded, and
-//! any mistake is a 40001 whose message names the offending field.
+//! Reading JSON request bodies: `Content-Type` must be JSON, the size is bounded, the
+//! body must keep its pace ([`BodyPace`]), a name may not appear twice in an object
+//! (D13), and any mistake is a 40001 whose message names the offending field.
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest};
@@ -8,14 +9,20 @@ use iq_actors::ApiError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::body_pace::{self, BodyPace};
+use super::strict_json;
+
 /// Bodies here are a few hundred bytes; anything near this is not a request of ours.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The body as JSON, not yet checked against any shape.
 pub async fn read_value(req: &HttpRequest, payload: web::Payload) -> Result<Value, ApiError> {
     let bytes = read(req, payload).await?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::invalid(format!("request body is not valid JSON: {e}")))
+    strict_json::from_slice(&bytes).map_err(|e| match e.classify() {
+        // A repeated name: the JSON is well formed, but means two things at once.
+        serde_json::error::Category::Data => ApiError::invalid(format!("request body: {e}")),
+        _ => ApiError::invalid(format!("request body is not valid JSON: {e}")),
+    })
 }
 
 /// The body as `T`; unknown and mistyped fields are named in the error.
@@ -61,7 +68,7 @@ fn nul_at(value: &Value, path: String) -> Option<String> {
     }
 }
 
-async fn read(req: &HttpRequest, mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
+async fn read(req: &HttpRequest, payload: web::Payload) -> Result<web::BytesMut, ApiError> {
     let is_json = req
         .headers()
         .get(CONTENT_TYPE)
@@ -78,9 +85,10 @@ async fn read(req: &HttpRequest, mut payload: web::Payload) -> Result<web::Bytes
             "header 'Content-Type' must be application/json",
         ));
     }
+    let mut payload = pace(req).wrap(payload);
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| ApiError::invalid("the request body could not be read"))?;
+        let chunk = chunk.map_err(unreadable)?;
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(ApiError::invalid(format!(
                 "request body is larger than {} KiB",
@@ -90,4 +98,21 @@ async fn read(req: &HttpRequest, mut payload: web::Payload) -> Result<web::Bytes
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// The pace bodies must keep: the application's, or the default where none is set.
+pub fn pace(req: &HttpRequest) -> BodyPace {
+    req.app_data::<BodyPace>().copied().unwrap_or_default()
+}
+
+/// A body that broke off or arrived too slowly, as a 40001 that says which.
+pub fn unreadable(error: actix_web::error::PayloadError) -> ApiError {
+    if error.to_string().contains(body_pace::TOO_SLOW) {
+        ApiError::invalid(format!(
+            "{}: send it at once, not byte by byte",
+            body_pace::TOO_SLOW
+        ))
+    } else {
+        ApiError::invalid("the request body could not be read")
+    }
 }

@@ -2,11 +2,16 @@
 //! access log), JSON bodies, the client's address, the website session and the
 //! rate-limit headers.
 
+pub mod body_pace;
 pub mod client_ip;
+pub mod credentials;
 pub mod envelope;
 pub mod json_body;
+pub mod listener;
+pub mod protection;
 pub mod rate_limit;
 pub mod request_context;
 pub mod session;
+pub mod strict_json;
 
 pub use request_context::RequestId;

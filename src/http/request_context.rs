@@ -84,6 +84,14 @@ pub async fn request_context(
     req.extensions_mut().insert(request_id.clone());
     let started = Instant::now();
 
+    // A key in the URL (D12) is refused before any handler runs, whatever the endpoint.
+    if req.path().starts_with("/api/") {
+        if let Some(error) = super::credentials::key_in_url(req.query_string()) {
+            let response = req.into_response(failure(&request_id, &error));
+            return Ok(finish(response, &request_id, &span, &method, started));
+        }
+    }
+
     // Handlers turn extractor errors into responses, and no middleware sits inside this
     // one, so an `Err` here is a framework fault: log it and let actix answer it.
     let mut response = match next.call(req).instrument(span.clone()).await {
@@ -102,6 +110,18 @@ pub async fn request_context(
         let refusal = framework_refusal(&request_id, response.status().as_u16());
         response = response.into_response(refusal);
     }
+    Ok(finish(response, &request_id, &span, &method, started))
+}
+
+/// Stamps the request id, names and fills the root span, records the metrics and
+/// writes the access-log line.
+fn finish(
+    mut response: ServiceResponse<BoxBody>,
+    request_id: &RequestId,
+    span: &Span,
+    method: &actix_web::http::Method,
+    started: Instant,
+) -> ServiceResponse<BoxBody> {
     if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
         response
             .headers_mut()
@@ -152,7 +172,7 @@ pub async fn request_context(
             "request completed"
         );
     });
-    Ok(response)
+    response
 }
 
 /// The dataset a query asked for (a catalogue name, so a bounded label), left in the

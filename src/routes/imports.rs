@@ -9,14 +9,17 @@ use actix_multipart::Multipart;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use iq_actors::caller::Role;
+use iq_actors::imports::Source;
 use iq_actors::ApiError;
 
 use super::AppState;
 use crate::http::session::{answer, require, Access};
-use crate::http::{envelope, RequestId};
+use crate::http::{envelope, json_body, RequestId};
 
 /// The latest imports listed.
 const LISTED: i64 = 100;
+/// The longest upload file name accepted.
+const MAX_FILE_NAME_CHARS: usize = 255;
 
 pub async fn import(
     req: HttpRequest,
@@ -27,9 +30,16 @@ pub async fn import(
     let result = async {
         let session = require(&req, &state, Access::Write(Role::Admin)).await?;
         let (file_name, bytes) = upload(&req, payload, state.import_max_bytes).await?;
+        let progress = |stage: &str| tracing::info!(stage, "import");
         state
-            .accounts
-            .import(&session.account, &file_name, bytes)
+            .importer
+            .import(
+                Some(&session.account),
+                Source::Http,
+                &file_name,
+                bytes,
+                &progress,
+            )
             .await
     }
     .await;
@@ -47,7 +57,7 @@ pub async fn list(
         &state,
         Access::Read(Role::Admin),
         None,
-        async |_, ()| state.accounts.imports(LISTED).await,
+        async |_, ()| state.importer.list(LISTED).await,
     )
     .await
 }
@@ -69,10 +79,10 @@ async fn upload(
     if !is_multipart {
         return Err(not_multipart());
     }
-    let mut parts = Multipart::new(req.headers(), payload);
+    let mut parts = Multipart::new(req.headers(), json_body::pace(req).wrap(payload));
     let mut upload = None;
     while let Some(field) = parts.next().await {
-        let mut field = field.map_err(|e| ApiError::invalid(format!("unreadable upload: {e}")))?;
+        let mut field = field.map_err(unreadable_upload)?;
         let name = field.name().unwrap_or_default().to_string();
         if name != "file" {
             return Err(ApiError::invalid(format!(
@@ -87,9 +97,15 @@ async fn upload(
             .and_then(|cd| cd.get_filename())
             .map(str::to_string)
             .ok_or_else(|| ApiError::invalid("the 'file' field has no file name"))?;
+        // The name is recorded with the import: it must be text PostgreSQL can store.
+        if file_name.chars().count() > MAX_FILE_NAME_CHARS || file_name.contains('\0') {
+            return Err(ApiError::invalid(format!(
+                "the file name must be at most {MAX_FILE_NAME_CHARS} characters, without NUL"
+            )));
+        }
         let mut bytes = Vec::new();
         while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(|e| ApiError::invalid(format!("unreadable upload: {e}")))?;
+            let chunk = chunk.map_err(unreadable_upload)?;
             if bytes.len() + chunk.len() > max_bytes {
                 return Err(ApiError::invalid(format!(
                     "the file is larger than the import limit of {} MB",
@@ -101,4 +117,12 @@ async fn upload(
         upload = Some((file_name, bytes));
     }
     upload.ok_or_else(not_multipart)
+}
+
+/// An upload that broke off, arrived too slowly or is not well-formed multipart.
+fn unreadable_upload(error: actix_multipart::MultipartError) -> ApiError {
+    match error {
+        actix_multipart::MultipartError::Payload(payload) => json_body::unreadable(payload),
+        other => ApiError::invalid(format!("unreadable upload: {other}")),
+    }
 }

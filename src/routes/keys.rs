@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::AppState;
 use crate::http::session::{answer, Access};
-use crate::http::RequestId;
+use crate::http::{envelope, RequestId};
 
 pub async fn list(
     req: HttpRequest,
@@ -33,7 +33,7 @@ pub async fn create(
     state: web::Data<AppState>,
 ) -> HttpResponse {
     let access = Access::Write(Role::User);
-    answer(
+    let response = answer(
         &req,
         &request_id,
         &state,
@@ -41,7 +41,9 @@ pub async fn create(
         Some(payload),
         async |session, new: NewKey| state.accounts.create_key(&session.account, new).await,
     )
-    .await
+    .await;
+    // The new key is in the body, once.
+    envelope::no_store(response)
 }
 
 #[derive(Serialize)]

@@ -4,8 +4,9 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use tracing::Span;
 
-use super::{website_credentials, AppState};
+use super::AppState;
 use crate::front::ShowMembership;
+use crate::http::credentials;
 use crate::http::envelope;
 use crate::http::RequestId;
 
@@ -16,7 +17,7 @@ pub async fn membership(
 ) -> HttpResponse {
     // Membership describes the website identity: an API key header plays no part here.
     let message = ShowMembership {
-        credentials: website_credentials(&req),
+        credentials: credentials::website(&req),
         span: Span::current(),
     };
     let result = state.front.send(message).await;

@@ -17,11 +17,13 @@ use actix::Addr;
 use actix_web::{web, HttpRequest};
 use ipnet::IpNet;
 use iq_actors::accounts::Accounts;
-use iq_actors::caller::Credentials;
+use iq_actors::imports::Importer;
+
+use std::sync::atomic::AtomicBool;
 
 use crate::front::FrontActor;
 use crate::http::client_ip::client_ip;
-use crate::http::session::session_id;
+use crate::http::protection::Protection;
 
 pub struct AppState {
     pub front: Addr<FrontActor>,
@@ -30,9 +32,16 @@ pub struct AppState {
     pub cookie_secure: bool,
     /// The largest quote file an import accepts.
     pub import_max_bytes: usize,
+    /// Quote imports, under the configured bounds.
+    pub importer: Importer,
     /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
     /// `Accounts`.
     pub pool: deadpool_postgres::Pool,
+    /// The keyless protections (D15).
+    pub protection: Protection,
+    /// Set once the service is known to be initialised; it never becomes unset, so a
+    /// late `POST /setup` is answered from memory (D15).
+    pub initialized: AtomicBool,
 }
 
 impl AppState {
@@ -78,18 +87,4 @@ pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
 /// `/metrics` alone, for the listener of `METRICS_ADDR`.
 pub fn configure_metrics(cfg: &mut web::ServiceConfig) {
     cfg.route("/metrics", web::get().to(metrics::metrics_text));
-}
-
-/// What a query presents: a present `X-API-Key` header, even empty or unreadable,
-/// always means key identity (spec part 5, rule 2); otherwise the session cookie.
-fn credentials(req: &HttpRequest) -> Credentials {
-    match req.headers().get("x-api-key") {
-        Some(value) => Credentials::ApiKey(value.to_str().unwrap_or_default().to_string()),
-        None => website_credentials(req),
-    }
-}
-
-/// The website identity a request presents: its session cookie, or none.
-fn website_credentials(req: &HttpRequest) -> Credentials {
-    session_id(req).map_or(Credentials::Anonymous, Credentials::Session)
 }

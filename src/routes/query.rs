@@ -1,14 +1,18 @@
-//! `POST /api/v1/query`: reads the JSON body (40001 at once when it is not JSON, D1) and
-//! passes it, unvalidated, to the FrontActor, which validates it after the key checks;
-//! a key-authenticated answer carries the rate-limit headers (D6).
+//! `POST /api/v1/query`: reads the JSON body (40001 at once when it is not JSON, D1)
+//! and where the key is sent (D12), holds a caller without a key to the per-minute
+//! protection (D15), and passes the body, unvalidated, to the FrontActor, which
+//! validates it after the key checks; a key-authenticated answer carries the
+//! rate-limit headers (D6).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use tracing::Span;
 
-use super::{credentials, AppState};
+use super::AppState;
 use crate::front::{QueryOutcome, RunQuery};
+use crate::http::protection::Subject;
 use crate::http::request_context::QueryDataset;
-use crate::http::{envelope, json_body, rate_limit, RequestId};
+use crate::http::{credentials, envelope, json_body, rate_limit, RequestId};
+use iq_actors::caller::Credentials;
 use iq_actors::ApiError;
 
 pub async fn query(
@@ -21,6 +25,21 @@ pub async fn query(
         Ok(body) => body,
         Err(error) => return envelope::failure(&request_id, &error),
     };
+    let credentials = match credentials::presented(&req) {
+        Ok(credentials) => credentials,
+        Err(error) => return envelope::failure(&request_id, &error),
+    };
+    let client_ip = state.client_ip(&req);
+    let keyless = match &credentials {
+        Credentials::ApiKey(_) => None,
+        Credentials::Session(id) => Some(Subject::Session(id)),
+        Credentials::Anonymous => Some(Subject::Address(client_ip)),
+    };
+    if let Some(subject) = keyless {
+        if let Err(refused) = state.protection.admit(&state.protection.website, subject) {
+            return envelope::refused(&request_id, &refused);
+        }
+    }
     // A catalogue name, so the label set stays bounded whatever the body says.
     let dataset = body
         .get("api_name")
@@ -29,8 +48,8 @@ pub async fn query(
         .map(|d| d.api_name);
     let message = RunQuery {
         request_id: request_id.as_str().to_string(),
-        credentials: credentials(&req),
-        client_ip: state.client_ip(&req),
+        credentials,
+        client_ip,
         body,
         span: Span::current(),
     };

@@ -98,6 +98,8 @@ impl Service {
             .env("RUST_LOG", "trace")
             .env("WORKERS", "1")
             .env("DB_POOL_SIZE", "4")
+            // Its own port, so services started side by side do not collide.
+            .env("METRICS_ADDR", "127.0.0.1:0")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -11,7 +11,9 @@ use chrono::{DateTime, TimeZone, Utc};
 use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::ManualClock;
 use iq_actors::db::PoolSettings;
+use iq_actors::imports::ImportLimits;
 use iq_actors::quota::{QuotaActor, QuotaSettings};
+use iq_service::http::body_pace::BodyPace;
 use iq_service::settings::{Database, KeySecret, LogFormat, Settings};
 use iq_service::startup::Application;
 use serde_json::{json, Value};
@@ -49,6 +51,8 @@ pub struct Spawn {
     pub quota_enforced: bool,
     /// `None`: the tests' (a flush every 50 ms, so usage lands fast).
     pub quota: Option<QuotaSettings>,
+    /// Any other change to the settings, applied last.
+    pub tune: fn(&mut Settings),
 }
 
 impl Default for Spawn {
@@ -60,6 +64,7 @@ impl Default for Spawn {
             trusted_proxies: &[],
             quota_enforced: true,
             quota: None,
+            tune: |_| {},
         }
     }
 }
@@ -95,6 +100,10 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
         },
         quota_enforced: true,
         import_max_bytes: 4 * 1024 * 1024,
+        import_limits: ImportLimits::default(),
+        website_per_minute: 300,
+        body_pace: BodyPace::default(),
+        max_connections_per_ip: 0,
         clock,
     }
 }
@@ -132,6 +141,7 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     if let Some(quota) = options.quota {
         settings.quota = quota;
     }
+    (options.tune)(&mut settings);
     settings.trusted_proxies = options
         .trusted_proxies
         .iter()

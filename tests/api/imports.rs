@@ -19,7 +19,7 @@ const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-13'::date, '1 day') AS d \
     WHERE extract(isodow FROM d) < 6;";
 
-async fn spawn() -> TestApp {
+pub(crate) async fn spawn() -> TestApp {
     spawn_with(Spawn {
         setup_sql: CALENDAR,
         ..Spawn::default()
@@ -37,7 +37,12 @@ async fn spawn_with_three_days() -> (TestApp, Session) {
 }
 
 /// `POST /api/v1/admin/imports` with `bytes` as the `file` field named `file_name`.
-async fn upload(app: &TestApp, session: &Session, file_name: &str, bytes: Vec<u8>) -> Reply {
+pub(crate) async fn upload(
+    app: &TestApp,
+    session: &Session,
+    file_name: &str,
+    bytes: Vec<u8>,
+) -> Reply {
     let part = reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_string());
     let form = reqwest::multipart::Form::new().part("file", part);
     let response = app

@@ -11,6 +11,7 @@ mod datasets;
 mod embedded;
 mod envelope;
 mod health;
+mod hostile;
 mod import_command;
 mod imports;
 mod keys;

@@ -162,9 +162,13 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
 }
 
 #[actix_web::test]
-async fn metrics_are_on_the_service_listener_without_metrics_addr() {
+async fn metrics_are_on_the_service_listener_only_when_asked() {
     let database_url = create_database().await;
-    let mut service = Service::start(&database_url, &[("RUST_LOG", "warn")]).await;
+    let mut service = Service::start(
+        &database_url,
+        &[("RUST_LOG", "warn"), ("METRICS_ADDR", "api")],
+    )
+    .await;
     let http = reqwest::Client::new();
     let answer = http
         .get(format!("{}/metrics", service.base))

@@ -31,6 +31,9 @@ pub struct KeyRecord {
     pub scopes: Arc<BTreeSet<Scope>>,
     pub index_codes: Option<Arc<BTreeSet<String>>>,
     pub ip_allowlist: Vec<IpNet>,
+    /// A stored entry did not read as a range (the column is `cidr[]`, so only a fault
+    /// can cause it): the key then admits no address, never every address.
+    pub ip_allowlist_unreadable: bool,
     pub per_minute: Option<i64>,
     pub per_day: Option<i64>,
     pub expires_at: Option<DateTime<Utc>>,
@@ -42,8 +45,11 @@ pub struct KeyRecord {
 }
 
 impl KeyRecord {
-    /// Step 4: an empty allow-list admits every address.
+    /// Step 4: an empty allow-list admits every address; an unreadable one none.
     pub fn admits(&self, ip: Option<IpAddr>) -> bool {
+        if self.ip_allowlist_unreadable {
+            return false;
+        }
         self.ip_allowlist.is_empty()
             || ip.is_some_and(|ip| self.ip_allowlist.iter().any(|net| net.contains(&ip)))
     }
@@ -53,7 +59,7 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
     let row = client
         .query_opt_named(
             "keys.lookup",
-            "SELECT k.key_id, k.user_id, k.scopes, k.index_codes, k.ip_allowlist, k.per_minute, \
+            "SELECT k.key_id, k.user_id, k.scopes, k.index_codes, k.ip_allowlist::text[], k.per_minute, \
                     k.per_day, k.expires_at, k.active, k.deleted_at IS NOT NULL, u.active, \
                     u.api_access, u.tier \
              FROM api_keys k JOIN users u USING (user_id) WHERE k.key_hash = $1",
@@ -64,12 +70,20 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
     let scopes: Vec<String> = row.try_get(2)?;
     let index_codes: Option<Vec<String>> = row.try_get(3)?;
     let allowlist: Vec<String> = row.try_get(4)?;
+    let parsed: Vec<IpNet> = allowlist.iter().filter_map(|n| n.parse().ok()).collect();
+    let ip_allowlist_unreadable = parsed.len() != allowlist.len();
+    if ip_allowlist_unreadable {
+        tracing::error!(
+            "an IP allow-list entry of a key does not parse; the key admits no address"
+        );
+    }
     Ok(Some(KeyRecord {
         key_id: row.try_get(0)?,
         user_id: row.try_get(1)?,
         scopes: Arc::new(scopes.iter().filter_map(|s| Scope::parse(s)).collect()),
         index_codes: index_codes.map(|codes| Arc::new(codes.into_iter().collect())),
-        ip_allowlist: allowlist.iter().filter_map(|n| n.parse().ok()).collect(),
+        ip_allowlist: parsed,
+        ip_allowlist_unreadable,
         per_minute: row.try_get::<_, Option<i32>>(5)?.map(i64::from),
         per_day: row.try_get::<_, Option<i32>>(6)?.map(i64::from),
         expires_at: row.try_get(7)?,
@@ -122,7 +136,7 @@ impl std::fmt::Debug for CreatedKey {
 }
 
 const VIEW_COLUMNS: &str = "key_id, name, key_hint, active, expires_at, scopes, index_codes, \
-                            ip_allowlist, per_minute, per_day, created_at";
+                            ip_allowlist::text[], per_minute, per_day, created_at";
 
 fn view(row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<KeyView, ApiError> {
     let active: bool = row.try_get(3)?;
@@ -323,7 +337,8 @@ pub async fn create(
             &format!(
                 "INSERT INTO api_keys (key_id, user_id, name, key_hash, key_hint, scopes, \
                  index_codes, ip_allowlist, expires_at, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {VIEW_COLUMNS}"
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[]::cidr[], $9, $10) \
+                 RETURNING {VIEW_COLUMNS}"
             ),
             &[
                 &key_id,
@@ -452,7 +467,7 @@ pub async fn patch(
                    per_day = CASE WHEN $5 THEN $6 ELSE per_day END, \
                    scopes = COALESCE($7, scopes), \
                    index_codes = CASE WHEN $8 THEN $9 ELSE index_codes END, \
-                   ip_allowlist = COALESCE($10, ip_allowlist), \
+                   ip_allowlist = COALESCE($10::text[]::cidr[], ip_allowlist), \
                    expires_at = CASE WHEN $11 THEN $12 ELSE expires_at END \
                  WHERE key_id = $1 AND deleted_at IS NULL RETURNING {VIEW_COLUMNS}"
             ),
@@ -502,6 +517,7 @@ mod tests {
             scopes: Arc::default(),
             index_codes: None,
             ip_allowlist: vec!["203.0.113.0/24".parse().unwrap()],
+            ip_allowlist_unreadable: false,
             per_minute: None,
             per_day: None,
             expires_at: None,
@@ -516,9 +532,17 @@ mod tests {
         assert!(!record.admits(None));
         let open = KeyRecord {
             ip_allowlist: vec![],
-            ..record
+            ..record.clone()
         };
         assert!(open.admits(None));
+        // An unreadable list admits nobody, even when nothing of it could be read.
+        let unreadable = KeyRecord {
+            ip_allowlist: vec![],
+            ip_allowlist_unreadable: true,
+            ..record
+        };
+        assert!(!unreadable.admits(Some("203.0.113.7".parse().unwrap())));
+        assert!(!unreadable.admits(None));
     }
 
     #[test]

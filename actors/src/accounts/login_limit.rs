@@ -2,12 +2,15 @@
 //! from one client address, within a calendar minute gives 42901 until the minute ends.
 //!
 //! Counters live in Postgres so the limit holds across instances; logins are rare
-//! enough that a statement per failure costs nothing.
+//! enough that a statement per failure costs nothing. A counter's subject is a keyed
+//! hash (HMAC with the server secret) of the user name or address, never the typed
+//! text: a password typed into the user-name box must not be stored readable.
 
 use std::net::IpAddr;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
+use super::api_key::KeyHasher;
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
 
@@ -20,10 +23,18 @@ fn minute(now: DateTime<Utc>) -> DateTime<Utc> {
     now.duration_trunc(TimeDelta::minutes(1)).unwrap_or(now)
 }
 
-fn subjects(username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
-    let mut subjects = vec![(format!("user:{username}"), PER_USER)];
+/// The counters an attempt touches, by the hex of their subjects' keyed hashes.
+fn subjects(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
+    let hashed = |subject: String| -> String {
+        hasher
+            .hash(&subject)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let mut subjects = vec![(hashed(format!("login-user:{username}")), PER_USER)];
     if let Some(ip) = ip {
-        subjects.push((format!("ip:{ip}"), PER_ADDRESS));
+        subjects.push((hashed(format!("login-ip:{ip}")), PER_ADDRESS));
     }
     subjects
 }
@@ -33,13 +44,14 @@ fn subjects(username: &str, ip: Option<IpAddr>) -> Vec<(String, i32)> {
 /// succeeds gives the count back with [`release`].
 pub async fn reserve(
     client: &impl Traced,
+    hasher: &KeyHasher,
     username: &str,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let minute = minute(now);
     let mut over = false;
-    for (subject, allowed) in subjects(username, ip) {
+    for (subject, allowed) in subjects(hasher, username, ip) {
         let failures: i32 = client
             .query_one_named(
                 "login_limit.count_failure",
@@ -72,12 +84,13 @@ pub async fn reserve(
 /// Takes back the attempt [`reserve`] counted: the login succeeded.
 pub async fn release(
     client: &impl Traced,
+    hasher: &KeyHasher,
     username: &str,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let minute = minute(now);
-    for (subject, _) in subjects(username, ip) {
+    for (subject, _) in subjects(hasher, username, ip) {
         client
             .execute_named(
                 "login_limit.release",
@@ -88,4 +101,25 @@ pub async fn release(
             .await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_never_hold_the_typed_text() {
+        let hasher = KeyHasher::new(b"a secret of at least thirty-two bytes!!");
+        let typed = "correct horse battery staple";
+        let subjects = subjects(&hasher, typed, "203.0.113.9".parse().ok());
+        assert_eq!(subjects.len(), 2);
+        for (subject, _) in &subjects {
+            assert_eq!(subject.len(), 64);
+            assert!(!subject.contains("horse") && !subject.contains("203.0"));
+        }
+        // The same name is the same counter; another secret gives another one.
+        assert_eq!(subjects[0].0, super::subjects(&hasher, typed, None)[0].0);
+        let other = KeyHasher::new(b"another secret of at least thirty-two b");
+        assert_ne!(subjects[0].0, super::subjects(&other, typed, None)[0].0);
+    }
 }

@@ -89,7 +89,8 @@ impl Accounts {
     }
 
     pub async fn setup(&self, credentials: Credentials) -> Result<UserView, ApiError> {
-        self.write(Change::Auth, async |tx| users::setup(tx, credentials).await)
+        let request = users::SetupRequest::prepare(credentials).await?;
+        self.write(Change::Auth, async |tx| users::setup(tx, request).await)
             .await
     }
 
@@ -98,10 +99,9 @@ impl Accounts {
         credentials: Credentials,
         ip: Option<IpAddr>,
     ) -> Result<OpenedSession, ApiError> {
-        let client = self.pool.get().await?;
         let now = self.clock.now();
-        let account = users::login(&**client, credentials, ip, now).await?;
-        sessions::open(&**client, account, now, self.policy).await
+        let account = users::login(&self.pool, &self.hasher, credentials, ip, now).await?;
+        sessions::open(&**self.pool.get().await?, account, now, self.policy).await
     }
 
     pub async fn logout(&self, session_id: &str) -> Result<(), ApiError> {

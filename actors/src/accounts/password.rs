@@ -1,13 +1,17 @@
 //! Password hashing with argon2id at the OWASP parameters (19 MiB, 2 passes, 1 lane).
 //!
-//! Hashing is deliberately slow, so callers run it on the blocking pool. A login for a
-//! user that does not exist still verifies against a fixed dummy hash, so response time
-//! does not reveal whether the user name exists. Nothing here logs a password.
+//! Hashing is deliberately slow and takes 19 MiB, so it runs on the blocking pool and
+//! at most one hash per core runs at a time ([`hash_bounded`], [`verify_bounded`]): a
+//! flood of logins or set-ups queues here instead of taking gigabytes of memory. Callers
+//! hold no database connection while they wait. A login for a user that does not exist
+//! still verifies against a fixed dummy hash, so response time does not reveal whether
+//! the user name exists. Nothing here logs a password.
 
 use std::sync::OnceLock;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
+use tokio::sync::Semaphore;
 
 use crate::ApiError;
 
@@ -18,6 +22,37 @@ pub const MAX_LEN: usize = 256;
 fn argon2() -> Argon2<'static> {
     let params = Params::new(19 * 1024, 2, 1, None).expect("valid OWASP argon2 parameters");
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// Hashes running at once in this process: one per core, each 19 MiB.
+fn hashing_slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS
+        .get_or_init(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+}
+
+/// Runs one argon2 computation on the blocking pool once a slot is free.
+async fn bounded<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let _slot = hashing_slots()
+        .acquire()
+        .await
+        .map_err(ApiError::internal)?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(ApiError::internal)
+}
+
+/// [`check_policy`], then [`hash`] within the process's hashing slots.
+pub async fn hash_bounded(password: String) -> Result<String, ApiError> {
+    check_policy(&password)?;
+    bounded(move || hash(&password)).await?
+}
+
+/// [`verify`] within the process's hashing slots.
+pub async fn verify_bounded(password: String, stored: Option<String>) -> Result<bool, ApiError> {
+    bounded(move || verify(&password, stored.as_deref())).await
 }
 
 /// Checks the password policy; the message names the field, never the value.

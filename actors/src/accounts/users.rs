@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::api_key::KeyHasher;
 use super::password;
 use crate::caller::{Account, Role};
 use crate::db::Traced;
@@ -74,13 +75,6 @@ fn check_tier(tier: &str) -> Result<(), ApiError> {
     }
 }
 
-async fn hash_password(password: String) -> Result<String, ApiError> {
-    password::check_policy(&password)?;
-    tokio::task::spawn_blocking(move || password::hash(&password))
-        .await
-        .map_err(ApiError::internal)?
-}
-
 fn duplicate_or(error: tokio_postgres::Error, username: &str) -> ApiError {
     if error.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) {
         ApiError::new(
@@ -92,10 +86,27 @@ fn duplicate_or(error: tokio_postgres::Error, username: &str) -> ApiError {
     }
 }
 
+/// A set-up request checked and its password hashed, before any transaction: the
+/// slow hash never holds a connection or a lock.
+pub struct SetupRequest {
+    username: String,
+    hash: String,
+}
+
+impl SetupRequest {
+    pub async fn prepare(credentials: Credentials) -> Result<SetupRequest, ApiError> {
+        check_username(&credentials.username)?;
+        let hash = password::hash_bounded(credentials.password).await?;
+        Ok(SetupRequest {
+            username: credentials.username,
+            hash,
+        })
+    }
+}
+
 /// Creates the first super administrator, once (then 40901). Run it in a transaction.
-pub async fn setup(tx: &impl Traced, credentials: Credentials) -> Result<UserView, ApiError> {
-    check_username(&credentials.username)?;
-    let hash = hash_password(credentials.password).await?;
+pub async fn setup(tx: &impl Traced, request: SetupRequest) -> Result<UserView, ApiError> {
+    let SetupRequest { username, hash } = request;
     // Two concurrent set-ups must not both see "no super administrator yet".
     tx.execute_named(
         "users.lock",
@@ -124,16 +135,18 @@ pub async fn setup(tx: &impl Traced, credentials: Credentials) -> Result<UserVie
                 "INSERT INTO users (username, password_hash, role, tier) \
                  VALUES ($1, $2, 'super_admin', 'pro') RETURNING {USER_COLUMNS}"
             ),
-            &[&credentials.username, &hash],
+            &[&username, &hash],
         )
         .await
-        .map_err(|e| duplicate_or(e, &credentials.username))?;
+        .map_err(|e| duplicate_or(e, &username))?;
     view(&row)
 }
 
-/// Checks a user name and password; the limit of D6 applies before any password work.
+/// Checks a user name and password; the limit of D6 applies before any password work,
+/// and no connection is held while the password is verified.
 pub async fn login(
-    client: &impl Traced,
+    pool: &deadpool_postgres::Pool,
+    hasher: &KeyHasher,
     credentials: Credentials,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
@@ -150,26 +163,26 @@ pub async fn login(
             password::MAX_LEN
         )));
     }
-    super::login_limit::reserve(client, &username, ip, now).await?;
-    let row = client
-        .query_opt_named(
-            "users.find_login",
-            "SELECT user_id, password_hash, role, active FROM users WHERE username = $1",
-            &[&username],
-        )
-        .await?;
+    let row = {
+        let client = pool.get().await?;
+        super::login_limit::reserve(&**client, hasher, &username, ip, now).await?;
+        client
+            .query_opt_named(
+                "users.find_login",
+                "SELECT user_id, password_hash, role, active FROM users WHERE username = $1",
+                &[&username],
+            )
+            .await?
+    };
     let stored: Option<String> = row.as_ref().map(|r| r.try_get(1)).transpose()?;
-    let verified =
-        tokio::task::spawn_blocking(move || password::verify(&password, stored.as_deref()))
-            .await
-            .map_err(ApiError::internal)?;
+    let verified = password::verify_bounded(password, stored).await?;
     let Some(row) = row.filter(|_| verified) else {
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "invalid user name or password",
         ));
     };
-    super::login_limit::release(client, &username, ip, now).await?;
+    super::login_limit::release(&**pool.get().await?, hasher, &username, ip, now).await?;
     if !row.try_get::<_, bool>(3)? {
         return Err(ApiError::forbidden("this account is disabled"));
     }
@@ -195,7 +208,7 @@ pub async fn create(client: &impl Traced, new: NewUser) -> Result<UserView, ApiE
     };
     let tier = new.tier.unwrap_or_else(|| "free".into());
     check_tier(&tier)?;
-    let hash = hash_password(new.password).await?;
+    let hash = password::hash_bounded(new.password).await?;
     let row = client
         .query_one_named(
             "users.insert",

@@ -223,6 +223,7 @@ impl DatasetService {
             .query_named(query.dataset.api_name, &prepared, &params)
             .await?;
         Ok(Arc::new(Page::render(
+            query.dataset.fields,
             &query.fields,
             &rows,
             key.limit,

@@ -32,21 +32,32 @@ struct PageData<'a> {
 }
 
 impl Page {
-    /// `rows` may hold one row more than `limit`: its presence means `has_more`.
+    /// `rows` hold every field of `all` (the dataset's, in catalogue order: what the
+    /// statement selects); the page shows `fields`, in their order. `rows` may hold
+    /// one row more than `limit`: its presence means `has_more`.
     pub fn render(
+        all: &'static [FieldDef],
         fields: &[&'static FieldDef],
         rows: &[Row],
         limit: u32,
         offset: u64,
     ) -> Result<Page, ApiError> {
+        let columns = fields
+            .iter()
+            .map(|f| {
+                all.iter().position(|d| std::ptr::eq(d, *f)).ok_or_else(|| {
+                    ApiError::internal(format_args!("field {} not in its dataset", f.name))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let shown = rows.len().min(limit as usize);
         let items = rows[..shown]
             .iter()
             .map(|row| {
-                fields
+                columns
                     .iter()
-                    .enumerate()
-                    .map(|(i, f)| cell(row, i, f.kind))
+                    .zip(fields)
+                    .map(|(&i, f)| cell(row, i, f.kind))
                     .collect::<Result<Vec<_>, _>>()
             })
             .collect::<Result<Vec<_>, _>>()?;

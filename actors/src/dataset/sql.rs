@@ -2,6 +2,12 @@
 //!
 //! The statement text is assembled only from the catalogue's static SQL and `$n`
 //! placeholders; every value (index codes, dates, specifications, limits) is bound.
+//!
+//! Every statement selects all of the dataset's fields, in catalogue order, whatever
+//! the client asked for; the page picks and orders the requested ones when it renders
+//! ([`super::page::Page::render`]). So the statements a connection prepares and keeps
+//! are bounded by the catalogue (dataset x the parameters given), never by the clients:
+//! permuting `fields` cannot grow the statement cache in this process or in PostgreSQL.
 
 use chrono::NaiveDate;
 use tokio_postgres::types::ToSql;
@@ -49,7 +55,7 @@ pub fn build(
     let mut binder = Binder::default();
 
     let mut detailed: Option<String> = None;
-    let columns: Vec<String> = query
+    let columns: Vec<String> = ds
         .fields
         .iter()
         .map(|f| {
@@ -132,13 +138,55 @@ mod tests {
         };
         let stmt = build(&q, &view, NaiveDate::from_ymd_opt(2024, 6, 1), 11, 0);
         assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
-        assert!(stmt
-            .text
-            .starts_with("SELECT q.price, q.weight FROM index_quotes q"));
+        // Every field, in catalogue order, whatever the client listed.
+        assert!(
+            stmt.text.starts_with(
+                "SELECT q.trade_date, q.index_code, q.specification, \
+                 q.weight, q.price FROM index_quotes q"
+            ),
+            "{}",
+            stmt.text
+        );
         assert!(stmt.text.contains("q.specification = $"));
         assert!(stmt
             .text
             .ends_with("ORDER BY q.trade_date, q.index_code, q.specification LIMIT $6 OFFSET $7"));
         assert_eq!(stmt.params.len(), 7);
+    }
+}
+
+#[cfg(test)]
+mod bounded {
+    use super::*;
+    use crate::catalogue;
+    use serde_json::json;
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    /// However a client orders or picks `fields`, the statement text is one per
+    /// dataset and set of parameters given.
+    #[test]
+    fn field_choices_do_not_make_new_statements() {
+        let view = View {
+            visible: Arc::from(vec!["GPU_Index".to_string()]),
+            detailed: Arc::from(Vec::new()),
+        };
+        for dataset in &catalogue::DATASETS {
+            let names: Vec<&str> = dataset.fields.iter().map(|f| f.name).collect();
+            let mut texts = BTreeSet::new();
+            for rotation in 0..names.len() {
+                let mut fields = names.clone();
+                fields.rotate_left(rotation);
+                fields.truncate(1 + rotation % names.len());
+                let query = Query::parse(&json!({
+                    "api_name": dataset.api_name,
+                    "fields": fields,
+                }))
+                .unwrap();
+                let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
+                texts.insert(build(&query, &view, cutoff, 11, 0).text);
+            }
+            assert_eq!(texts.len(), 1, "{}: {texts:?}", dataset.api_name);
+        }
     }
 }

@@ -4,17 +4,32 @@
 //!
 //! - [`workbook`]: bytes to rows of cells, streaming (and quote rows to bytes, for the
 //!   demo and tests).
-//! - [`validate`]: rows of cells to quote rows, row by row, or every bad row with its
-//!   reason.
+//! - [`archive`]: an `.xlsx` archive checked before it is opened (part sizes, and the
+//!   parts the workbook reader holds whole).
+//! - [`validate`]: rows of cells to quote rows, row by row, or the bad rows with their
+//!   reasons.
+//! - [`bounds`]: the bounds every import runs under, so that no file can exhaust the
+//!   service (D8): sheet dimensions, cells, inflated part sizes, cell length, errors
+//!   listed, echoed values.
 //! - [`service`]: the reader thread, the transaction, the import record, the
 //!   serialisation of imports.
 //!
 //! Nothing here knows HTTP; the endpoint (through `Accounts::import`) and the `import`
-//! command both run [`Importer::import`].
+//! command both run [`Importer::import`], under its [`ImportLimits`].
 
+pub mod archive;
+pub mod bounds;
 pub mod service;
 pub mod validate;
 pub mod workbook;
 
+#[cfg(test)]
+#[path = "bounds_tests.rs"]
+mod bounds_tests;
+#[cfg(test)]
+#[path = "proptests.rs"]
+mod proptests;
+
+pub use bounds::ImportLimits;
 pub use service::{ImportOutcome, ImportRecord, Importer, Source};
-pub use validate::RowError;
+pub use validate::{Rejection, RowError};

@@ -13,6 +13,10 @@
 //! Imports never interleave: the transaction takes a database-wide advisory lock, and a
 //! second import while one runs is refused (409 / 40901) rather than queued behind a
 //! long recalculation.
+//!
+//! Every import runs under the [`ImportLimits`] of its [`Importer`] (D8 bounds, see
+//! [`super::bounds`]): a file past one is refused (400 / 40001) as it is read, and a
+//! rejected one lists its first 1,000 problems and records the total count.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,9 +31,9 @@ use tokio::task::JoinHandle;
 use tokio_postgres::Transaction;
 use tracing::Instrument;
 
-use super::validate::{Reference, RowError, Validator};
+use super::bounds::ImportLimits;
+use super::validate::{Reference, Rejection, Validator};
 use super::workbook::{self, FileKind};
-use crate::accounts::Accounts;
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
@@ -97,7 +101,7 @@ pub struct ImportRecord {
     pub rows: i32,
     /// `accepted`, `rejected` or `failed`.
     pub result: String,
-    /// Problems listed when rejected.
+    /// Problems found when rejected (all of them, listed or not).
     pub errors: i32,
     pub message: String,
     pub started_at: DateTime<Utc>,
@@ -111,6 +115,8 @@ pub struct Importer {
     pub pool: Pool,
     pub clock: Arc<dyn Clock>,
     pub bus: ChangeBus,
+    /// The bounds every file is read under.
+    pub limits: ImportLimits,
 }
 
 impl Importer {
@@ -195,6 +201,7 @@ impl Importer {
                 let file = File {
                     kind,
                     bytes,
+                    limits: self.limits,
                     rows: rows.clone(),
                 };
                 let outcome = store(tx, file, file_name, progress).await?;
@@ -237,7 +244,7 @@ impl Importer {
     ) {
         let result = Self::failure_kind(error);
         let summary = Summary {
-            errors: error.errors.len(),
+            errors: error.errors_total.max(error.errors.len()),
             message: error.message.clone(),
         };
         let recorded = async {
@@ -290,6 +297,7 @@ impl Importer {
 struct File {
     kind: FileKind,
     bytes: Vec<u8>,
+    limits: ImportLimits,
     /// Data rows read so far (header excluded), kept up to date by the reader.
     rows: Arc<AtomicUsize>,
 }
@@ -299,9 +307,9 @@ struct File {
 /// faultless and nothing once it is not.
 struct Pieces {
     receiver: mpsc::Receiver<Vec<QuoteRow>>,
-    /// The read's end: the verdict (the number of quotes, or every problem), an
+    /// The read's end: the verdict (the number of quotes, or the problems), an
     /// unreadable file's error, or a panic.
-    reader: JoinHandle<Result<Result<usize, Vec<RowError>>, ApiError>>,
+    reader: JoinHandle<Result<Result<usize, Rejection>, ApiError>>,
 }
 
 impl Pieces {
@@ -311,13 +319,18 @@ impl Pieces {
     fn read(file: File, reference: Arc<Reference>) -> Pieces {
         let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
         let reader = tokio::task::spawn_blocking(move || {
-            let File { kind, bytes, rows } = file;
+            let File {
+                kind,
+                bytes,
+                limits,
+                rows,
+            } = file;
             let mut validator = Validator::new(&reference);
             let mut quotes = Vec::with_capacity(PIECE_ROWS);
-            let read = workbook::read_rows(kind, &bytes, &mut |row| {
+            let read = workbook::read_rows(kind, &bytes, &limits, &mut |row| {
                 let quote = validator.row(&row);
                 // Once the file is known to be refused, storing more would be wasted
-                // work; the rest is still checked, so the answer lists every problem.
+                // work; the rest is still checked, so the answer counts every problem.
                 if validator.is_clean() {
                     quotes.extend(quote);
                 } else {
@@ -348,7 +361,7 @@ impl Pieces {
     }
 
     /// After the last piece: the verdict, or why the file could not be read to its end.
-    async fn finish(self) -> Result<Result<usize, Vec<RowError>>, ApiError> {
+    async fn finish(self) -> Result<Result<usize, Rejection>, ApiError> {
         drop(self.receiver);
         self.reader.await.map_err(ApiError::internal)?
     }
@@ -426,7 +439,7 @@ async fn store(
         }
     }
     let verdict = pieces.finish().await?;
-    let quotes = verdict.map_err(ApiError::rejected)?;
+    let quotes = verdict.map_err(|r| ApiError::rejected(r.errors, r.total))?;
     progress(&format!(
         "{} rows read, {quotes} quotes valid and stored; recalculating",
         rows.load(Ordering::Relaxed)
@@ -498,32 +511,4 @@ async fn record(
         )
         .await?;
     Ok(row.try_get(0)?)
-}
-
-impl Accounts {
-    fn importer(&self) -> Importer {
-        Importer {
-            pool: self.pool.clone(),
-            clock: self.clock.clone(),
-            bus: self.bus.clone(),
-        }
-    }
-
-    /// `POST /api/v1/admin/imports`.
-    pub async fn import(
-        &self,
-        by: &Account,
-        file_name: &str,
-        bytes: Vec<u8>,
-    ) -> Result<ImportOutcome, ApiError> {
-        let progress = |stage: &str| tracing::info!(stage, "import");
-        self.importer()
-            .import(Some(by), Source::Http, file_name, bytes, &progress)
-            .await
-    }
-
-    /// `GET /api/v1/admin/imports`.
-    pub async fn imports(&self, limit: i64) -> Result<Vec<ImportRecord>, ApiError> {
-        self.importer().list(limit).await
-    }
 }

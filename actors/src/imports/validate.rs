@@ -5,15 +5,26 @@
 //! date/index/specification; each day's weights of an index sum to exactly 1). It
 //! hands back each valid row's quote at once (an import stores them while it still
 //! reads) and at [`Validator::finish`] says whether the whole file is good or lists
-//! every problem, each with the row number the spreadsheet shows, the column name and
+//! the problems, each with the row number the spreadsheet shows, the column name and
 //! a reason a business user can act on.
+//!
+//! Its share of the D8 bounds (quoted in [`super::bounds`]):
+//! - the problems listed are the first [`MAX_LISTED_ERRORS`] in row order, kept by an
+//!   [`ErrorList`]; [`Rejection::total`] counts them all;
+//! - a cell longer than [`MAX_CELL_CHARS`] characters, in any column, header included,
+//!   is an error of its row whose reason quotes at most its first 50;
+//! - a cell holding NUL, the one character a PostgreSQL `text` in a UTF-8 database
+//!   cannot store (a Rust string holds nothing else it refuses), is an error of its row,
+//!   so no quote carrying one reaches the `COPY`;
+//! - every reason that quotes a value from the file quotes it through [`echo`].
 //!
 //! This module must never:
 //! - use binary floating point: weights and prices are parsed from their decimal text
 //!   straight into `Decimal`, and the sums are exact;
 //! - alter a specification name (no trimming, no case folding: it is an identifier the
 //!   user chose, Unicode included);
-//! - stop at the first problem: the user fixes the whole file in one go;
+//! - stop at the first problem: the user fixes the whole file in one go (the first
+//!   1,000 are listed, and the total counted);
 //! - panic on any input.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,6 +33,9 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+#[cfg(doc)]
+use super::bounds::MAX_LISTED_ERRORS;
+use super::bounds::{column_letter, echo, ErrorList, MAX_CELL_CHARS};
 #[cfg(test)]
 use super::workbook::Sheet;
 use super::workbook::{Cell, SheetRow};
@@ -35,6 +49,23 @@ pub struct RowError {
     /// The column's header name (`trade_date`, `index_code`, ...).
     pub column: String,
     pub reason: String,
+}
+
+/// A refused file's problems: the first ones in row order (at most
+/// [`MAX_LISTED_ERRORS`]) and how many there are in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub errors: Vec<RowError>,
+    pub total: usize,
+}
+
+impl Rejection {
+    fn one(error: RowError) -> Rejection {
+        Rejection {
+            errors: vec![error],
+            total: 1,
+        }
+    }
 }
 
 /// What the rules check against: the database's state at import time.
@@ -73,7 +104,7 @@ const LISTED_ROWS: usize = 10;
 const EXPECTED_HEADER: &str = "trade_date, index_code, specification, weight, price";
 
 /// A whole sheet at once (for tests): every row valid gives the quote rows in file
-/// order, otherwise every problem found.
+/// order, otherwise the problems listed.
 #[cfg(test)]
 pub fn validate(sheet: &Sheet, reference: &Reference) -> Result<Vec<QuoteRow>, Vec<RowError>> {
     let mut validator = Validator::new(reference);
@@ -82,7 +113,10 @@ pub fn validate(sheet: &Sheet, reference: &Reference) -> Result<Vec<QuoteRow>, V
         .iter()
         .filter_map(|row| validator.row(row))
         .collect();
-    validator.finish().map(|_| quotes)
+    validator
+        .finish()
+        .map(|_| quotes)
+        .map_err(|rejection| rejection.errors)
 }
 
 /// The rules applied row by row, as the rows are read: an import stores each valid row
@@ -94,7 +128,7 @@ pub struct Validator<'r> {
     header: Option<Header>,
     /// Data rows seen (header excluded).
     rows: usize,
-    errors: Vec<RowError>,
+    errors: ErrorList,
     across: AcrossRows<'r>,
 }
 
@@ -113,7 +147,7 @@ impl<'r> Validator<'r> {
             reference,
             header: None,
             rows: 0,
-            errors: Vec::new(),
+            errors: ErrorList::default(),
             across: AcrossRows::default(),
         }
     }
@@ -167,59 +201,67 @@ impl<'r> Validator<'r> {
     }
 
     /// After the last row: the number of quotes when the whole file is good, otherwise
-    /// every problem, in row order.
-    pub fn finish(mut self) -> Result<usize, Vec<RowError>> {
+    /// its problems, the first in row order listed.
+    pub fn finish(mut self) -> Result<usize, Rejection> {
         let Some(header) = self.header else {
-            return Err(vec![RowError {
+            return Err(Rejection::one(RowError {
                 row: 1,
                 column: String::new(),
                 reason: format!(
                     "the file is empty: expected a header row {EXPECTED_HEADER} and at least \
                      one quote"
                 ),
-            }]);
+            }));
         };
-        let mut header_errors = header.positions.err().unwrap_or_default();
+        let mut header_errors = ErrorList::default();
+        for error in header.positions.err().unwrap_or_default() {
+            header_errors.add(rank(&error.column), error);
+        }
         for i in header.unnamed_with_values {
-            header_errors.push(RowError {
-                row: header.number,
-                column: String::new(),
-                reason: format!(
-                    "column {} holds values but has no header name; the only columns \
-                     allowed are {EXPECTED_HEADER}",
-                    column_letter(i)
-                ),
-            });
+            header_errors.add(
+                rank(""),
+                RowError {
+                    row: header.number,
+                    column: String::new(),
+                    reason: format!(
+                        "column {} holds values but has no header name; the only columns \
+                         allowed are {EXPECTED_HEADER}",
+                        column_letter(i as u64)
+                    ),
+                },
+            );
         }
         if !header_errors.is_empty() {
-            return Err(sorted(header_errors));
+            return Err(rejection(header_errors));
         }
         if self.rows == 0 {
-            return Err(vec![RowError {
+            return Err(Rejection::one(RowError {
                 row: header.number.saturating_add(1),
                 column: String::new(),
                 reason: "no quotes below the header".to_owned(),
-            }]);
+            }));
         }
         self.across.finish(&mut self.errors);
         if self.errors.is_empty() {
             Ok(self.rows)
         } else {
-            Err(sorted(self.errors))
+            Err(rejection(self.errors))
         }
     }
 }
 
-/// Errors by row, then by the D8 column order (other columns after, in found order).
-fn sorted(mut errors: Vec<RowError>) -> Vec<RowError> {
-    errors.sort_by_key(|e| {
-        let rank = COLUMNS
-            .iter()
-            .position(|c| *c == e.column)
-            .unwrap_or(COLUMNS.len());
-        (e.row, rank)
-    });
-    errors
+fn rejection(errors: ErrorList) -> Rejection {
+    let (errors, total) = errors.into_sorted();
+    Rejection { errors, total }
+}
+
+/// Where errors of `column` sort within a row: the D8 column order, other columns
+/// after (and among those, the order found).
+fn rank(column: &str) -> usize {
+    COLUMNS
+        .iter()
+        .position(|c| *c == column)
+        .unwrap_or(COLUMNS.len())
 }
 
 // ---------------------------------------------------------------------------------
@@ -240,6 +282,16 @@ fn header_positions(header: &SheetRow) -> Result<[usize; 5], Vec<RowError>> {
     };
 
     for (i, cell) in header.cells.iter().enumerate() {
+        if let Some(problem) = out_of_bounds(cell) {
+            errors.push(error(
+                cell_display(cell),
+                format!(
+                    "the header cell in column {}: {problem}",
+                    column_letter(i as u64)
+                ),
+            ));
+            continue;
+        }
         let name = match cell {
             Cell::Empty => continue,
             Cell::Text(name) => name,
@@ -249,7 +301,7 @@ fn header_positions(header: &SheetRow) -> Result<[usize; 5], Vec<RowError>> {
                     format!(
                         "the header cell in column {} holds {}; header cells must be the \
                          column names {EXPECTED_HEADER}",
-                        column_letter(i),
+                        column_letter(i as u64),
                         describe(other)
                     ),
                 ));
@@ -260,22 +312,23 @@ fn header_positions(header: &SheetRow) -> Result<[usize; 5], Vec<RowError>> {
         match COLUMNS.iter().position(|c| c.eq_ignore_ascii_case(key)) {
             Some(k) => match found[k] {
                 Some(first) => errors.push(error(
-                    name.clone(),
+                    echo(name).into_owned(),
                     format!(
                         "column {} appears twice (columns {} and {})",
                         COLUMNS[k],
-                        column_letter(first),
-                        column_letter(i)
+                        column_letter(first as u64),
+                        column_letter(i as u64)
                     ),
                 )),
                 None => found[k] = Some(i),
             },
             None => errors.push(error(
-                name.clone(),
+                echo(name).into_owned(),
                 format!(
-                    "unknown column '{name}' (column {}); the only columns allowed are \
+                    "unknown column '{}' (column {}); the only columns allowed are \
                      {EXPECTED_HEADER}, in any order",
-                    column_letter(i)
+                    echo(name),
+                    column_letter(i as u64)
                 ),
             )),
         }
@@ -299,29 +352,13 @@ fn header_positions(header: &SheetRow) -> Result<[usize; 5], Vec<RowError>> {
     }
 }
 
-/// `0` -> `A`, `25` -> `Z`, `26` -> `AA`, as the spreadsheet labels columns.
-fn column_letter(index: usize) -> String {
-    let mut n = index;
-    let mut letters = Vec::new();
-    loop {
-        // `n % 26` is below 26, so the byte is an ASCII capital.
-        letters.push(b'A' + (n % 26) as u8);
-        if n < 26 {
-            break;
-        }
-        n = n / 26 - 1;
-    }
-    letters.reverse();
-    String::from_utf8(letters).unwrap_or_default()
-}
-
-/// A cell's value as text, for naming an offending header cell.
+/// A cell's value as an error's `column` names an offending header cell: cut by
+/// [`echo`], so a long cell is not copied whole.
 fn cell_display(cell: &Cell) -> String {
     match cell {
-        Cell::Empty => String::new(),
-        Cell::Text(s) | Cell::Number(s) => s.clone(),
+        Cell::Empty | Cell::Invalid(_) => String::new(),
+        Cell::Text(s) | Cell::Number(s) => echo(s).into_owned(),
         Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
-        Cell::Invalid(_) => String::new(),
     }
 }
 
@@ -329,8 +366,8 @@ fn cell_display(cell: &Cell) -> String {
 fn describe(cell: &Cell) -> String {
     match cell {
         Cell::Empty => "nothing".to_owned(),
-        Cell::Text(s) => format!("the text '{s}'"),
-        Cell::Number(s) => format!("the number {s}"),
+        Cell::Text(s) => format!("the text '{}'", echo(s)),
+        Cell::Number(s) => format!("the number {}", echo(s)),
         Cell::Date(d) => format!("the date {}", d.format("%Y-%m-%d")),
         Cell::Invalid(what) => what.clone(),
     }
@@ -357,22 +394,30 @@ fn parse_row<'r>(
     row: &SheetRow,
     positions: &[usize; 5],
     reference: &'r Reference,
-    errors: &mut Vec<RowError>,
+    errors: &mut ErrorList,
 ) -> Parsed<'r> {
     let cell = |k: usize| row.cells.get(positions[k]).unwrap_or(&EMPTY);
+    // `k`, the column's place in the D8 order, is also its rank within the row; the
+    // error is built only if it is listed.
     let mut report = |k: usize, reason: String| {
-        errors.push(RowError {
+        errors.add_with(row.number, k, || RowError {
             row: row.number,
             column: COLUMNS[k].to_owned(),
             reason,
         })
     };
+    // The bounds of any cell come first: a 600-character or NUL-holding cell is that
+    // problem, whatever else is wrong with it.
+    let bounded = |k: usize| match out_of_bounds(cell(k)) {
+        Some(problem) => Err(problem),
+        None => Ok(cell(k)),
+    };
 
-    let trade_date = trade_date(cell(TRADE_DATE), &reference.open_days);
-    let index_code = index_code(cell(INDEX_CODE), &reference.quote_indexes);
-    let specification = specification(cell(SPECIFICATION));
-    let weight = weight(cell(WEIGHT));
-    let price = price(cell(PRICE));
+    let trade_date = bounded(TRADE_DATE).and_then(|c| trade_date(c, &reference.open_days));
+    let index_code = bounded(INDEX_CODE).and_then(|c| index_code(c, &reference.quote_indexes));
+    let specification = bounded(SPECIFICATION).and_then(specification);
+    let weight = bounded(WEIGHT).and_then(weight);
+    let price = bounded(PRICE).and_then(price);
 
     let group = match (&trade_date, &index_code) {
         (Ok(date), Ok(code)) => Some((*date, *code)),
@@ -413,6 +458,35 @@ fn parse_row<'r>(
     }
 }
 
+/// Why a cell breaks the D8 bounds of any cell, if it does: "a cell longer than 500
+/// characters is an error whose reason quotes at most its first 50; a cell holding NUL
+/// or a character PostgreSQL cannot store is an error of its row". In a UTF-8 database
+/// `text` stores every character but NUL, and a Rust string holds only characters, so
+/// NUL is the one to refuse; the COPY would otherwise fail the whole import (50000).
+fn out_of_bounds(cell: &Cell) -> Option<String> {
+    let (Cell::Text(s) | Cell::Number(s)) = cell else {
+        return None;
+    };
+    // A string of at most 500 bytes has at most 500 characters: counting them is only
+    // needed past that.
+    if s.len() > MAX_CELL_CHARS {
+        let length = s.chars().count();
+        if length > MAX_CELL_CHARS {
+            return Some(format!(
+                "the cell holds {length} characters, more than the {MAX_CELL_CHARS} a cell \
+                 may hold: '{}'",
+                echo(s)
+            ));
+        }
+    }
+    if s.as_bytes().contains(&0) {
+        return Some(
+            "the cell holds a NUL character (code 0), which cannot be stored: remove it".to_owned(),
+        );
+    }
+    None
+}
+
 fn trim_ascii(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_ascii_whitespace())
 }
@@ -442,8 +516,9 @@ fn trade_date(cell: &Cell, open_days: &BTreeSet<NaiveDate>) -> Result<NaiveDate,
         Cell::Number(s) if s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit()) => date_text(s)?,
         Cell::Number(s) => {
             return Err(format!(
-                "{s} is a number, not a date: format the cell as a date or write the date as \
-                 YYYYMMDD or YYYY-MM-DD"
+                "{} is a number, not a date: format the cell as a date or write the date as \
+                 YYYYMMDD or YYYY-MM-DD",
+                echo(s)
             ))
         }
         other => return Err(holds(other, DATE_FORMS)),
@@ -476,13 +551,14 @@ fn date_text(s: &str) -> Result<NaiveDate, String> {
     };
     let (Some(year), Some(month), Some(day)) = parts else {
         return Err(format!(
-            "'{s}' is not a date in the form YYYYMMDD or YYYY-MM-DD"
+            "'{}' is not a date in the form YYYYMMDD or YYYY-MM-DD",
+            echo(s)
         ));
     };
     i32::try_from(year)
         .ok()
         .and_then(|y| NaiveDate::from_ymd_opt(y, month, day))
-        .ok_or_else(|| format!("'{s}' is not a real calendar date"))
+        .ok_or_else(|| format!("'{}' is not a real calendar date", echo(s)))
 }
 
 fn index_code<'r>(cell: &Cell, quote_indexes: &'r BTreeSet<String>) -> Result<&'r str, String> {
@@ -508,10 +584,11 @@ fn index_code<'r>(cell: &Cell, quote_indexes: &'r BTreeSet<String>) -> Result<&'
         .find(|known| known.eq_ignore_ascii_case(code))
     {
         Some(known) => Err(format!(
-            "unknown index code '{code}' (did you mean '{known}'? index codes are \
-             case-sensitive)"
+            "unknown index code '{}' (did you mean '{known}'? index codes are \
+             case-sensitive)",
+            echo(code)
         )),
-        None => Err(format!("unknown index code '{code}'")),
+        None => Err(format!("unknown index code '{}'", echo(code))),
     }
 }
 
@@ -539,7 +616,10 @@ fn specification(cell: &Cell) -> Result<String, String> {
 fn weight(cell: &Cell) -> Result<Decimal, String> {
     let (text, number) = amount(cell, "a weight")?;
     if number.is_zero() || number.negative {
-        return Err(format!("the weight must be greater than 0, found {text}"));
+        return Err(format!(
+            "the weight must be greater than 0, found {}",
+            echo(text)
+        ));
     }
     let above_one = match number.integer {
         "" => false,
@@ -547,7 +627,10 @@ fn weight(cell: &Cell) -> Result<Decimal, String> {
         _ => true,
     };
     if above_one {
-        return Err(format!("the weight must be at most 1, found {text}"));
+        return Err(format!(
+            "the weight must be at most 1, found {}",
+            echo(text)
+        ));
     }
     number.to_decimal(text, "weight", WEIGHT_PLACES)
 }
@@ -555,12 +638,16 @@ fn weight(cell: &Cell) -> Result<Decimal, String> {
 fn price(cell: &Cell) -> Result<Decimal, String> {
     let (text, number) = amount(cell, "a price")?;
     if number.is_zero() || number.negative {
-        return Err(format!("the price must be greater than 0, found {text}"));
+        return Err(format!(
+            "the price must be greater than 0, found {}",
+            echo(text)
+        ));
     }
     if number.integer.len() > PRICE_INTEGER_DIGITS {
         return Err(format!(
-            "the price {text} is too large: at most {PRICE_INTEGER_DIGITS} digits before the \
-             decimal point"
+            "the price {} is too large: at most {PRICE_INTEGER_DIGITS} digits before the \
+             decimal point",
+            echo(text)
         ));
     }
     number.to_decimal(text, "price", PRICE_PLACES)
@@ -583,11 +670,12 @@ impl PlainNumber<'_> {
     fn to_decimal(&self, text: &str, what: &str, places: usize) -> Result<Decimal, String> {
         if self.fraction.len() > places {
             return Err(format!(
-                "the {what} {text} has {} decimal places; at most {places} are allowed",
+                "the {what} {} has {} decimal places; at most {places} are allowed",
+                echo(text),
                 self.fraction.len()
             ));
         }
-        let out_of_range = || format!("the {what} {text} is out of range");
+        let out_of_range = || format!("the {what} {} is out of range", echo(text));
         // The digits as one integer and the fraction's length as the scale: exact, and
         // no text to build. 28 digits fit a u128 and a Decimal's 96-bit mantissa is
         // checked by the conversion.
@@ -640,13 +728,15 @@ fn plain_number(text: &str) -> Result<PlainNumber<'_>, String> {
                 .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
         return Err(if exponent {
             format!(
-                "'{text}' is in exponent notation; write the number out in full (such as \
-                 0.001), since exponent notation may mean the spreadsheet rounded it"
+                "'{}' is in exponent notation; write the number out in full (such as \
+                 0.001), since exponent notation may mean the spreadsheet rounded it",
+                echo(text)
             )
         } else {
             format!(
-                "'{text}' is not a number; write digits with a '.' decimal point, without \
-                 thousands separators or currency signs"
+                "'{}' is not a number; write digits with a '.' decimal point, without \
+                 thousands separators or currency signs",
+                echo(text)
             )
         });
     }
@@ -688,7 +778,7 @@ struct AcrossRows<'r> {
 }
 
 impl<'r> AcrossRows<'r> {
-    fn add(&mut self, row: &Parsed<'r>, errors: &mut Vec<RowError>) {
+    fn add(&mut self, row: &Parsed<'r>, errors: &mut ErrorList) {
         let Some(key) = row.group else {
             return;
         };
@@ -715,7 +805,7 @@ impl<'r> AcrossRows<'r> {
             return;
         };
         if let Some(first) = group.first_seen.get(&quote.specification) {
-            errors.push(RowError {
+            errors.add_with(row.number, SPECIFICATION, || RowError {
                 row: row.number,
                 column: COLUMNS[SPECIFICATION].to_owned(),
                 reason: format!(
@@ -733,37 +823,44 @@ impl<'r> AcrossRows<'r> {
         group.sum = group.sum.checked_add(quote.weight).unwrap_or(Decimal::MAX);
     }
 
-    /// The weight-sum errors, once every row is in.
-    fn finish(self, errors: &mut Vec<RowError>) {
+    /// The weight-sum errors, once every row is in. They belong to rows anywhere in the
+    /// file, so each is offered to the list; a group's reason is written only if one of
+    /// its rows is listed.
+    fn finish(self, errors: &mut ErrorList) {
         for (key, group) in self.groups {
             if group.skip || group.sum == Decimal::ONE {
                 continue;
             }
-            let mut listed = group
-                .rows
-                .iter()
-                .take(LISTED_ROWS)
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            if group.rows.len() > LISTED_ROWS {
-                listed.push_str(&format!(" and {} more", group.rows.len() - LISTED_ROWS));
-            }
-            let (date, index) = key;
-            let reason = format!(
-                "weights of {index} on {} sum to {} (rows {listed}), not 1",
-                date.format("%Y-%m-%d"),
-                group.sum.normalize()
-            );
+            let mut reason: Option<String> = None;
             for &number in &group.rows {
-                errors.push(RowError {
+                errors.add_with(number, WEIGHT, || RowError {
                     row: number,
                     column: COLUMNS[WEIGHT].to_owned(),
-                    reason: reason.clone(),
+                    reason: reason
+                        .get_or_insert_with(|| weight_sum_reason(key, &group))
+                        .clone(),
                 });
             }
         }
     }
+}
+
+fn weight_sum_reason((date, index): (NaiveDate, &str), group: &Group) -> String {
+    let mut listed = group
+        .rows
+        .iter()
+        .take(LISTED_ROWS)
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if group.rows.len() > LISTED_ROWS {
+        listed.push_str(&format!(" and {} more", group.rows.len() - LISTED_ROWS));
+    }
+    format!(
+        "weights of {index} on {} sum to {} (rows {listed}), not 1",
+        date.format("%Y-%m-%d"),
+        group.sum.normalize()
+    )
 }
 
 #[cfg(test)]
@@ -916,6 +1013,7 @@ mod tests {
         let places: Vec<(u32, String)> = validator
             .finish()
             .expect_err("refused")
+            .errors
             .into_iter()
             .map(|e| (e.row, e.column))
             .collect();

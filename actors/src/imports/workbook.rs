@@ -11,13 +11,26 @@
 //!   exactly as entered);
 //! - panic on any input: an unreadable file is a 400 / 40001 with a message saying why,
 //!   and a cell without a usable value is a [`Cell::Invalid`] that the validator
-//!   reports with its row.
+//!   reports with its row;
+//! - allocate by a number read from the file: every cell position and CSV record is
+//!   checked against the sheet limits (1,048,576 rows x 16,384 columns) and the cell
+//!   count against [`ImportLimits::max_cells`] by [`Extent`] before anything is
+//!   allocated for it, a workbook's declared dimension before its cells are read, and
+//!   the archive itself ([`super::archive`]) before calamine opens it. Past a bound the
+//!   file is refused whole, 400 / 40001 (D8, quoted in [`super::bounds`]);
+//! - quote more than [`ECHO_CHARS`] characters of a value in a message
+//!   ([`echo`]).
 
 use std::io::Cursor;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use calamine::{open_workbook_from_rs, Data, DataRef, Reader, Xlsx, XlsxError};
 use chrono::NaiveDate;
 
+use super::archive;
+#[cfg(doc)]
+use super::bounds::ECHO_CHARS;
+use super::bounds::{check_declared, echo, library_error, Extent, ImportLimits, MAX_COLUMNS};
 use crate::quotes::recalc::QuoteRow;
 use crate::ApiError;
 
@@ -52,7 +65,8 @@ pub enum Cell {
     /// A date cell of a workbook.
     Date(NaiveDate),
     /// A cell that holds no usable value (an error value, a formula with no result).
-    /// The text is a noun phrase a business user understands ("a TRUE/FALSE value").
+    /// The text is a noun phrase a business user understands ("a TRUE/FALSE value");
+    /// any value from the file it quotes is cut by [`echo`].
     Invalid(String),
 }
 
@@ -66,6 +80,7 @@ impl Cell {
 ///
 /// `cells[i]` is the sheet's column `i` (0 = column A): a workbook whose table starts
 /// further right has leading [`Cell::Empty`] cells, so positions name real columns.
+/// A row read from a file has at most 16,384 cells and a number of at most 1,048,576.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SheetRow {
     pub number: u32,
@@ -115,12 +130,18 @@ pub fn sniff(kind: FileKind, bytes: &[u8]) -> Result<(), ApiError> {
     }
 }
 
-/// Reads a whole file (for tests); an unreadable one is 400 / 40001 with a message
-/// saying why.
+/// Reads a whole file under the default limits (for tests); an unreadable one is
+/// 400 / 40001 with a message saying why.
 #[cfg(test)]
 pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
+    read_with(kind, bytes, &ImportLimits::default())
+}
+
+/// [`read`] under `limits`.
+#[cfg(test)]
+pub fn read_with(kind: FileKind, bytes: &[u8], limits: &ImportLimits) -> Result<Sheet, ApiError> {
     let mut sheet = Sheet::default();
-    read_rows(kind, bytes, &mut |row| {
+    read_rows(kind, bytes, limits, &mut |row| {
         sheet.rows.push(row);
         true
     })?;
@@ -131,15 +152,21 @@ pub fn read(kind: FileKind, bytes: &[u8]) -> Result<Sheet, ApiError> {
 /// that is not fully blank, header first, in sheet order, as soon as the row is
 /// complete; when it returns `false` the read stops there. An import validates and
 /// stores the rows read so far while the rest of the file is still being parsed.
+///
+/// A file past one of `limits` or of the sheet limits is refused, 400 / 40001, when
+/// the bound is met: before any row if the file declares it (a workbook's dimension,
+/// an archive part's size, a CSV's shape, which a pre-scan finds), otherwise at the
+/// first cell past it, after `each` had the rows before.
 pub fn read_rows(
     kind: FileKind,
     bytes: &[u8],
+    limits: &ImportLimits,
     each: &mut dyn FnMut(SheetRow) -> bool,
 ) -> Result<(), ApiError> {
     sniff(kind, bytes)?;
     match kind {
-        FileKind::Csv => read_csv(bytes, each),
-        FileKind::Xlsx => read_xlsx(bytes, each),
+        FileKind::Csv => read_csv(bytes, limits, each),
+        FileKind::Xlsx => read_xlsx(bytes, limits, each),
     }
 }
 
@@ -205,14 +232,22 @@ fn push_csv_field(out: &mut String, field: &str) {
 // CSV
 // ---------------------------------------------------------------------------------
 
-fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), ApiError> {
+fn read_csv(
+    bytes: &[u8],
+    limits: &ImportLimits,
+    each: &mut dyn FnMut(SheetRow) -> bool,
+) -> Result<(), ApiError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // The pre-scan refuses a file past the bounds before the csv crate reads a record:
+    // it would otherwise grow a record's field list to the length of a line of commas.
+    let row_numbers = csv_row_numbers(bytes, limits)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(bytes);
-
-    let row_numbers = csv_row_numbers(bytes);
+    // Should the pre-scan and the csv crate ever disagree, the records are held to the
+    // bounds again before anything is allocated for them.
+    let mut extent = Extent::new(limits);
     let mut last_number: u32 = 0;
     let mut record = csv::ByteRecord::new();
     let mut index = 0usize;
@@ -231,6 +266,7 @@ fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), 
         };
         last_number = number;
         index += 1;
+        extent.record(u64::from(number), record.len() as u64)?;
         let mut cells = Vec::with_capacity(record.len());
         for (i, field) in record.iter().enumerate() {
             let text = std::str::from_utf8(field).map_err(|_| {
@@ -253,14 +289,17 @@ fn read_csv(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), 
     Ok(())
 }
 
-/// The spreadsheet row number of each CSV record, in order.
+/// The spreadsheet row number of each CSV record, in order, or the refusal of a file
+/// past the bounds: a row past the last sheet row, a row of more fields than a sheet
+/// has columns, more fields than [`ImportLimits::max_cells`] in all.
 ///
 /// The csv crate skips empty lines, where a spreadsheet shows a blank row; and a quoted
 /// field may span lines, where a spreadsheet shows one row. So a row ends at a line
 /// break (`\n`, `\r\n` or `\r`) outside quotes, and only rows with at least one byte
 /// are records. The quote rules are the csv crate's: a quote opens a field only at its
-/// start, `""` inside quotes is a literal quote.
-fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
+/// start, `""` inside quotes is a literal quote, and a field ends at a `,` outside
+/// quotes.
+fn csv_row_numbers(bytes: &[u8], limits: &ImportLimits) -> Result<Vec<u32>, ApiError> {
     #[derive(Clone, Copy)]
     enum State {
         FieldStart,
@@ -268,10 +307,13 @@ fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
         Quoted,
         QuoteInQuoted,
     }
+    let mut extent = Extent::new(limits);
+    // At most one number per sheet row: the Vec never outgrows the sheet's rows.
     let mut numbers = Vec::new();
     let mut state = State::FieldStart;
     let mut row: u32 = 1;
     let mut row_has_bytes = false;
+    let mut fields: u64 = 1;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         i += 1;
@@ -281,17 +323,26 @@ fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
                 i += 1;
             }
             if row_has_bytes {
+                extent.record(u64::from(row), fields)?;
                 numbers.push(row);
             }
             row = row.saturating_add(1);
             row_has_bytes = false;
+            fields = 1;
             state = State::FieldStart;
             continue;
         }
         row_has_bytes = true;
         state = match (state, b) {
             (State::FieldStart, b'"') => State::Quoted,
-            (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b',') => State::FieldStart,
+            (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b',') => {
+                fields += 1;
+                // Refused at the first field past the limit, not at the end of the line.
+                if fields > u64::from(MAX_COLUMNS) {
+                    extent.record(u64::from(row), fields)?;
+                }
+                State::FieldStart
+            }
             (State::FieldStart | State::Unquoted, _) => State::Unquoted,
             (State::Quoted, b'"') => State::QuoteInQuoted,
             (State::Quoted, _) => State::Quoted,
@@ -300,9 +351,10 @@ fn csv_row_numbers(bytes: &[u8]) -> Vec<u32> {
         };
     }
     if row_has_bytes {
+        extent.record(u64::from(row), fields)?;
         numbers.push(row);
     }
-    numbers
+    Ok(numbers)
 }
 
 /// Hands a row on unless every cell is empty; `false` when the reader should stop.
@@ -318,31 +370,46 @@ fn emit(each: &mut dyn FnMut(SheetRow) -> bool, number: u32, cells: Vec<Cell>) -
 // XLSX
 // ---------------------------------------------------------------------------------
 
-fn read_xlsx(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(), ApiError> {
+fn read_xlsx(
+    bytes: &[u8],
+    limits: &ImportLimits,
+    each: &mut dyn FnMut(SheetRow) -> bool,
+) -> Result<(), ApiError> {
     // A 0-byte upload is an empty file, as for CSV: the validator reports it as such
     // rather than as a damaged workbook.
     if bytes.is_empty() {
         return Ok(());
     }
-    let mut workbook: Xlsx<_> =
-        open_workbook_from_rs(Cursor::new(bytes)).map_err(|e| unreadable_workbook(bytes, &e))?;
+    archive::check(bytes, limits)?;
+    let mut workbook: Xlsx<_> = guarded(|| open_workbook_from_rs(Cursor::new(bytes)))?
+        .map_err(|e| unreadable_workbook(bytes, &e))?;
     let Some(name) = workbook.sheet_names().first().cloned() else {
         return Err(ApiError::invalid("the workbook has no worksheet"));
     };
     // One streaming pass over the sheet's XML gives each cell's stored value and
     // whether it holds a formula: no dense grid, no second parse for the formulas.
-    let unreadable =
-        |e: XlsxError| ApiError::invalid(format!("the first sheet '{name}' cannot be read: {e}"));
-    let mut reader = workbook.worksheet_cells_reader(&name).map_err(unreadable)?;
+    let unreadable = |e: XlsxError| {
+        ApiError::invalid(format!(
+            "the first sheet '{}' cannot be read: {}",
+            echo(&name),
+            library_error(&e)
+        ))
+    };
+    let mut reader = guarded(|| workbook.worksheet_cells_reader(&name))?.map_err(unreadable)?;
+    // The declared range is read with the sheet's start, before its first cell.
+    let declared = reader.dimensions();
+    check_declared(&name, declared.start, declared.end)?;
+    let mut extent = Extent::new(limits);
     // The row being read: its absolute number (0 = row 1) and its cells so far. The
     // format lists rows in ascending order (spreadsheet applications refuse a sheet
     // that does not), so a row is complete when a cell of a later one comes.
     let mut current: Option<(u32, Vec<Cell>)> = None;
-    while let Some(record) = reader
-        .next_cell_with_formula_metadata()
-        .map_err(unreadable)?
+    while let Some(record) =
+        guarded(|| reader.next_cell_with_formula_metadata())?.map_err(unreadable)?
     {
         let (row, col) = record.pos;
+        // Every cell, blank or not, before anything is allocated for it.
+        extent.cell(row, col)?;
         let cell = match record.value {
             // Most quote cells are text; take them without a copy through `Data`.
             DataRef::SharedString(text) if !text.is_empty() => Cell::Text(text.to_owned()),
@@ -378,7 +445,7 @@ fn read_xlsx(bytes: &[u8], each: &mut dyn FnMut(SheetRow) -> bool) -> Result<(),
                 &mut current.insert((row, Vec::new())).1
             }
         };
-        put(cells, col, cell);
+        put(cells, col, cell, &mut extent)?;
     }
     if let Some((number, cells)) = current {
         emit(each, number.saturating_add(1), cells);
@@ -394,6 +461,19 @@ const NOT_XLSX: &str =
     "the file is not an .xlsx workbook, or it is damaged: save it again as an Excel workbook \
      (.xlsx)";
 
+/// Runs one call into calamine. Its parser does unchecked arithmetic on numbers read
+/// from the file (a cell reference's column letters and row digits, a dimension's
+/// span): with overflow checks (debug builds) a crafted reference panics there, and
+/// without them it wraps to a position the bounds then judge. Either way the file is
+/// damaged, so a panic is reported as such, 400 / 40001, not as a failed import; the
+/// reader's state is dropped with the error, never used again.
+fn guarded<T>(call: impl FnOnce() -> T) -> Result<T, ApiError> {
+    catch_unwind(AssertUnwindSafe(call)).map_err(|_| ApiError::invalid(DAMAGED))
+}
+
+const DAMAGED: &str = "the workbook is damaged (a cell reference or range cannot be read): \
+                       save it again as an Excel workbook (.xlsx)";
+
 /// Why a workbook cannot be opened, in words that say what to do (the library's own
 /// message, such as "Could not find EOCD", means nothing to a business user).
 fn unreadable_workbook(bytes: &[u8], error: &XlsxError) -> ApiError {
@@ -407,18 +487,34 @@ fn unreadable_workbook(bytes: &[u8], error: &XlsxError) -> ApiError {
              {save_again}"
         ),
         XlsxError::Zip(_) => NOT_XLSX.to_owned(),
-        other => format!("the file is not a readable .xlsx workbook ({other}): {save_again}"),
+        other => format!(
+            "the file is not a readable .xlsx workbook ({}): {save_again}",
+            library_error(other)
+        ),
     })
 }
 
-fn put(cells: &mut Vec<Cell>, col: u32, cell: Cell) {
+/// Sets the cell of column `col` (0-based), padding the row with empty cells, which
+/// count against the cell cap as the cells read do: a cell at XFD on every row would
+/// otherwise cost 16,384 cells a row. The caller has held `col` to the sheet's columns
+/// ([`Extent::cell`]); a column past them is dropped here all the same, so a row never
+/// grows past [`MAX_COLUMNS`] cells, whatever a file says.
+fn put(cells: &mut Vec<Cell>, col: u32, cell: Cell, extent: &mut Extent) -> Result<(), ApiError> {
+    if col >= MAX_COLUMNS {
+        return Ok(());
+    }
     let Ok(col) = usize::try_from(col) else {
-        return;
+        return Ok(());
     };
     if cells.len() <= col {
+        // The cell itself was counted when it was read.
+        extent.padding((col - cells.len()) as u64)?;
         cells.resize(col + 1, Cell::Empty);
     }
-    cells[col] = cell;
+    if let Some(slot) = cells.get_mut(col) {
+        *slot = cell;
+    }
+    Ok(())
 }
 
 /// One workbook value as a [`Cell`].
@@ -438,7 +534,7 @@ fn convert(data: &Data) -> Cell {
             }
         }
         Data::DateTimeIso(s) => iso_date(s),
-        Data::DurationIso(s) => Cell::Invalid(format!("the duration {s}, not a date")),
+        Data::DurationIso(s) => Cell::Invalid(format!("the duration {}, not a date", echo(s))),
         Data::Error(e) => Cell::Invalid(format!("the error value {e}")),
     }
 }
@@ -481,7 +577,7 @@ fn iso_date(text: &str) -> Cell {
         None => (text, None),
     };
     let Ok(date) = NaiveDate::parse_from_str(date_part, "%Y-%m-%d") else {
-        return Cell::Invalid(format!("the date-time value '{text}'"));
+        return Cell::Invalid(format!("the date-time value '{}'", echo(text)));
     };
     match time_part {
         None => Cell::Date(date),
@@ -499,7 +595,7 @@ fn iso_date(text: &str) -> Cell {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rust_decimal::Decimal;
     use rust_xlsxwriter::{ExcelDateTime, Format, Formula, Workbook};
@@ -645,7 +741,12 @@ mod tests {
     }
 
     /// `bytes` with the first sheet's XML passed through `edit`.
-    fn with_sheet_xml(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+    pub(crate) fn with_sheet_xml(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+        with_part(bytes, "xl/worksheets/sheet1.xml", edit)
+    }
+
+    /// `bytes` with the archive part `part` passed through `edit`.
+    pub(crate) fn with_part(bytes: &[u8], part: &str, edit: impl Fn(&str) -> String) -> Vec<u8> {
         use std::io::{Read, Write};
         let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
         let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
@@ -654,7 +755,7 @@ mod tests {
             let name = file.name().expect("entry name").to_string();
             let mut content = Vec::new();
             file.read_to_end(&mut content).expect("read entry");
-            if name == "xl/worksheets/sheet1.xml" {
+            if name == part {
                 content = edit(std::str::from_utf8(&content).expect("utf-8")).into_bytes();
             }
             out.start_file(name, zip::write::SimpleFileOptions::default())
@@ -705,7 +806,7 @@ mod tests {
         ] {
             let (kind, bytes) = kind_bytes;
             let mut seen = Vec::new();
-            read_rows(kind, &bytes, &mut |row| {
+            read_rows(kind, &bytes, &ImportLimits::default(), &mut |row| {
                 seen.push(row.number);
                 seen.len() < 2
             })
@@ -714,7 +815,7 @@ mod tests {
         }
     }
 
-    fn sample_rows() -> Vec<QuoteRow> {
+    pub(crate) fn sample_rows() -> Vec<QuoteRow> {
         vec![
             QuoteRow {
                 trade_date: date(2026, 11, 20),
