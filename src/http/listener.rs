@@ -3,9 +3,11 @@
 //!
 //! - **Connections per client address.** Each address may hold at most
 //!   `MAX_CONNECTIONS_PER_IP` open connections (trusted proxies excepted: a balancer
-//!   carries many clients). One more is answered 429 / 42901 and closed at once, before
-//!   the HTTP parser sees a byte. With the body pace ([`super::body_pace`]) and the
-//!   5-second limit on request heads, this bounds what slow clients can hold.
+//!   carries many clients). A connection past the cap is marked ([`OverCap`], in the
+//!   connection's data); the request context answers its first request 429 / 42901 and
+//!   closes it, so a client sees an ordinary answer to what it sent. With the body pace
+//!   ([`super::body_pace`]) and the 5-second limit on request heads, this bounds what
+//!   slow clients can hold.
 //! - **Envelopes for the parser's refusals.** When actix's HTTP/1 parser refuses a
 //!   request (conflicting `Content-Length` and `Transfer-Encoding`, a malformed head:
 //!   400; too many or too large headers: 431; a head that never completes: 408), it
@@ -25,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use actix_http::{HttpService, Protocol, Request, Response};
+use actix_http::{Extensions, HttpService, Protocol, Request, Response};
 use actix_server::Server;
 use actix_service::{
     fn_service, map_config, IntoServiceFactory, ServiceFactory, ServiceFactoryExt,
@@ -35,7 +37,7 @@ use actix_web::dev::AppConfig;
 use actix_web::rt::net::TcpStream;
 use ipnet::IpNet;
 use iq_actors::{ApiError, ErrorCode};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::RequestId;
 
@@ -87,6 +89,11 @@ where
             .client_request_timeout(Duration::from_secs(5))
             .client_disconnect_timeout(Duration::from_secs(1))
             .local_addr(addr)
+            .on_connect_ext(|io: &Guarded<TcpStream>, data: &mut Extensions| {
+                if let Some(cap) = io.over_cap {
+                    data.insert(OverCap(cap));
+                }
+            })
             .finish(map_config(
                 factory()
                     .into_factory()
@@ -105,16 +112,16 @@ where
                     }
                     _ => None,
                 };
-                if let Some(slot) = &slot {
-                    let cap = options.max_connections_per_ip;
-                    if cap > 0 && slot.held > cap {
-                        refuse_connection(io, cap).await;
-                        return Err(actix_http::error::DispatchError::Io(io::Error::other(
-                            "connection cap",
-                        )));
-                    }
-                }
-                Ok((Guarded::new(io, slot), Protocol::Http1, peer))
+                let cap = options.max_connections_per_ip;
+                let over_cap = slot
+                    .as_ref()
+                    .is_some_and(|slot| cap > 0 && slot.held > cap)
+                    .then_some(cap);
+                Ok::<_, actix_http::error::DispatchError>((
+                    Guarded::new(io, slot, over_cap),
+                    Protocol::Http1,
+                    peer,
+                ))
             }
         })
         .and_then(http)
@@ -122,36 +129,25 @@ where
     Ok(builder.run())
 }
 
-/// Answers a connection over its address's cap and closes it.
-async fn refuse_connection(mut io: TcpStream, cap: u32) {
-    let error = ApiError::new(
-        ErrorCode::RateLimited,
-        format!("more than {cap} open connections from one address: reuse your connections"),
-    );
-    let request_id = RequestId::generate();
-    tracing::warn!(%request_id, cap, "connection refused: too many from one address");
-    let response = raw_response(
-        429,
-        "Too Many Requests",
-        &request_id,
-        &error,
-        &["retry-after: 1"],
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        io.write_all(&response).await?;
-        io.shutdown().await
-    })
-    .await;
+/// In a connection's data: it is past its address's cap of open connections; its
+/// first request is answered 429 / 42901 and the connection closed.
+#[derive(Debug, Clone, Copy)]
+pub struct OverCap(pub u32);
+
+impl OverCap {
+    pub fn refusal(self) -> ApiError {
+        ApiError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "more than {} open connections from one address: reuse your connections",
+                self.0
+            ),
+        )
+    }
 }
 
 /// A whole HTTP/1.1 response with the envelope, closing the connection.
-fn raw_response(
-    status: u16,
-    reason: &str,
-    request_id: &RequestId,
-    error: &ApiError,
-    extra_headers: &[&str],
-) -> Vec<u8> {
+fn raw_response(status: u16, reason: &str, request_id: &RequestId, error: &ApiError) -> Vec<u8> {
     let body = serde_json::json!({
         "request_id": request_id.as_str(),
         "code": error.code.as_u32(),
@@ -164,10 +160,6 @@ fn raw_response(
          connection: close\r\nx-request-id: {request_id}\r\n",
         body.len()
     );
-    for header in extra_headers {
-        head.push_str(header);
-        head.push_str("\r\n");
-    }
     head.push_str("\r\n");
     let mut bytes = head.into_bytes();
     bytes.extend_from_slice(body.as_bytes());
@@ -214,6 +206,8 @@ impl Drop for Slot {
 /// A connection whose parser refusals go out as envelopes, holding its address's slot.
 pub struct Guarded<T> {
     io: T,
+    /// The cap this connection is past, if it is.
+    over_cap: Option<u32>,
     /// Bytes owed to the peer before anything else: a rewritten refusal.
     pending: Vec<u8>,
     written: usize,
@@ -221,9 +215,10 @@ pub struct Guarded<T> {
 }
 
 impl<T> Guarded<T> {
-    fn new(io: T, slot: Option<Slot>) -> Self {
+    fn new(io: T, slot: Option<Slot>, over_cap: Option<u32>) -> Self {
         Guarded {
             io,
+            over_cap,
             pending: Vec::new(),
             written: 0,
             _slot: slot,
@@ -333,7 +328,7 @@ fn rewrite_refusal(buf: &[u8]) -> Option<Vec<u8>> {
         tracing::warn!(%request_id, status, "request refused by the HTTP parser");
         let error = ApiError::invalid(message);
         let mut out = buf[..start].to_vec();
-        out.extend(raw_response(status, reason, &request_id, &error, &[]));
+        out.extend(raw_response(status, reason, &request_id, &error));
         out.extend_from_slice(&buf[end..]);
         return Some(out);
     }

@@ -24,6 +24,7 @@ use tracing::{field, Instrument, Span};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use super::envelope::{failure, BusinessCode};
+use super::listener::OverCap;
 use crate::telemetry::propagation::remote_parent;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -83,6 +84,16 @@ pub async fn request_context(
     let method = req.method().clone();
     req.extensions_mut().insert(request_id.clone());
     let started = Instant::now();
+
+    // A connection past its address's cap answers once and closes.
+    if let Some(over) = req.conn_data::<OverCap>().copied() {
+        let mut response = failure(&request_id, &over.refusal());
+        response
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        let response = req.into_response(response);
+        return Ok(finish(response, &request_id, &span, &method, started));
+    }
 
     // A key in the URL (D12) is refused before any handler runs, whatever the endpoint.
     if req.path().starts_with("/api/") {

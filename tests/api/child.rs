@@ -147,6 +147,18 @@ impl Service {
         service
     }
 
+    /// The most resident memory the process has had (`VmHWM`), in bytes.
+    pub fn peak_memory_bytes(&self) -> u64 {
+        let pid = self.child.as_ref().expect("the service is running").id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .expect("VmHWM in /proc/<pid>/status");
+        kib * 1024
+    }
+
     /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
     /// does not exit in time; then how it exited and everything it wrote.
     pub fn stop(&mut self) -> Output {

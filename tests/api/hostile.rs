@@ -10,7 +10,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::helpers::{spawn_with, spawn_with_demo, Reply, Spawn, TestApp, PASSWORD};
+use crate::child::{database_name, drop_database, Service};
+use crate::helpers::{
+    create_database, spawn_with, spawn_with_demo, Reply, Spawn, TestApp, PASSWORD,
+};
 use crate::imports;
 
 /// The process still answers, and a visitor's query still gets its data.
@@ -477,6 +480,55 @@ async fn a_workbook_part_that_inflates_past_the_cap_is_refused_unread() {
     let reply = imports::upload(&app, &admin, "bomb.xlsx", bomb).await;
     reply.assert_error(400, 40001);
     still_serving(&app).await;
+}
+
+/// The real binary, so its memory is its own: the bombs that once took it to gigabytes
+/// or aborted it leave its peak resident memory small.
+#[actix_web::test]
+async fn bombs_and_floods_leave_the_process_memory_bounded() {
+    let database_url = create_database().await;
+    let mut service = Service::start(
+        &database_url,
+        &[
+            ("RUST_LOG", "warn"),
+            ("IMPORT_MAX_ENTRY_MB", "4"),
+            // The flood below opens a connection per call.
+            ("MAX_CONNECTIONS_PER_IP", "1000"),
+        ],
+    )
+    .await;
+    let app = TestApp::attach(&service.base, &database_url).await;
+    let admin = app.admin().await;
+    for bomb in [
+        xlsx_with_cell_ref("LXQEASV1"),
+        xlsx_with_cell_ref("ZZZZZZ4294967295"),
+        xlsx_with_sheet(format!(
+            r#"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>{}</t></is></c></row></sheetData></worksheet>"#,
+            "a".repeat(16 * 1024 * 1024)
+        )),
+    ] {
+        let reply = imports::upload(&app, &admin, "bomb.xlsx", bomb).await;
+        reply.assert_error(400, 40001);
+    }
+    let setups = (0..300).map(|i| {
+        let request = app
+            .http
+            .post(format!("{}/api/v1/setup", app.address))
+            .json(&json!({"username": format!("intruder{i}"), "password": PASSWORD}));
+        async move { TestApp::reply(request.send().await.unwrap()).await }
+    });
+    for answer in join_all(setups).await {
+        answer.assert_error(409, 40901);
+    }
+    let peak = service.peak_memory_bytes();
+    eprintln!("peak resident memory: {} MiB", peak / (1024 * 1024));
+    assert!(
+        peak < 512 * 1024 * 1024,
+        "peak resident memory {peak} bytes"
+    );
+    let output = service.stop();
+    assert!(output.status.success(), "{}", output.logs());
+    drop_database(&database_name(&database_url)).await;
 }
 
 /// A minimal workbook whose one cell has the reference `cell_ref`.
