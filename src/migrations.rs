@@ -21,6 +21,22 @@ pub fn latest_version() -> i32 {
         .unwrap_or(0)
 }
 
+/// A fingerprint of this build's schema (every migration's version and checksum):
+/// databases migrated by builds with the same fingerprint have the same schema. The
+/// test harness names its template database with it.
+pub fn fingerprint() -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for migration in embedded::migrations::runner().get_migrations() {
+        for part in [
+            u64::from(migration.version().unsigned_abs()),
+            migration.checksum(),
+        ] {
+            hash = (hash ^ part).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
 /// Whether the database answers and has every migration of this build applied.
 pub async fn check_ready(pool: &deadpool_postgres::Pool) -> Result<(), String> {
     let client = pool

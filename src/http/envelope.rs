@@ -85,33 +85,6 @@ pub fn failure(request_id: &RequestId, error: &ApiError) -> HttpResponse {
     json(status_for(error.code), code, body)
 }
 
-pub fn respond<T: Serialize>(request_id: &RequestId, result: Result<T, ApiError>) -> HttpResponse {
-    match result {
-        Ok(data) => success(request_id, data),
-        Err(error) => failure(request_id, &error),
-    }
-}
-
-/// Marks a response that carries a secret (a new key, a login's CSRF token) as never
-/// to be stored by a cache or a browser (D16).
-pub fn no_store(mut response: HttpResponse) -> HttpResponse {
-    response.headers_mut().insert(
-        actix_web::http::header::CACHE_CONTROL,
-        actix_web::http::header::HeaderValue::from_static("no-store"),
-    );
-    response
-}
-
-/// A refusal of the keyless protection (D15): 429 / 42901 with `Retry-After`.
-pub fn refused(request_id: &RequestId, refused: &super::protection::Refused) -> HttpResponse {
-    let mut response = failure(request_id, &refused.error);
-    response.headers_mut().insert(
-        actix_web::http::header::RETRY_AFTER,
-        actix_web::http::header::HeaderValue::from(refused.retry_after),
-    );
-    response
-}
-
 /// 503 with code 50000: the service is up but cannot serve (readiness probes). The one
 /// answer whose status is not its code's, so it is decided here with the others.
 pub fn unavailable(request_id: &RequestId, message: String) -> HttpResponse {

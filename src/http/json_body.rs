@@ -12,11 +12,22 @@ use serde_json::Value;
 use super::body_pace::{self, BodyPace};
 use super::strict_json;
 
+/// A request body as actix hands it over (`web::Payload` or `dev::Payload`).
+pub trait Body:
+    futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin
+{
+}
+
+impl<S> Body for S where
+    S: futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin
+{
+}
+
 /// Bodies here are a few hundred bytes; anything near this is not a request of ours.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The body as JSON, not yet checked against any shape.
-pub async fn read_value(req: &HttpRequest, payload: web::Payload) -> Result<Value, ApiError> {
+pub async fn read_value(req: &HttpRequest, payload: impl Body) -> Result<Value, ApiError> {
     let bytes = read(req, payload).await?;
     strict_json::from_slice(&bytes).map_err(|e| match e.classify() {
         // A repeated name: the JSON is well formed, but means two things at once.
@@ -28,7 +39,7 @@ pub async fn read_value(req: &HttpRequest, payload: web::Payload) -> Result<Valu
 /// The body as `T`; unknown and mistyped fields are named in the error.
 pub async fn parse<T: DeserializeOwned>(
     req: &HttpRequest,
-    payload: web::Payload,
+    payload: impl Body,
 ) -> Result<T, ApiError> {
     let value = read_value(req, payload).await?;
     if let Some(path) = nul_at(&value, String::new()) {
@@ -68,7 +79,7 @@ fn nul_at(value: &Value, path: String) -> Option<String> {
     }
 }
 
-async fn read(req: &HttpRequest, payload: web::Payload) -> Result<web::BytesMut, ApiError> {
+async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, ApiError> {
     let is_json = req
         .headers()
         .get(CONTENT_TYPE)

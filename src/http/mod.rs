@@ -2,10 +2,13 @@
 //! access log), JSON bodies, the client's address, the website session and the
 //! rate-limit headers.
 
+pub mod answer;
 pub mod body_pace;
 pub mod client_ip;
 pub mod credentials;
 pub mod envelope;
+pub mod error;
+pub mod guard;
 pub mod json_body;
 pub mod listener;
 pub mod protection;
@@ -14,4 +17,7 @@ pub mod request_context;
 pub mod session;
 pub mod strict_json;
 
+pub use answer::Answer;
+pub use error::HttpError;
+pub use guard::{Admin, AnyUser, BackOffice, Body, SuperAdmin};
 pub use request_context::RequestId;

@@ -20,6 +20,8 @@ use iq_actors::clock::Clock;
 use iq_actors::{ApiError, ErrorCode};
 use moka::sync::Cache;
 
+use super::error::HttpError;
+
 /// Subjects remembered at once, per limiter.
 const SUBJECTS: u64 = 200_000;
 
@@ -99,12 +101,6 @@ pub struct Protection {
 /// Set-up attempts per address per minute before the service is initialised.
 pub const SETUP_PER_MINUTE: u32 = 10;
 
-/// A refusal of [`Protection`]: 42901 and the seconds to wait.
-pub struct Refused {
-    pub error: ApiError,
-    pub retry_after: i64,
-}
-
 impl Protection {
     pub fn new(clock: Arc<dyn Clock>, website_per_minute: u32) -> Self {
         Protection {
@@ -114,20 +110,21 @@ impl Protection {
         }
     }
 
-    /// Counts a call against `limiter`; a refusal names the limit.
-    pub fn admit(&self, limiter: &MinuteLimiter, subject: Subject<'_>) -> Result<(), Refused> {
+    /// Counts a call against `limiter`; a refusal (429 / 42901 with `Retry-After`)
+    /// names the limit.
+    pub fn admit(&self, limiter: &MinuteLimiter, subject: Subject<'_>) -> Result<(), HttpError> {
         limiter
             .admit(subject, self.clock.now())
-            .map_err(|retry_after| Refused {
-                error: ApiError::new(
+            .map_err(|retry_after| {
+                let error = ApiError::new(
                     ErrorCode::RateLimited,
                     format!(
                         "more than {} calls a minute without a key: wait for the next \
                          minute, or use an API key",
                         limiter.limit()
                     ),
-                ),
-                retry_after,
+                );
+                HttpError::retry_after(error, retry_after)
             })
     }
 }

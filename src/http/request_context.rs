@@ -32,9 +32,24 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestId(Arc<str>);
 
+tokio::task_local! {
+    /// The id of the request whose handler is running: the middleware runs the rest of
+    /// the request inside it, so an error rendered far from the handler's arguments
+    /// ([`super::error::HttpError`]) still carries it.
+    static CURRENT: RequestId;
+}
+
 impl RequestId {
     pub fn generate() -> Self {
         RequestId(format!("req_{}", uuid::Uuid::now_v7().simple()).into())
+    }
+
+    /// The running request's id; a fresh one outside any request (a listener without
+    /// the request context).
+    pub fn current() -> Self {
+        CURRENT
+            .try_with(RequestId::clone)
+            .unwrap_or_else(|_| RequestId::generate())
     }
 
     pub fn as_str(&self) -> &str {
@@ -105,7 +120,8 @@ pub async fn request_context(
 
     // Handlers turn extractor errors into responses, and no middleware sits inside this
     // one, so an `Err` here is a framework fault: log it and let actix answer it.
-    let mut response = match next.call(req).instrument(span.clone()).await {
+    let handled = CURRENT.scope(request_id.clone(), next.call(req).instrument(span.clone()));
+    let mut response = match handled.await {
         Ok(response) => response.map_into_boxed_body(),
         Err(err) => {
             span.in_scope(|| tracing::error!(error = %err, "request failed inside the framework"));

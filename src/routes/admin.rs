@@ -2,135 +2,80 @@
 //! index settings. Every one needs a session with the `super_admin` role, except key
 //! usage, which any admin may read; changes also need the CSRF token.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use iq_actors::accounts::{usage, IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch};
-use iq_actors::caller::Role;
 use iq_actors::ApiError;
+use serde::Serialize;
 
 use super::AppState;
-use crate::http::session::{answer, Access};
-use crate::http::RequestId;
+use crate::http::{Admin, Answer, BackOffice, Body, HttpError, SuperAdmin};
 
-const READ: Access = Access::Read(Role::SuperAdmin);
-const WRITE: Access = Access::Write(Role::SuperAdmin);
+type Reply<T> = Result<Answer<T>, HttpError>;
 
 pub async fn create_user(
-    req: HttpRequest,
-    request_id: RequestId,
-    payload: web::Payload,
+    _: BackOffice<SuperAdmin>,
+    body: Body<NewUser>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        WRITE,
-        Some(payload),
-        async |_, new: NewUser| state.accounts.create_user(new).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    Ok(Answer(state.accounts.create_user(body.value()?).await?))
 }
 
 pub async fn patch_user(
-    req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<SuperAdmin>,
     id: web::Path<String>,
-    payload: web::Payload,
+    body: Body<UserPatch>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        WRITE,
-        Some(payload),
-        async |_, patch: UserPatch| state.accounts.patch_user(&id, patch).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    Ok(Answer(state.accounts.patch_user(&id, body.value()?).await?))
 }
 
-pub async fn tiers(
-    req: HttpRequest,
-    request_id: RequestId,
-    state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(&req, &request_id, &state, READ, None, async |_, ()| {
-        state.accounts.tiers().await
-    })
-    .await
+pub async fn tiers(_: BackOffice<SuperAdmin>, state: web::Data<AppState>) -> Reply<impl Serialize> {
+    Ok(Answer(state.accounts.tiers().await?))
 }
 
 pub async fn replace_tier(
-    req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<SuperAdmin>,
     tier: web::Path<String>,
-    payload: web::Payload,
+    body: Body<TierSettings>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        WRITE,
-        Some(payload),
-        async |_, settings: TierSettings| state.accounts.replace_tier(&tier, settings).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    Ok(Answer(
+        state.accounts.replace_tier(&tier, body.value()?).await?,
+    ))
 }
 
 pub async fn patch_key(
-    req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<SuperAdmin>,
     id: web::Path<String>,
-    payload: web::Payload,
+    body: Body<KeyPatch>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        WRITE,
-        Some(payload),
-        async |_, patch: KeyPatch| state.accounts.patch_key(&id, patch).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    Ok(Answer(state.accounts.patch_key(&id, body.value()?).await?))
 }
 
 pub async fn patch_index(
-    req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<SuperAdmin>,
     index_code: web::Path<String>,
-    payload: web::Payload,
+    body: Body<IndexPatch>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        WRITE,
-        Some(payload),
-        async |_, patch: IndexPatch| state.accounts.patch_index(&index_code, patch).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    Ok(Answer(
+        state
+            .accounts
+            .patch_index(&index_code, body.value()?)
+            .await?,
+    ))
 }
 
 /// `GET /api/v1/admin/keys/{id}/usage?days=N`: any key's calls per UTC day (admins).
 pub async fn key_usage(
+    _: BackOffice<Admin>,
     req: HttpRequest,
-    request_id: RequestId,
     id: web::Path<String>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let days = usage_days(req.query_string());
-    answer(
-        &req,
-        &request_id,
-        &state,
-        Access::Read(Role::Admin),
-        None,
-        async |_, ()| state.accounts.key_usage(&id, days?).await,
-    )
-    .await
+) -> Reply<impl Serialize> {
+    let days = usage_days(req.query_string())?;
+    Ok(Answer(state.accounts.key_usage(&id, days).await?))
 }
 
 /// `days`: 1..=366, default 30; any other parameter is refused.

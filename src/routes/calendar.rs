@@ -6,27 +6,19 @@
 //! cache invalidation all live in [`iq_actors::quotes::calendar_admin`], so this handler
 //! must never touch the database or the caches itself.
 
-use actix_web::{web, HttpRequest, HttpResponse};
-use iq_actors::caller::Role;
+use actix_web::web;
 use iq_actors::quotes::calendar_admin::CalendarChange;
+use serde::Serialize;
 
 use super::AppState;
-use crate::http::session::{answer, Access};
-use crate::http::RequestId;
+use crate::http::{Admin, Answer, BackOffice, Body, HttpError};
 
 pub async fn replace(
-    req: HttpRequest,
-    request_id: RequestId,
-    payload: web::Payload,
+    _: BackOffice<Admin>,
+    body: Body<CalendarChange>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        Access::Write(Role::Admin),
-        Some(payload),
-        async |_, change: CalendarChange| state.accounts.replace_calendar(change).await,
-    )
-    .await
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(
+        state.accounts.replace_calendar(body.value()?).await?,
+    ))
 }

@@ -4,22 +4,22 @@
 //! unready, so a probe needs no body parsing.
 
 use actix_web::{web, HttpResponse};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::AppState;
-use crate::http::{envelope, RequestId};
+use crate::http::{envelope, Answer, RequestId};
 use crate::migrations;
 
-pub async fn healthz(request_id: RequestId) -> HttpResponse {
-    envelope::success(&request_id, json!({"status": "up"}))
+pub async fn healthz() -> Answer<Value> {
+    Answer(json!({"status": "up"}))
 }
 
-pub async fn readyz(request_id: RequestId, state: web::Data<AppState>) -> HttpResponse {
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     match migrations::check_ready(&state.pool).await {
-        Ok(()) => envelope::success(&request_id, json!({"status": "ready"})),
+        Ok(()) => envelope::success(&RequestId::current(), json!({"status": "ready"})),
         Err(reason) => {
             tracing::warn!(%reason, "not ready");
-            envelope::unavailable(&request_id, format!("not ready: {reason}"))
+            envelope::unavailable(&RequestId::current(), format!("not ready: {reason}"))
         }
     }
 }

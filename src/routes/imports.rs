@@ -6,15 +6,15 @@
 //! ([`iq_actors::imports`]).
 
 use actix_multipart::Multipart;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
-use iq_actors::caller::Role;
 use iq_actors::imports::Source;
 use iq_actors::ApiError;
 
 use super::AppState;
-use crate::http::session::{answer, require, Access};
-use crate::http::{envelope, json_body, RequestId};
+use serde::Serialize;
+
+use crate::http::{json_body, Admin, Answer, BackOffice, HttpError};
 
 /// The latest imports listed.
 const LISTED: i64 = 100;
@@ -22,44 +22,31 @@ const LISTED: i64 = 100;
 const MAX_FILE_NAME_CHARS: usize = 255;
 
 pub async fn import(
+    guard: BackOffice<Admin>,
     req: HttpRequest,
-    request_id: RequestId,
     payload: web::Payload,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let result = async {
-        let session = require(&req, &state, Access::Write(Role::Admin)).await?;
-        let (file_name, bytes) = upload(&req, payload, state.import_max_bytes).await?;
-        let progress = |stage: &str| tracing::info!(stage, "import");
-        state
-            .importer
-            .import(
-                Some(&session.account),
-                Source::Http,
-                &file_name,
-                bytes,
-                &progress,
-            )
-            .await
-    }
-    .await;
-    envelope::respond(&request_id, result)
+) -> Result<Answer<impl Serialize>, HttpError> {
+    let (file_name, bytes) = upload(&req, payload, state.import_max_bytes).await?;
+    let progress = |stage: &str| tracing::info!(stage, "import");
+    let outcome = state
+        .importer
+        .import(
+            Some(&guard.session.account),
+            Source::Http,
+            &file_name,
+            bytes,
+            &progress,
+        )
+        .await?;
+    Ok(Answer(outcome))
 }
 
 pub async fn list(
-    req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<Admin>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        Access::Read(Role::Admin),
-        None,
-        async |_, ()| state.importer.list(LISTED).await,
-    )
-    .await
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(state.importer.list(LISTED).await?))
 }
 
 /// The one `file` field of a multipart body: its file name and bytes, at most

@@ -1,49 +1,36 @@
 //! `GET/POST /api/v1/keys`, `DELETE /api/v1/keys/{id}`: a signed-in user's own API keys
-//! (D7). The full key appears once, in the creation response.
+//! (D7). The full key appears once, in the creation response, which no cache may keep.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::http::header::{CacheControl, CacheDirective};
+use actix_web::{web, Responder};
 use iq_actors::accounts::NewKey;
-use iq_actors::caller::Role;
 use serde::Serialize;
 
 use super::AppState;
-use crate::http::session::{answer, Access};
-use crate::http::{envelope, RequestId};
+use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
 
 pub async fn list(
-    req: HttpRequest,
-    request_id: RequestId,
+    guard: BackOffice<AnyUser>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    answer(
-        &req,
-        &request_id,
-        &state,
-        Access::Read(Role::User),
-        None,
-        async |session, ()| state.accounts.list_keys(&session.account).await,
-    )
-    .await
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(
+        state.accounts.list_keys(&guard.session.account).await?,
+    ))
 }
 
 pub async fn create(
-    req: HttpRequest,
-    request_id: RequestId,
-    payload: web::Payload,
+    guard: BackOffice<AnyUser>,
+    body: Body<NewKey>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let access = Access::Write(Role::User);
-    let response = answer(
-        &req,
-        &request_id,
-        &state,
-        access,
-        Some(payload),
-        async |session, new: NewKey| state.accounts.create_key(&session.account, new).await,
-    )
-    .await;
+) -> Result<impl Responder, HttpError> {
+    let created = state
+        .accounts
+        .create_key(&guard.session.account, body.value()?)
+        .await?;
     // The new key is in the body, once.
-    envelope::no_store(response)
+    Ok(Answer(created)
+        .customize()
+        .insert_header(CacheControl(vec![CacheDirective::NoStore])))
 }
 
 #[derive(Serialize)]
@@ -52,24 +39,15 @@ struct Deleted {
 }
 
 pub async fn delete(
-    req: HttpRequest,
-    request_id: RequestId,
+    guard: BackOffice<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let access = Access::Write(Role::User);
-    answer(
-        &req,
-        &request_id,
-        &state,
-        access,
-        None,
-        async |session, ()| {
-            state.accounts.delete_key(&session.account, &id).await?;
-            Ok(Deleted {
-                deleted: id.to_string(),
-            })
-        },
-    )
-    .await
+) -> Result<Answer<impl Serialize>, HttpError> {
+    state
+        .accounts
+        .delete_key(&guard.session.account, &id)
+        .await?;
+    Ok(Answer(Deleted {
+        deleted: id.into_inner(),
+    }))
 }

@@ -4,7 +4,7 @@
 //! validates it after the key checks; a key-authenticated answer carries the
 //! rate-limit headers (D6).
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use tracing::Span;
 
 use super::AppState;
@@ -37,7 +37,7 @@ pub async fn query(
     };
     if let Some(subject) = keyless {
         if let Err(refused) = state.protection.admit(&state.protection.website, subject) {
-            return envelope::refused(&request_id, &refused);
+            return refused.error_response();
         }
     }
     // A catalogue name, so the label set stays bounded whatever the body says.

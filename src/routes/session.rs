@@ -4,59 +4,47 @@
 //! anything else (D15): no body read, no hashing, no connection. Before that it is
 //! limited per client address, and its password is hashed before any transaction.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use std::sync::atomic::Ordering;
+
+use actix_web::http::header::{CacheControl, CacheDirective};
+use actix_web::{web, HttpRequest, Responder};
 use chrono::{DateTime, Utc};
 use iq_actors::accounts::Credentials;
-use iq_actors::caller::{Account, Role};
+use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
-use std::sync::atomic::Ordering;
 use tracing::Span;
 
 use super::AppState;
 use crate::front::ShowConfig;
 use crate::http::protection::Subject;
-use crate::http::session::{self, Access};
-use crate::http::{envelope, json_body, RequestId};
+use crate::http::session;
+use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
 
 pub async fn setup(
     req: HttpRequest,
-    request_id: RequestId,
-    payload: web::Payload,
+    body: Body<Credentials>,
     state: web::Data<AppState>,
-) -> HttpResponse {
+) -> Result<Answer<impl Serialize>, HttpError> {
     let already = || ApiError::new(ErrorCode::Conflict, "the service is already initialised");
     if state.initialized.load(Ordering::Acquire) {
-        return envelope::failure(&request_id, &already());
+        return Err(already().into());
     }
     // The AuthActor's cached answer: one statement however many calls arrive at once.
-    match state
-        .front
-        .send(ShowConfig {
-            span: Span::current(),
-        })
-        .await
-    {
-        Ok(Ok(config)) if config.initialized => {
+    let config = state.front.send(ShowConfig {
+        span: Span::current(),
+    });
+    if let Ok(Ok(config)) = config.await {
+        if config.initialized {
             state.initialized.store(true, Ordering::Release);
-            return envelope::failure(&request_id, &already());
+            return Err(already().into());
         }
-        _ => {}
     }
-    let limiter = &state.protection.setup;
     let subject = Subject::Address(state.client_ip(&req));
-    if let Err(refused) = state.protection.admit(limiter, subject) {
-        return envelope::refused(&request_id, &refused);
-    }
-    let result = async {
-        let credentials: Credentials = json_body::parse(&req, payload).await?;
-        state.accounts.setup(credentials).await
-    }
-    .await;
-    if result.is_ok() {
-        state.initialized.store(true, Ordering::Release);
-    }
-    envelope::respond(&request_id, result)
+    state.protection.admit(&state.protection.setup, subject)?;
+    let created = state.accounts.setup(body.value()?).await?;
+    state.initialized.store(true, Ordering::Release);
+    Ok(Answer(created))
 }
 
 #[derive(Serialize)]
@@ -69,37 +57,28 @@ struct LoggedIn {
 
 pub async fn login(
     req: HttpRequest,
-    request_id: RequestId,
-    payload: web::Payload,
+    body: Body<Credentials>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let result = async {
-        let credentials: Credentials = json_body::parse(&req, payload).await?;
-        state
-            .accounts
-            .login(credentials, state.client_ip(&req))
-            .await
-    }
-    .await;
-    match result {
-        Ok(opened) => {
-            let cookie = session::cookie(
-                &opened,
-                state.cookie_secure,
-                state.accounts.session_policy(),
-            );
-            let body = LoggedIn {
-                csrf_token: opened.csrf.expose().to_string(),
-                expires_at: opened.expires_at,
-                user: opened.account,
-            };
-            let mut response = envelope::no_store(envelope::success(&request_id, body));
-            // Building a cookie from plain ASCII cannot fail.
-            let _ = response.add_cookie(&cookie);
-            response
-        }
-        Err(error) => envelope::failure(&request_id, &error),
-    }
+) -> Result<impl Responder, HttpError> {
+    let opened = state
+        .accounts
+        .login(body.value()?, state.client_ip(&req))
+        .await?;
+    let cookie = session::cookie(
+        &opened,
+        state.cookie_secure,
+        state.accounts.session_policy(),
+    );
+    let logged_in = LoggedIn {
+        csrf_token: opened.csrf.expose().to_string(),
+        expires_at: opened.expires_at,
+        user: opened.account,
+    };
+    // The CSRF token is in the body: no cache may keep it.
+    Ok(Answer(logged_in)
+        .customize()
+        .insert_header(CacheControl(vec![CacheDirective::NoStore]))
+        .append_header(("set-cookie", cookie.to_string())))
 }
 
 #[derive(Serialize)]
@@ -109,21 +88,14 @@ struct LoggedOut {
 
 pub async fn logout(
     req: HttpRequest,
-    request_id: RequestId,
+    _: BackOffice<AnyUser>,
     state: web::Data<AppState>,
-) -> HttpResponse {
-    let result = async {
-        session::require(&req, &state, Access::Write(Role::User)).await?;
-        if let Some(id) = session::session_id(&req) {
-            state.accounts.logout(&id).await?;
-        }
-        Ok(LoggedOut { logged_out: true })
+) -> Result<impl Responder, HttpError> {
+    if let Some(id) = session::session_id(&req) {
+        state.accounts.logout(&id).await?;
     }
-    .await;
-    let ok = result.is_ok();
-    let mut response = envelope::respond(&request_id, result);
-    if ok {
-        let _ = response.add_cookie(&session::removal_cookie(state.cookie_secure));
-    }
-    response
+    let removal = session::removal_cookie(state.cookie_secure);
+    Ok(Answer(LoggedOut { logged_out: true })
+        .customize()
+        .append_header(("set-cookie", removal.to_string())))
 }

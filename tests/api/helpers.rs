@@ -37,6 +37,9 @@ pub struct TestApp {
     pub database_url: String,
     /// The instance's QuotaActor (in-process instances only), for its statement count.
     pub quota: Option<actix::Addr<QuotaActor>>,
+    /// The database's owner, shared by every instance on it (`None` when attached to a
+    /// service whose test drops the database itself).
+    _database: Option<Arc<DropDatabase>>,
 }
 
 /// Options for [`spawn_with`].
@@ -147,12 +150,8 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
         .iter()
         .map(|n| n.parse().unwrap())
         .collect();
-    if !options.setup_sql.is_empty() {
-        // Migrate first (the service does it at start-up) so the fixture can fill tables.
-        iq_service::migrations::prepare(&database_url.parse().unwrap(), None)
-            .await
-            .expect("migrate");
-    }
+    // The database is a clone of the migrated template, so a fixture can fill its
+    // tables before the service starts.
     let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
         .await
         .expect("connect to test database");
@@ -160,15 +159,43 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     if !options.setup_sql.is_empty() {
         db.batch_execute(options.setup_sql).await.expect("fixture");
     }
-    start(settings, db, clock, database_url).await
+    let owner = Arc::new(DropDatabase(database_url.clone()));
+    start(settings, db, clock, owner).await
+}
+
+/// Drops its test database when the last [`TestApp`] on it goes (at the end of the
+/// test), so runs do not leave databases behind.
+pub struct DropDatabase(String);
+
+impl Drop for DropDatabase {
+    fn drop(&mut self) {
+        let name = self.0.rsplit('/').next().unwrap_or_default().to_string();
+        // On a thread of its own: this runs inside the test's runtime, which cannot
+        // wait for a future of its own here.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async {
+                let (admin, connection) =
+                    tokio_postgres::connect(&server_url(), NoTls).await.ok()?;
+                tokio::spawn(connection);
+                let drop = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                admin.execute(&drop, &[]).await.ok()
+            })
+        });
+        let _ = dropped.join();
+    }
 }
 
 async fn start(
     settings: Settings,
     db: tokio_postgres::Client,
     clock: Arc<ManualClock>,
-    database_url: String,
+    owner: Arc<DropDatabase>,
 ) -> TestApp {
+    let database_url = owner.0.clone();
     let app = Application::build(settings)
         .await
         .expect("build application");
@@ -182,6 +209,7 @@ async fn start(
         clock,
         database_url,
         quota,
+        _database: Some(owner),
     }
 }
 
@@ -200,6 +228,7 @@ impl TestApp {
             clock: Arc::new(ManualClock::new(now())),
             database_url: database_url.to_string(),
             quota: None,
+            _database: None,
         }
     }
 
@@ -211,7 +240,11 @@ impl TestApp {
             .await
             .expect("connect to test database");
         actix_web::rt::spawn(connection);
-        start(settings, db, self.clock.clone(), self.database_url.clone()).await
+        let owner = match &self._database {
+            Some(owner) => owner.clone(),
+            None => Arc::new(DropDatabase(self.database_url.clone())),
+        };
+        start(settings, db, self.clock.clone(), owner).await
     }
 }
 
@@ -265,8 +298,10 @@ impl TestApp {
     }
 }
 
-/// A new, uniquely named database; databases of earlier runs older than two hours are
-/// dropped on the way, so test runs do not accumulate them.
+/// A new, uniquely named database with this build's schema, cloned from a template
+/// migrated once per schema (so a test pays for a file copy, not for running every
+/// migration). Databases of earlier runs older than two hours are dropped on the way,
+/// for runs that ended before their tests could drop their own.
 pub async fn create_database() -> String {
     let (admin, connection) = tokio_postgres::connect(&server_url(), NoTls)
         .await
@@ -276,6 +311,22 @@ pub async fn create_database() -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs();
+    sweep(&admin, secs).await;
+    let template = template(&admin).await;
+    let name = format!("iq_test_{secs}_{}", uuid::Uuid::new_v4().simple());
+    let create = format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\"");
+    // The template may still be held for a moment by the connection that migrated it.
+    let mut attempts = 0;
+    while let Err(err) = admin.execute(&create, &[]).await {
+        attempts += 1;
+        assert!(attempts < 500, "create test database: {err}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    database_url(&name)
+}
+
+/// Drops test databases of runs older than two hours.
+async fn sweep(admin: &tokio_postgres::Client, now_secs: u64) {
     let stale = admin
         .query(
             "SELECT datname FROM pg_database WHERE datname LIKE 'iq\\_test\\_%'",
@@ -286,7 +337,7 @@ pub async fn create_database() -> String {
     for row in stale {
         let name: String = row.get(0);
         let born: Option<u64> = name.split('_').nth(2).and_then(|s| s.parse().ok());
-        if born.is_some_and(|b| b + 7200 < secs) {
+        if born.is_some_and(|b| b + 7200 < now_secs) {
             let _ = admin
                 .execute(
                     &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
@@ -295,13 +346,54 @@ pub async fn create_database() -> String {
                 .await;
         }
     }
-    let name = format!("iq_test_{secs}_{}", uuid::Uuid::new_v4().simple());
-    admin
-        .execute(&format!("CREATE DATABASE \"{name}\""), &[])
+}
+
+/// The migrated template of this build's schema, made once (the first test to need it
+/// migrates a scratch database and renames it into place, so a template that exists is
+/// always complete, and other runs with the same schema reuse it).
+async fn template(admin: &tokio_postgres::Client) -> &'static str {
+    static TEMPLATE: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            let name = format!("iq_template_{}", iq_service::migrations::fingerprint());
+            let exists = admin
+                .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+                .await
+                .expect("look for the template")
+                .is_some();
+            if exists {
+                return name;
+            }
+            let scratch = format!("iq_scratch_{}", uuid::Uuid::new_v4().simple());
+            admin
+                .execute(&format!("CREATE DATABASE \"{scratch}\""), &[])
+                .await
+                .expect("create the template");
+            iq_service::migrations::prepare(&database_url(&scratch).parse().unwrap(), None)
+                .await
+                .expect("migrate the template");
+            // Another test binary may have made it meanwhile: then keep theirs.
+            let rename = format!("ALTER DATABASE \"{scratch}\" RENAME TO \"{name}\"");
+            let mut attempts = 0;
+            while let Err(err) = admin.execute(&rename, &[]).await {
+                if err.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) {
+                    let drop = format!("DROP DATABASE \"{scratch}\" WITH (FORCE)");
+                    let _ = admin.execute(&drop, &[]).await;
+                    break;
+                }
+                attempts += 1;
+                assert!(attempts < 500, "rename the template: {err}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            name
+        })
         .await
-        .expect("create test database");
+}
+
+/// The URL of database `name` on the test server.
+fn database_url(name: &str) -> String {
     let mut config: tokio_postgres::Config = server_url().parse().unwrap();
-    config.dbname(&name);
+    config.dbname(name);
     // Rebuild a URL from the parts the harness uses.
     let host = match config.get_hosts().first() {
         Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
