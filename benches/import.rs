@@ -9,8 +9,8 @@
 //! quote-bearing indexes, 20 specifications each per day (weights in basis points that
 //! sum to exactly 1, prices on a seeded random walk), day after day, so 100000 rows are
 //! 714 full days and two index-days of the 715th. They are written once, outside any
-//! timing, as a `.xlsx` workbook (`workbook::to_xlsx`, every cell a text cell, as the
-//! demo data) and as a `.csv` file (`workbook::to_csv`). Then, in each round (the order
+//! timing, as a `.xlsx` workbook (`write::to_xlsx`, every cell a text cell, as the
+//! demo data) and as a `.csv` file (`write::to_csv`). Then, in each round (the order
 //! of the variants rotates from round to round), each variant is timed from the file's
 //! bytes in memory to the commit:
 //!
@@ -69,7 +69,7 @@ use iq_actors::changes::ChangeBus;
 use iq_actors::clock::SystemClock;
 use iq_actors::db::{build_pool, PoolSettings};
 use iq_actors::demo::SplitMix64;
-use iq_actors::imports::workbook::{to_csv, to_xlsx};
+use iq_actors::imports::write::{to_csv, to_xlsx};
 use iq_actors::imports::{Importer, Source};
 use iq_actors::quotes::QuoteRow;
 use rust_decimal::Decimal;

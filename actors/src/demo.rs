@@ -11,7 +11,7 @@ use tokio_postgres::Client;
 
 use crate::changes::Change;
 use crate::db::Traced;
-use crate::imports::{workbook, ImportOutcome, Importer, Source};
+use crate::imports::{write, ImportOutcome, Importer, Source};
 use crate::quotes::store::replace_calendar;
 use crate::quotes::QuoteRow;
 use crate::ApiError;
@@ -192,10 +192,11 @@ pub fn quotes(open_days: &[NaiveDate], today: NaiveDate) -> Vec<QuoteRow> {
     rows
 }
 
-/// The workbook's file name in the import list.
-pub const WORKBOOK: &str = "demo-quotes.xlsx";
+/// The demo file's name in the import list.
+pub const FILE_NAME: &str = "demo-quotes.csv";
 
-/// Sets the demo calendar, then imports the demo quotes as a workbook.
+/// Sets the demo calendar, then imports the demo quotes as a CSV file, through the same
+/// path as an upload.
 pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome, ApiError> {
     let open_days = calendar(today);
     let bus = &importer.bus;
@@ -204,12 +205,12 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
     })
     .await?;
     let rows = quotes(&open_days, today);
-    let bytes = tokio::task::spawn_blocking(move || workbook::to_xlsx(&rows))
+    let bytes = tokio::task::spawn_blocking(move || write::to_csv(&rows))
         .await
-        .map_err(ApiError::internal)??;
+        .map_err(ApiError::internal)?;
     let progress = |stage: &str| tracing::info!(stage, "demo data");
     importer
-        .import(None, Source::Demo, WORKBOOK, bytes, &progress)
+        .import(None, Source::Demo, FILE_NAME, bytes, &progress)
         .await
 }
 

@@ -403,7 +403,7 @@ async fn a_workbook_imports_like_a_csv() {
         weight: dec("1"),
         price: dec("29700.123456"),
     }];
-    let workbook = iq_actors::imports::workbook::to_xlsx(&rows).unwrap();
+    let workbook = iq_actors::imports::write::to_xlsx(&rows).unwrap();
     let reply = upload(&app, &admin, "quotes.XLSX", workbook).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     let stored = app
@@ -511,7 +511,7 @@ async fn the_demo_data_comes_in_through_the_import_path() {
             demo["source"].as_str(),
             demo["result"].as_str()
         ),
-        (Some("demo-quotes.xlsx"), Some("demo"), Some("accepted"))
+        (Some("demo-quotes.csv"), Some("demo"), Some("accepted"))
     );
     let quotes: i64 = app
         .db

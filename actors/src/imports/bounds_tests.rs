@@ -13,7 +13,8 @@ use super::bounds::{
 };
 use super::validate::{Reference, RowError, Validator};
 use super::workbook::tests::{sample_rows, with_part, with_sheet_xml};
-use super::workbook::{read, read_rows, read_with, to_csv, to_xlsx, Cell, FileKind};
+use super::workbook::{read, read_rows, read_with, Cell, FileKind};
+use super::write::{to_csv, to_xlsx};
 use crate::{ApiError, ErrorCode};
 
 fn sample_xlsx() -> Vec<u8> {

@@ -2,8 +2,8 @@
 //! every row, all-or-nothing, while storing the valid quotes in the same transaction,
 //! then recalculate `index_daily` and tell every instance to drop its dataset caches.
 //!
-//! - [`workbook`]: bytes to rows of cells, streaming (and quote rows to bytes, for the
-//!   demo and tests).
+//! - [`workbook`]: bytes to rows of cells, streaming.
+//! - [`write`]: quote rows to a file (CSV for the demo data; `.xlsx` for tests).
 //! - [`archive`]: an `.xlsx` archive checked before it is opened (part sizes, and the
 //!   parts the workbook reader holds whole).
 //! - [`validate`]: rows of cells to quote rows, row by row, or the bad rows with their
@@ -22,6 +22,7 @@ pub mod bounds;
 pub mod service;
 pub mod validate;
 pub mod workbook;
+pub mod write;
 
 #[cfg(test)]
 #[path = "bounds_tests.rs"]

@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use super::bounds::{ImportLimits, MAX_COLUMNS, MAX_LISTED_ERRORS, MAX_ROWS};
 use super::validate::{Reference, Validator};
 use super::workbook::tests::{sample_rows, with_sheet_xml};
-use super::workbook::{read_rows, to_csv, to_xlsx, Cell, FileKind, SheetRow};
+use super::workbook::{read_rows, Cell, FileKind, SheetRow};
+use super::write::{to_csv, to_xlsx};
 use crate::ErrorCode;
 
 /// Small enough for a few-kilobyte file to reach it.
