@@ -2,19 +2,15 @@
 //! the refusal to close days holding quotes, and the delay cutoff following the change
 //! on this instance at once and on another instance within moments.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{Datelike, NaiveDate, Weekday};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with_fixture, Reply, Session, TestApp, PASSWORD};
+use crate::helpers::{eventually, spawn_with_fixture, TestApp};
 
 const PATH: &str = "/api/v1/admin/calendar";
-
-async fn put_calendar(app: &TestApp, session: &Session, body: Value) -> Reply {
-    app.send_as(session, Method::PUT, PATH, body).await
-}
 
 /// Every open day the `trade_calendar` dataset lists, `YYYYMMDD`.
 async fn listed_days(app: &TestApp) -> Vec<String> {
@@ -34,18 +30,12 @@ async fn cutoff(app: &TestApp) -> Value {
 
 /// Polls `app` until its cutoff is `want`; fails after two seconds.
 async fn cutoff_becomes(app: &TestApp, want: &str) {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        let got = cutoff(app).await;
-        if got == json!(want) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "cutoff is still {got} after 2 s; expected {want}"
-        );
-        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-    }
+    let reached = || async { cutoff(app).await == json!(want) };
+    assert!(
+        eventually(Duration::from_secs(2), reached).await,
+        "cutoff is still {} after 2 s; expected {want}",
+        cutoff(app).await
+    );
 }
 
 /// Weekdays from `from` to `to`, inclusive, minus `except`, as `YYYYMMDD`.
@@ -58,20 +48,6 @@ fn weekdays(from: (i32, u32, u32), to: (i32, u32, u32), except: &[&str]) -> Vec<
         .map(|d| d.format("%Y%m%d").to_string())
         .filter(|d| !except.contains(&d.as_str()))
         .collect()
-}
-
-/// A signed-in user with `role`, created by `root`.
-async fn with_role(app: &TestApp, root: &Session, username: &str, role: &str) -> Session {
-    let reply = app
-        .send_as(
-            root,
-            Method::POST,
-            "/api/v1/admin/users",
-            json!({"username": username, "password": PASSWORD, "role": role}),
-        )
-        .await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
-    app.login_ok(username).await
 }
 
 /// The fixture's calendar: November 2026 weekdays but the 16th.
@@ -88,7 +64,7 @@ async fn a_list_replaces_the_whole_calendar() {
     let days = [
         "20261201", "20261109", "20261110", "20261111", "20261112", "20261020",
     ];
-    let reply = put_calendar(&app, &root, json!({ "open_days": days })).await;
+    let reply = app.put_calendar(&root, json!({ "open_days": days })).await;
     assert_eq!((reply.status, reply.code()), (200, 0), "{}", reply.body);
     assert_eq!(
         reply.data(),
@@ -113,15 +89,15 @@ async fn a_list_replaces_the_whole_calendar() {
 async fn a_year_range_rebuilds_those_years_and_keeps_the_others() {
     let app = spawn_with_fixture().await;
     let root = app.admin().await;
-    let admin = with_role(&app, &root, "operator", "admin").await;
+    let admin = app.user_with_role(&root, "operator", "admin").await;
 
     // 2027 has 261 weekdays; 1 January is a Friday.
-    let reply = put_calendar(
-        &app,
-        &admin,
-        json!({"from_year": 2027, "to_year": 2027, "holidays": ["20270101"]}),
-    )
-    .await;
+    let reply = app
+        .put_calendar(
+            &admin,
+            json!({"from_year": 2027, "to_year": 2027, "holidays": ["20270101"]}),
+        )
+        .await;
     assert_eq!((reply.status, reply.code()), (200, 0), "{}", reply.body);
     assert_eq!(
         reply.data(),
@@ -145,12 +121,12 @@ async fn a_year_range_rebuilds_those_years_and_keeps_the_others() {
     );
 
     // Another weekend rule: Friday and Saturday closed, Sunday open, for 2026 only.
-    let reply = put_calendar(
-        &app,
-        &root,
-        json!({"from_year": 2026, "to_year": 2026, "weekend": ["fri", "sat"]}),
-    )
-    .await;
+    let reply = app
+        .put_calendar(
+            &root,
+            json!({"from_year": 2026, "to_year": 2026, "weekend": ["fri", "sat"]}),
+        )
+        .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     let november = app
         .query(json!({"api_name": "trade_calendar",
@@ -172,7 +148,7 @@ async fn a_twenty_year_list_fits_in_one_request() {
     let root = app.admin().await;
     let days = weekdays((2007, 1, 1), (2026, 12, 31), &[]);
     assert!(days.len() > 5000);
-    let reply = put_calendar(&app, &root, json!({ "open_days": days })).await;
+    let reply = app.put_calendar(&root, json!({ "open_days": days })).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     assert_eq!(reply.data()["open_days"], json!(days.len()));
     assert_eq!(listed_days(&app).await, days);
@@ -182,11 +158,11 @@ async fn a_twenty_year_list_fits_in_one_request() {
 async fn only_admins_with_the_csrf_token_may_change_the_calendar() {
     let app = spawn_with_fixture().await;
     let root = app.admin().await;
-    let admin = with_role(&app, &root, "operator", "admin").await;
+    let admin = app.user_with_role(&root, "operator", "admin").await;
     let user = app.user(&root, "alice", "pro").await;
     let body = json!({"open_days": ["20261109", "20261110", "20261111"]});
 
-    put_calendar(&app, &user, body.clone())
+    app.put_calendar(&user, body.clone())
         .await
         .assert_error(403, 40301);
     for session in [&root, &admin] {
@@ -198,7 +174,7 @@ async fn only_admins_with_the_csrf_token_may_change_the_calendar() {
         .await
         .assert_error(401, 40101);
     // The guard comes before the body: a bad body from a user is still 403.
-    put_calendar(&app, &user, json!({"bogus": true}))
+    app.put_calendar(&user, json!({"bogus": true}))
         .await
         .assert_error(403, 40301);
     assert_eq!(listed_days(&app).await, fixture_days());
@@ -207,7 +183,9 @@ async fn only_admins_with_the_csrf_token_may_change_the_calendar() {
     for (session, day) in [(&root, "20261112"), (&admin, "20261113")] {
         let mut days = vec!["20261109", "20261110", "20261111"];
         days.push(day);
-        let reply = put_calendar(&app, session, json!({ "open_days": days })).await;
+        let reply = app
+            .put_calendar(session, json!({ "open_days": days }))
+            .await;
         assert_eq!(reply.code(), 0, "{}", reply.body);
         assert_eq!(listed_days(&app).await, days);
     }
@@ -288,7 +266,7 @@ async fn every_body_mistake_is_40001_naming_the_culprit() {
         ),
     ];
     for (body, words) in cases {
-        let reply = put_calendar(&app, &root, body.clone()).await;
+        let reply = app.put_calendar(&root, body.clone()).await;
         reply.assert_error(400, 40001);
         for word in words {
             assert!(
@@ -323,7 +301,9 @@ async fn closing_a_day_with_quotes_is_409_and_changes_nothing() {
         .into_iter()
         .filter(|d| !["20261109", "20261110", "20261111"].contains(&d.as_str()))
         .collect::<Vec<_>>();
-    let reply = put_calendar(&app, &root, json!({ "open_days": keep_none })).await;
+    let reply = app
+        .put_calendar(&root, json!({ "open_days": keep_none }))
+        .await;
     reply.assert_error(409, 40901);
     assert_eq!(
         reply.message(),
@@ -331,24 +311,24 @@ async fn closing_a_day_with_quotes_is_409_and_changes_nothing() {
          re-import or delete them first"
     );
 
-    let holiday = put_calendar(
-        &app,
-        &root,
-        json!({"from_year": 2026, "to_year": 2026, "holidays": ["20261110"]}),
-    )
-    .await;
+    let holiday = app
+        .put_calendar(
+            &root,
+            json!({"from_year": 2026, "to_year": 2026, "holidays": ["20261110"]}),
+        )
+        .await;
     holiday.assert_error(409, 40901);
     assert!(
         holiday.message().starts_with("cannot close 2026-11-10:"),
         "{}",
         holiday.body
     );
-    let weekend = put_calendar(
-        &app,
-        &root,
-        json!({"from_year": 2026, "to_year": 2026, "weekend": ["mon", "sat", "sun"]}),
-    )
-    .await;
+    let weekend = app
+        .put_calendar(
+            &root,
+            json!({"from_year": 2026, "to_year": 2026, "weekend": ["mon", "sat", "sun"]}),
+        )
+        .await;
     weekend.assert_error(409, 40901);
     assert!(weekend.message().contains("2026-11-09"), "{}", weekend.body);
 
@@ -360,7 +340,9 @@ async fn closing_a_day_with_quotes_is_409_and_changes_nothing() {
         )
         .await
         .unwrap();
-    let reply = put_calendar(&app, &root, json!({"open_days": ["20261201"]})).await;
+    let reply = app
+        .put_calendar(&root, json!({"open_days": ["20261201"]}))
+        .await;
     reply.assert_error(409, 40901);
     assert!(
         reply.message().starts_with(
@@ -390,12 +372,12 @@ async fn the_delay_cutoff_follows_at_once_here_and_soon_on_another_instance() {
     );
 
     // Closing Tuesday 17 Nov as well moves the cutoff a day back, to Mon 9 Nov.
-    let reply = put_calendar(
-        &app,
-        &root,
-        json!({"from_year": 2026, "to_year": 2026, "holidays": ["20261116", "20261117"]}),
-    )
-    .await;
+    let reply = app
+        .put_calendar(
+            &root,
+            json!({"from_year": 2026, "to_year": 2026, "holidays": ["20261116", "20261117"]}),
+        )
+        .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     assert_eq!(cutoff(&app).await, json!("20261109"));
     assert_eq!(
@@ -407,7 +389,9 @@ async fn the_delay_cutoff_follows_at_once_here_and_soon_on_another_instance() {
 
     // Opening Monday 16 and Tuesday 17 Nov moves it forward to Wed 11 Nov.
     let november = weekdays((2026, 11, 2), (2026, 11, 30), &[]);
-    let reply = put_calendar(&app, &root, json!({ "open_days": november })).await;
+    let reply = app
+        .put_calendar(&root, json!({ "open_days": november }))
+        .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     assert_eq!(cutoff(&app).await, json!("20261111"));
     assert_eq!(app.query(daily.clone()).await.items().len(), 3);

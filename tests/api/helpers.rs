@@ -298,6 +298,26 @@ impl TestApp {
     }
 }
 
+/// Polls `check` until it holds or `within` has passed; whether it held. Changes reach
+/// other instances through PostgreSQL NOTIFY, which is prompt but not synchronous, so
+/// tests of "within a second" poll instead of sleeping.
+pub async fn eventually<F, Fut>(within: Duration, check: F) -> bool
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if check().await {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// A new, uniquely named database with this build's schema, cloned from a template
 /// migrated once per schema (so a test pays for a file copy, not for running every
 /// migration). Databases of earlier runs older than two hours are dropped on the way,
@@ -739,5 +759,77 @@ impl TestApp {
             .send_as(admin, reqwest::Method::PATCH, &path, body)
             .await;
         assert_eq!(reply.code(), 0, "{}", reply.body);
+    }
+}
+
+/// One typed method per back-office endpoint, answering the raw [`Reply`] so a test can
+/// assert refusals as well as successes.
+impl TestApp {
+    /// An anonymous `POST` with a JSON body.
+    pub async fn post_json(&self, path: &str, body: Value) -> Reply {
+        self.call(reqwest::Method::POST, path, Some(body), None, false)
+            .await
+    }
+
+    /// `POST /api/v1/admin/users` with any body.
+    pub async fn create_user(&self, admin: &Session, body: Value) -> Reply {
+        self.send_as(admin, reqwest::Method::POST, "/api/v1/admin/users", body)
+            .await
+    }
+
+    /// Creates a user with `role` and signs them in.
+    pub async fn user_with_role(&self, admin: &Session, username: &str, role: &str) -> Session {
+        let body = json!({"username": username, "password": PASSWORD, "role": role});
+        let reply = self.create_user(admin, body).await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        assert_eq!(reply.data()["role"], role, "{}", reply.body);
+        self.login_ok(username).await
+    }
+
+    /// `POST /api/v1/keys` with any body.
+    pub async fn create_key(&self, owner: &Session, body: Value) -> Reply {
+        self.send_as(owner, reqwest::Method::POST, "/api/v1/keys", body)
+            .await
+    }
+
+    /// `DELETE /api/v1/keys/{id}`.
+    pub async fn delete_key(&self, owner: &Session, id: &str) -> Reply {
+        let path = format!("/api/v1/keys/{id}");
+        self.send_as(owner, reqwest::Method::DELETE, &path, json!({}))
+            .await
+    }
+
+    /// `GET /api/v1/keys`.
+    pub async fn list_keys(&self, owner: &Session) -> Reply {
+        self.get_as(owner, "/api/v1/keys").await
+    }
+
+    /// `PUT /api/v1/admin/tiers/{tier}`.
+    pub async fn put_tier(&self, admin: &Session, tier: &str, body: Value) -> Reply {
+        let path = format!("/api/v1/admin/tiers/{tier}");
+        self.send_as(admin, reqwest::Method::PUT, &path, body).await
+    }
+
+    /// `PATCH /api/v1/admin/indexes/{code}`.
+    pub async fn patch_index(&self, admin: &Session, code: &str, body: Value) -> Reply {
+        let path = format!("/api/v1/admin/indexes/{code}");
+        self.send_as(admin, reqwest::Method::PATCH, &path, body)
+            .await
+    }
+
+    /// `PUT /api/v1/admin/calendar`.
+    pub async fn put_calendar(&self, session: &Session, body: Value) -> Reply {
+        self.send_as(
+            session,
+            reqwest::Method::PUT,
+            "/api/v1/admin/calendar",
+            body,
+        )
+        .await
+    }
+
+    /// `GET /api/v1/membership` as this session.
+    pub async fn membership_as(&self, session: &Session) -> Reply {
+        self.get_as(session, "/api/v1/membership").await
     }
 }

@@ -6,7 +6,9 @@ use rust_decimal::prelude::*;
 use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with, Reply, Session, Spawn, TestApp};
+use std::time::Duration;
+
+use crate::helpers::{eventually, spawn_with, Reply, Session, Spawn, TestApp};
 
 /// The open days of [`CALENDAR`], as files write them.
 const OPEN_DAYS: [&str; 10] = [
@@ -486,16 +488,8 @@ async fn another_instance_sees_the_new_data_within_a_second() {
     assert!(daily(&other, "Server_Index").await.is_empty());
     let reply = upload(&app, &admin, "quotes.csv", THREE_DAYS.into()).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
-    let mut seen = 0;
-    while std::time::Instant::now() < deadline {
-        seen = daily(&other, "Server_Index").await.len();
-        if seen == 3 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    assert_eq!(seen, 3);
+    let seen = || async { daily(&other, "Server_Index").await.len() == 3 };
+    assert!(eventually(Duration::from_secs(1), seen).await);
 }
 
 #[actix_web::test]

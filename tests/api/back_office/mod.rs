@@ -1,0 +1,60 @@
+//! The back office (D6 login limit, D7, D9 membership), one file per resource: set-up,
+//! login and sessions, the guard (session, CSRF token, role), users, keys, tiers and
+//! index settings. What they share is here; endpoint calls are `TestApp` methods.
+
+use chrono::{Duration, TimeZone, Utc};
+use iq_actors::clock::Clock;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{now, spawn_app, spawn_with_fixture, Session, TestApp, PASSWORD};
+
+/// The three scopes of the public datasets, sorted.
+const ALL_SCOPES: [&str; 3] = ["calendar:read", "index:read", "quote:read"];
+
+/// The free tier's settings as the migration seeds them.
+fn free_defaults() -> Value {
+    json!({"per_minute": 10, "per_day": 10, "max_rows": 5000, "max_keys": 1,
+           "delay_days": 7, "member_indexes": false})
+}
+
+/// Every string in a JSON value, object keys included.
+fn strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push(k.clone());
+                strings(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn sorted_scopes(data: &Value) -> Vec<String> {
+    let mut scopes: Vec<String> = data["scopes"]
+        .as_array()
+        .expect("scopes")
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    scopes.sort();
+    scopes
+}
+
+/// `index_code` of every row a visitor's `index_basic` returns.
+async fn visitor_index_codes(app: &TestApp) -> Vec<Value> {
+    let reply = app.query(json!({"api_name": "index_basic"})).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    reply.column("index_code")
+}
+
+mod guard;
+mod indexes;
+mod keys;
+mod sessions;
+mod setup;
+mod tiers;
+mod users;

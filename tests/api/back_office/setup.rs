@@ -1,0 +1,71 @@
+//! Set-up: the first super administrator, once.
+
+use super::*;
+
+#[actix_web::test]
+async fn setup_creates_the_first_super_admin_once_and_flips_initialized() {
+    let app = spawn_app().await;
+    let before = app.config().await;
+    assert_eq!(before.code(), 0, "{}", before.body);
+    assert_eq!(
+        before.data()["initialized"],
+        json!(false),
+        "{}",
+        before.body
+    );
+
+    let short = app
+        .post_json(
+            "/api/v1/setup",
+            json!({"username": "root", "password": "too short"}),
+        )
+        .await;
+    short.assert_error(400, 40001);
+    assert!(short.message().contains("password"), "{}", short.body);
+    assert!(!short.message().contains("too short"), "{}", short.body);
+
+    let long = "a".repeat(65);
+    for username in ["x", "has space", "semi;colon", long.as_str()] {
+        let bad = app
+            .post_json(
+                "/api/v1/setup",
+                json!({"username": username, "password": PASSWORD}),
+            )
+            .await;
+        bad.assert_error(400, 40001);
+        assert!(bad.message().contains("username"), "{}", bad.body);
+    }
+    // Refused set-ups leave the service uninitialised.
+    assert_eq!(app.config().await.data()["initialized"], json!(false));
+
+    let first = app
+        .post_json(
+            "/api/v1/setup",
+            json!({"username": "root", "password": PASSWORD}),
+        )
+        .await;
+    assert_eq!((first.status, first.code()), (200, 0), "{}", first.body);
+    let data = first.data();
+    assert!(
+        data["id"].as_str().is_some_and(|id| !id.is_empty()),
+        "{data}"
+    );
+    assert_eq!(data["username"], "root");
+    assert_eq!(data["role"], "super_admin");
+    assert!(data.get("password").is_none() && data.get("password_hash").is_none());
+
+    let after = app.config().await;
+    assert_eq!(after.data()["initialized"], json!(true), "{}", after.body);
+
+    let second = app
+        .post_json(
+            "/api/v1/setup",
+            json!({"username": "another", "password": PASSWORD}),
+        )
+        .await;
+    second.assert_error(409, 40901);
+    // The first administrator can sign in; the refused one does not exist.
+    app.login_ok("root").await;
+    let (refused, _) = app.login("another", PASSWORD).await;
+    refused.assert_error(401, 40102);
+}
