@@ -14,7 +14,7 @@ use actix_web::{web, App, HttpServer};
 use iq_actors::accounts::api_key::KeyHasher;
 use iq_actors::accounts::Accounts;
 use iq_actors::auth::AuthActor;
-use iq_actors::calendar::service_today;
+use iq_actors::calendar::{service_today, Calendar};
 use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
 use iq_actors::imports::Importer;
@@ -184,6 +184,7 @@ impl Application {
             trusted_proxies: settings.trusted_proxies.clone(),
             cookie_secure: settings.cookie_secure,
             import_max_bytes: settings.import_max_bytes,
+            calendar: Calendar::new(pool.clone(), change_bus.clone()),
             importer: Importer {
                 pool: pool.clone(),
                 clock: settings.clock.clone(),

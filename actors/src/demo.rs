@@ -9,10 +9,10 @@ use chrono::{Datelike, NaiveDate, Weekday};
 use rust_decimal::Decimal;
 use tokio_postgres::Client;
 
+use crate::calendar::service::replace_all as replace_calendar;
 use crate::changes::Change;
 use crate::db::Traced;
 use crate::imports::{write, ImportOutcome, Importer, Source};
-use crate::quotes::store::replace_calendar;
 use crate::quotes::QuoteRow;
 use crate::ApiError;
 

@@ -3,11 +3,11 @@
 //! administrators, with the CSRF token.
 //!
 //! Thin on purpose: the body's rules, the refusal to close days holding quotes and the
-//! cache invalidation all live in [`iq_actors::quotes::calendar_admin`], so this handler
+//! cache invalidation all live in [`iq_actors::calendar`], so this handler
 //! must never touch the database or the caches itself.
 
 use actix_web::web;
-use iq_actors::quotes::calendar_admin::CalendarChange;
+use iq_actors::calendar::CalendarChange;
 use serde::Serialize;
 
 use super::AppState;
@@ -18,7 +18,5 @@ pub async fn replace(
     body: Body<CalendarChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    Ok(Answer(
-        state.accounts.replace_calendar(body.value()?).await?,
-    ))
+    Ok(Answer(state.calendar.replace(body.value()?).await?))
 }

@@ -17,6 +17,7 @@ use actix::Addr;
 use actix_web::{web, HttpRequest};
 use ipnet::IpNet;
 use iq_actors::accounts::Accounts;
+use iq_actors::calendar::Calendar;
 use iq_actors::imports::Importer;
 
 use std::sync::atomic::AtomicBool;
@@ -34,6 +35,8 @@ pub struct AppState {
     pub import_max_bytes: usize,
     /// Quote imports, under the configured bounds.
     pub importer: Importer,
+    /// The trading calendar's writer.
+    pub calendar: Calendar,
     /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
     /// `Accounts`.
     pub pool: deadpool_postgres::Pool,

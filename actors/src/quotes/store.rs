@@ -35,22 +35,6 @@ pub struct Recalculated {
     pub from: BTreeMap<String, NaiveDate>,
 }
 
-/// Replaces the whole trading calendar with `open_days`.
-pub async fn replace_calendar(
-    tx: &Transaction<'_>,
-    open_days: &[NaiveDate],
-) -> Result<(), ApiError> {
-    tx.execute_named("calendar.delete_all", "DELETE FROM trade_calendar", &[])
-        .await?;
-    tx.execute_named(
-        "calendar.insert_all",
-        "INSERT INTO trade_calendar (trade_date) SELECT DISTINCT d FROM UNNEST($1::date[]) AS d",
-        &[&open_days],
-    )
-    .await?;
-    Ok(())
-}
-
 /// One batch of quotes written piece by piece, then recalculated once: an import
 /// stores each piece of the file as soon as it is validated, while the rest is still
 /// being read. The replaced (date, index) days are whole: a day's old quotes are

@@ -1,6 +1,17 @@
-//! Trading-calendar arithmetic: the service's "today" and the member delay cutoff (D5).
+//! Every rule of the trading calendar, in one place:
 //!
-//! Pure functions; the dataset actor feeds them open days read from the database.
+//! - here: the service's "today" and the member delay cutoff (D5), pure functions the
+//!   dataset actor feeds with open days read from the database;
+//! - [`change`]: an administrator's change (a list of open days, or years rebuilt from a
+//!   weekend rule and holidays) checked into a plan, without the database;
+//! - [`service`]: the [`Calendar`] service that writes a plan, all or nothing, refusing
+//!   to close a day that holds data.
+
+pub mod change;
+pub mod service;
+
+pub use change::{CalendarChange, CalendarPlan, CalendarSummary};
+pub use service::Calendar;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;

@@ -1,26 +1,16 @@
-//! The administrators' trading-calendar change (D7, `PUT /api/v1/admin/calendar`):
-//! replace the whole calendar with a list of open days, or rebuild whole years from a
-//! weekend rule and a holiday list.
+//! The administrators' trading-calendar change (D7, `PUT /api/v1/admin/calendar`), as a
+//! plan: replace the whole calendar with a list of open days, or rebuild whole years
+//! from a weekend rule and a holiday list.
 //!
-//! The body is checked here without the database ([`CalendarChange::plan`]); the write
-//! then runs through [`Accounts::write`] with [`Change::Data`], so every instance drops
-//! its delay cutoffs and cached pages, and this one before the answer is sent.
-//!
-//! It must never close a day that holds quotes or `index_daily` rows (those rows would
-//! vanish from the datasets and break the index chain): such a change is refused whole
-//! with 409 / 40901 and nothing changes. It never builds SQL from client text.
+//! Pure: the body is checked here without the database ([`CalendarChange::plan`]);
+//! [`super::service::Calendar`] writes the plan. It must never accept a date outside
+//! the allowed years or a list past its size limit.
 
 use std::collections::BTreeSet;
 
+use crate::ApiError;
 use chrono::{Datelike, NaiveDate, Weekday};
 use serde::{Deserialize, Serialize};
-use tokio_postgres::Transaction;
-
-use super::store;
-use crate::accounts::Accounts;
-use crate::changes::Change;
-use crate::db::Traced;
-use crate::{ApiError, ErrorCode};
 
 /// Years a calendar may hold: wide enough for any history and plan, narrow enough that
 /// a typo (`20026`, `0226`) is caught instead of stored.
@@ -30,8 +20,6 @@ pub const MAX_YEAR: i32 = 2100;
 pub const MAX_SPAN_YEARS: i32 = 50;
 /// The most days one `open_days` list may hold (about 80 years of weekdays).
 pub const MAX_OPEN_DAYS: usize = 20_000;
-/// How many blocking dates a refusal lists.
-const LISTED_CONFLICTS: i64 = 10;
 
 const DAY_NAMES: [(&str, Weekday); 7] = [
     ("mon", Weekday::Mon),
@@ -77,14 +65,14 @@ pub enum CalendarPlan {
 
 impl CalendarPlan {
     /// The days the plan replaces: `None` for the whole calendar.
-    fn span(&self) -> Option<(NaiveDate, NaiveDate)> {
+    pub(super) fn span(&self) -> Option<(NaiveDate, NaiveDate)> {
         match self {
             CalendarPlan::Whole { .. } => None,
             CalendarPlan::Span { from, to, .. } => Some((*from, *to)),
         }
     }
 
-    fn open(&self) -> &[NaiveDate] {
+    pub(super) fn open(&self) -> &[NaiveDate] {
         match self {
             CalendarPlan::Whole { open } | CalendarPlan::Span { open, .. } => open,
         }
@@ -278,128 +266,10 @@ fn date(field: &str, i: usize, text: &str) -> Result<NaiveDate, ApiError> {
         .map_err(|_| ApiError::invalid(format!("{field}[{i}]: '{text}' is not a real date")))
 }
 
-impl Accounts {
-    /// Applies a calendar change, all or nothing, and answers the calendar's new extent.
-    pub async fn replace_calendar(
-        &self,
-        change: CalendarChange,
-    ) -> Result<CalendarSummary, ApiError> {
-        let plan = change.plan()?;
-        self.write(Change::Data, async |tx| {
-            lock(tx).await?;
-            refuse_closing_days_with_data(tx, &plan).await?;
-            match &plan {
-                CalendarPlan::Whole { open } => store::replace_calendar(tx, open).await?,
-                CalendarPlan::Span { from, to, open } => replace_span(tx, *from, *to, open).await?,
-            }
-            summary(tx).await
-        })
-        .await
-    }
-}
-
-/// Calendar changes run one at a time (EXCLUSIVE conflicts with itself), and while one
-/// runs no quote or daily row can be written or deleted (SHARE waits for, and then
-/// holds off, every writer of those tables), so the check below stays true until commit.
-/// Readers are never blocked. Calendar first, then the data: one order everywhere.
-async fn lock(tx: &Transaction<'_>) -> Result<(), ApiError> {
-    tx.batch_execute_named(
-        "calendar.lock",
-        "LOCK TABLE trade_calendar IN EXCLUSIVE MODE; \
-         LOCK TABLE index_quotes, index_daily IN SHARE MODE",
-    )
-    .await?;
-    Ok(())
-}
-
-/// 409 / 40901 when the plan would close a day that is open now and holds quotes or
-/// daily rows, naming up to [`LISTED_CONFLICTS`] of them.
-async fn refuse_closing_days_with_data(
-    tx: &Transaction<'_>,
-    plan: &CalendarPlan,
-) -> Result<(), ApiError> {
-    let (from, to) = plan.span().unzip();
-    let open = plan.open();
-    let rows = tx
-        .query_named(
-            "calendar.check_conflicts",
-            "SELECT c.trade_date, count(*) OVER () FROM trade_calendar c \
-             WHERE ($1::date IS NULL OR c.trade_date BETWEEN $1 AND $2) \
-               AND NOT (c.trade_date = ANY($3::date[])) \
-               AND (EXISTS (SELECT 1 FROM index_quotes q WHERE q.trade_date = c.trade_date) \
-                 OR EXISTS (SELECT 1 FROM index_daily d WHERE d.trade_date = c.trade_date)) \
-             ORDER BY c.trade_date LIMIT $4",
-            &[&from, &to, &open, &LISTED_CONFLICTS],
-        )
-        .await?;
-    let Some(first) = rows.first() else {
-        return Ok(());
-    };
-    let total: i64 = first.try_get(1)?;
-    let mut listed = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let day: NaiveDate = row.try_get(0)?;
-        listed.push(day.format("%Y-%m-%d").to_string());
-    }
-    let more = total - rows.len() as i64;
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    Err(ApiError::new(
-        ErrorCode::Conflict,
-        format!(
-            "cannot close {}{more}: quotes exist on them; re-import or delete them first",
-            listed.join(", ")
-        ),
-    ))
-}
-
-/// Replaces the days `from..=to` with `open` (all within the span); other days stay.
-async fn replace_span(
-    tx: &Transaction<'_>,
-    from: NaiveDate,
-    to: NaiveDate,
-    open: &[NaiveDate],
-) -> Result<(), ApiError> {
-    tx.execute_named(
-        "calendar.delete_span",
-        "DELETE FROM trade_calendar WHERE trade_date BETWEEN $1 AND $2",
-        &[&from, &to],
-    )
-    .await?;
-    tx.execute_named(
-        "calendar.insert_span",
-        "INSERT INTO trade_calendar (trade_date) SELECT d FROM UNNEST($1::date[]) AS d",
-        &[&open],
-    )
-    .await?;
-    Ok(())
-}
-
-async fn summary(tx: &Transaction<'_>) -> Result<CalendarSummary, ApiError> {
-    let row = tx
-        .query_one_named(
-            "calendar.summary",
-            "SELECT count(*), min(trade_date), max(trade_date) FROM trade_calendar",
-            &[],
-        )
-        .await?;
-    let day = |i: usize| -> Result<Option<String>, ApiError> {
-        let day: Option<NaiveDate> = row.try_get(i)?;
-        Ok(day.map(|d| d.format("%Y%m%d").to_string()))
-    };
-    Ok(CalendarSummary {
-        open_days: row.try_get(0)?,
-        first: day(1)?,
-        last: day(2)?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
     use serde_json::json;
 
     fn d(y: i32, m: u32, day: u32) -> NaiveDate {
