@@ -24,5 +24,6 @@ pub mod metrics;
 pub mod query;
 pub mod quota;
 pub mod quotes;
+pub mod wire_date;
 
 pub use error::{ApiError, ErrorCode};

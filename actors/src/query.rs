@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
 use crate::catalogue::{self, Dataset, FieldDef, ParamRole};
+use crate::wire_date::WireDate;
 use crate::ApiError;
 
 /// Longest accepted parameter value, in characters.
@@ -197,8 +198,8 @@ fn check_date_combination(
         if s > e {
             return Err(ApiError::invalid(format!(
                 "parameter 'start_date' ({}) is later than 'end_date' ({})",
-                s.format("%Y%m%d"),
-                e.format("%Y%m%d")
+                WireDate(*s),
+                WireDate(*e)
             )));
         }
     }
@@ -252,20 +253,7 @@ fn default_fields(dataset: &'static Dataset) -> Vec<&'static FieldDef> {
 
 /// `YYYYMMDD` or `YYYY-MM-DD`, and a real calendar date.
 pub fn parse_date(text: &str) -> Option<NaiveDate> {
-    let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    let format = match text.len() {
-        8 if digits_only(text) => "%Y%m%d",
-        10 if text.as_bytes()[4] == b'-'
-            && text.as_bytes()[7] == b'-'
-            && digits_only(&text[..4])
-            && digits_only(&text[5..7])
-            && digits_only(&text[8..]) =>
-        {
-            "%Y-%m-%d"
-        }
-        _ => return None,
-    };
-    NaiveDate::parse_from_str(text, format).ok()
+    WireDate::parse(text).ok().map(|d| d.0)
 }
 
 /// Echoes client text in a message without letting it run on or carry control characters.

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::wire_date::{DateError, WireDate};
 use crate::ApiError;
 use chrono::{Datelike, NaiveDate, Weekday};
 use serde::{Deserialize, Serialize};
@@ -254,16 +255,18 @@ fn date_in_range(field: &str, i: usize, text: &str) -> Result<NaiveDate, ApiErro
     Ok(day)
 }
 
-/// `YYYYMMDD` and nothing else: chrono's `%Y` alone would also take signs and other
-/// widths, so the shape is checked first.
+/// `YYYYMMDD` and nothing else.
 fn date(field: &str, i: usize, text: &str) -> Result<NaiveDate, ApiError> {
-    if text.len() != 8 || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ApiError::invalid(format!(
-            "{field}[{i}]: '{text}' is not a date in YYYYMMDD form"
-        )));
-    }
-    NaiveDate::parse_from_str(text, "%Y%m%d")
-        .map_err(|_| ApiError::invalid(format!("{field}[{i}]: '{text}' is not a real date")))
+    WireDate::parse_compact(text)
+        .map(|d| d.0)
+        .map_err(|e| match e {
+            DateError::Shape => ApiError::invalid(format!(
+                "{field}[{i}]: '{text}' is not a date in YYYYMMDD form"
+            )),
+            DateError::NotReal => {
+                ApiError::invalid(format!("{field}[{i}]: '{text}' is not a real date"))
+            }
+        })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use tokio_postgres::Transaction;
 use super::change::{CalendarChange, CalendarPlan, CalendarSummary};
 use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
+use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
 /// How many blocking dates a refusal lists.
@@ -154,7 +155,7 @@ async fn summary(tx: &Transaction<'_>) -> Result<CalendarSummary, ApiError> {
         .await?;
     let day = |i: usize| -> Result<Option<String>, ApiError> {
         let day: Option<NaiveDate> = row.try_get(i)?;
-        Ok(day.map(|d| d.format("%Y%m%d").to_string()))
+        Ok(day.map(|d| WireDate(d).to_string()))
     };
     Ok(CalendarSummary {
         open_days: row.try_get(0)?,

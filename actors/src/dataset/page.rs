@@ -11,6 +11,7 @@ use tokio_postgres::Row;
 
 use crate::catalogue::{FieldDef, ValueKind};
 use crate::decimal::to_fixed;
+use crate::wire_date::WireDate;
 use crate::ApiError;
 
 /// A rendered page: the JSON of `data`, ready to be embedded in the envelope. Kept
@@ -106,7 +107,7 @@ fn cell(row: &Row, i: usize, kind: ValueKind) -> Result<Value, ApiError> {
             .unwrap_or(Value::Null),
         ValueKind::Date => row
             .try_get::<_, Option<NaiveDate>>(i)?
-            .map(|d| Value::String(d.format("%Y%m%d").to_string()))
+            .map(|d| Value::String(WireDate(d).to_string()))
             .unwrap_or(Value::Null),
         ValueKind::Decimal { scale } => row
             .try_get::<_, Option<Decimal>>(i)?

@@ -41,6 +41,7 @@ use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
 use crate::quotes::recalc::QuoteRow;
 use crate::quotes::store::QuoteWriter;
+use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
 /// Any key unique to imports; held for the import's transaction.
@@ -457,7 +458,7 @@ async fn store(
         recalculated_from: recalculated
             .from
             .iter()
-            .map(|(code, date)| (code.clone(), date.format("%Y%m%d").to_string()))
+            .map(|(code, date)| (code.clone(), WireDate(*date).to_string()))
             .collect(),
     })
 }

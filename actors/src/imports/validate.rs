@@ -40,6 +40,7 @@ use super::bounds::{column_letter, echo, ErrorList, MAX_CELL_CHARS};
 use super::workbook::Sheet;
 use super::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
+use crate::wire_date::{DateError, WireDate};
 
 /// One problem, as the `errors` array of a 422 / 40002 lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -535,30 +536,13 @@ fn trade_date(cell: &Cell, open_days: &BTreeSet<NaiveDate>) -> Result<NaiveDate,
 
 /// `YYYYMMDD` or `YYYY-MM-DD`, exactly, and a real calendar date.
 fn date_text(s: &str) -> Result<NaiveDate, String> {
-    let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        let part = b.get(r)?;
-        if part.iter().all(u8::is_ascii_digit) {
-            std::str::from_utf8(part).ok()?.parse().ok()
-        } else {
-            None
-        }
-    };
-    let parts = match b.len() {
-        8 => (digits(0..4), digits(4..6), digits(6..8)),
-        10 if b[4] == b'-' && b[7] == b'-' => (digits(0..4), digits(5..7), digits(8..10)),
-        _ => (None, None, None),
-    };
-    let (Some(year), Some(month), Some(day)) = parts else {
-        return Err(format!(
+    WireDate::parse(s).map(|d| d.0).map_err(|e| match e {
+        DateError::Shape => format!(
             "'{}' is not a date in the form YYYYMMDD or YYYY-MM-DD",
             echo(s)
-        ));
-    };
-    i32::try_from(year)
-        .ok()
-        .and_then(|y| NaiveDate::from_ymd_opt(y, month, day))
-        .ok_or_else(|| format!("'{}' is not a real calendar date", echo(s)))
+        ),
+        DateError::NotReal => format!("'{}' is not a real calendar date", echo(s)),
+    })
 }
 
 fn index_code<'r>(cell: &Cell, quote_indexes: &'r BTreeSet<String>) -> Result<&'r str, String> {

@@ -7,6 +7,7 @@
 
 use super::validate::COLUMNS;
 use crate::quotes::recalc::QuoteRow;
+use crate::wire_date::WireDate;
 #[cfg(any(test, feature = "test-support"))]
 use crate::ApiError;
 
@@ -51,7 +52,7 @@ pub fn to_csv(rows: &[QuoteRow]) -> Vec<u8> {
 
 fn quote_fields(quote: &QuoteRow) -> [String; 5] {
     [
-        quote.trade_date.format("%Y%m%d").to_string(),
+        WireDate(quote.trade_date).to_string(),
         quote.index_code.clone(),
         quote.specification.clone(),
         quote.weight.to_string(),

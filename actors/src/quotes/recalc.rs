@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use crate::decimal::round_half_away;
+use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
 fn round6(x: Decimal) -> Decimal {
@@ -47,7 +48,7 @@ fn overflow(what: &str, date: NaiveDate, index_code: &str) -> ApiError {
         ErrorCode::ImportRejected,
         format!(
             "recalculation of {index_code} on {} failed: {what} is out of range",
-            date.format("%Y%m%d")
+            WireDate(date)
         ),
     )
 }
