@@ -71,10 +71,10 @@ impl IndexRegistry {
             .await?;
         let mut indexes = Vec::with_capacity(rows.len());
         for row in rows {
-            let visibility: String = row.try_get(2)?;
+            let visibility: String = row.try_get("visibility")?;
             indexes.push(IndexDef {
-                index_code: row.try_get(0)?,
-                sort_no: row.try_get(1)?,
+                index_code: row.try_get("index_code")?,
+                sort_no: row.try_get("sort_no")?,
                 visibility: Visibility::parse(&visibility).ok_or_else(|| {
                     ApiError::internal(format_args!("unknown visibility {visibility:?}"))
                 })?,

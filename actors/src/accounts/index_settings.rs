@@ -66,9 +66,9 @@ pub async fn patch(
             )
         })?;
     Ok(IndexSettings {
-        index_code: row.try_get(0)?,
-        index_name: row.try_get(1)?,
-        sort_no: row.try_get(2)?,
-        visibility: row.try_get(3)?,
+        index_code: row.try_get("index_code")?,
+        index_name: row.try_get("index_name")?,
+        sort_no: row.try_get("sort_no")?,
+        visibility: row.try_get("visibility")?,
     })
 }

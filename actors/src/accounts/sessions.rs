@@ -145,13 +145,13 @@ pub async fn resolve(
     else {
         return Ok(SessionLookup::Unknown);
     };
-    let last_seen: DateTime<Utc> = row.try_get(2)?;
-    let expires_at: DateTime<Utc> = row.try_get(3)?;
+    let last_seen: DateTime<Utc> = row.try_get("last_seen_at")?;
+    let expires_at: DateTime<Utc> = row.try_get("expires_at")?;
     if now >= expires_at || now - last_seen >= policy.idle {
         close(client, presented).await?;
         return Ok(SessionLookup::Expired);
     }
-    if !row.try_get::<_, bool>(7)? {
+    if !row.try_get::<_, bool>("active")? {
         return Ok(SessionLookup::Disabled);
     }
     if now - last_seen >= TOUCH_EVERY {
@@ -163,16 +163,16 @@ pub async fn resolve(
             )
             .await?;
     }
-    let role: String = row.try_get(5)?;
+    let role: String = row.try_get("role")?;
     Ok(SessionLookup::Active(ActiveSession {
         account: Account {
-            user_id: row.try_get(0)?,
-            username: row.try_get(4)?,
+            user_id: row.try_get("user_id")?,
+            username: row.try_get("username")?,
             role: Role::parse(&role)
                 .ok_or_else(|| ApiError::internal(format_args!("unknown role {role:?}")))?,
         },
-        tier: row.try_get(6)?,
-        csrf_digest: row.try_get(1)?,
+        tier: row.try_get("tier")?,
+        csrf_digest: row.try_get("csrf_hash")?,
     }))
 }
 

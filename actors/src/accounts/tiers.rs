@@ -34,22 +34,22 @@ pub async fn load(client: &impl Traced, name: &str) -> Result<Tier, ApiError> {
 }
 
 fn from_row(row: &tokio_postgres::Row) -> Result<Tier, ApiError> {
-    let count = |i: usize| -> Result<u32, ApiError> {
-        let v: i32 = row.try_get(i)?;
+    let count = |name: &str| -> Result<u32, ApiError> {
+        let v: i32 = row.try_get(name)?;
         u32::try_from(v).map_err(ApiError::internal)
     };
     Ok(Tier {
-        name: row.try_get(0)?,
-        per_minute: i64::from(row.try_get::<_, i32>(1)?),
-        per_day: i64::from(row.try_get::<_, i32>(2)?),
-        max_rows: count(3)?,
+        name: row.try_get("tier")?,
+        per_minute: i64::from(row.try_get::<_, i32>("per_minute")?),
+        per_day: i64::from(row.try_get::<_, i32>("per_day")?),
+        max_rows: count("max_rows")?,
         max_keys: row
-            .try_get::<_, Option<i32>>(4)?
+            .try_get::<_, Option<i32>>("max_keys")?
             .map(u32::try_from)
             .transpose()
             .map_err(ApiError::internal)?,
-        delay_days: count(5)?,
-        member_indexes: row.try_get(6)?,
+        delay_days: count("delay_days")?,
+        member_indexes: row.try_get("member_indexes")?,
     })
 }
 

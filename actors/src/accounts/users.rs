@@ -174,7 +174,10 @@ pub async fn login(
             )
             .await?
     };
-    let stored: Option<String> = row.as_ref().map(|r| r.try_get(1)).transpose()?;
+    let stored: Option<String> = row
+        .as_ref()
+        .map(|r| r.try_get("password_hash"))
+        .transpose()?;
     let verified = password::verify_bounded(password, stored).await?;
     let Some(row) = row.filter(|_| verified) else {
         return Err(ApiError::new(
@@ -183,12 +186,12 @@ pub async fn login(
         ));
     };
     super::login_limit::release(&**pool.get().await?, hasher, &username, ip, now).await?;
-    if !row.try_get::<_, bool>(3)? {
+    if !row.try_get::<_, bool>("active")? {
         return Err(ApiError::forbidden("this account is disabled"));
     }
-    let role: String = row.try_get(2)?;
+    let role: String = row.try_get("role")?;
     Ok(Account {
-        user_id: row.try_get(0)?,
+        user_id: row.try_get("user_id")?,
         username,
         role: parse_role(&role)?,
     })
@@ -244,16 +247,16 @@ pub async fn patch(client: &impl Traced, id: &str, patch: UserPatch) -> Result<U
 }
 
 fn view(row: &tokio_postgres::Row) -> Result<UserView, ApiError> {
-    let role: String = row.try_get(2)?;
+    let role: String = row.try_get("role")?;
     Ok(UserView {
         account: Account {
-            user_id: row.try_get(0)?,
-            username: row.try_get(1)?,
+            user_id: row.try_get("user_id")?,
+            username: row.try_get("username")?,
             role: parse_role(&role)?,
         },
-        tier: row.try_get(3)?,
-        active: row.try_get(4)?,
-        api_access: row.try_get(5)?,
-        created_at: row.try_get(6)?,
+        tier: row.try_get("tier")?,
+        active: row.try_get("active")?,
+        api_access: row.try_get("api_access")?,
+        created_at: row.try_get("created_at")?,
     })
 }

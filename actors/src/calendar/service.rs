@@ -90,7 +90,7 @@ async fn refuse_closing_days_with_data(
     let rows = tx
         .query_named(
             "calendar.check_conflicts",
-            "SELECT c.trade_date, count(*) OVER () FROM trade_calendar c \
+            "SELECT c.trade_date, count(*) OVER () AS conflicts FROM trade_calendar c \
              WHERE ($1::date IS NULL OR c.trade_date BETWEEN $1 AND $2) \
                AND NOT (c.trade_date = ANY($3::date[])) \
                AND (EXISTS (SELECT 1 FROM index_quotes q WHERE q.trade_date = c.trade_date) \
@@ -102,10 +102,10 @@ async fn refuse_closing_days_with_data(
     let Some(first) = rows.first() else {
         return Ok(());
     };
-    let total: i64 = first.try_get(1)?;
+    let total: i64 = first.try_get("conflicts")?;
     let mut listed = Vec::with_capacity(rows.len());
     for row in &rows {
-        let day: NaiveDate = row.try_get(0)?;
+        let day: NaiveDate = row.try_get("trade_date")?;
         listed.push(day.format("%Y-%m-%d").to_string());
     }
     let more = total - rows.len() as i64;
@@ -149,17 +149,18 @@ async fn summary(tx: &Transaction<'_>) -> Result<CalendarSummary, ApiError> {
     let row = tx
         .query_one_named(
             "calendar.summary",
-            "SELECT count(*), min(trade_date), max(trade_date) FROM trade_calendar",
+            "SELECT count(*) AS open_days, min(trade_date) AS first, max(trade_date) AS last \
+             FROM trade_calendar",
             &[],
         )
         .await?;
-    let day = |i: usize| -> Result<Option<String>, ApiError> {
-        let day: Option<NaiveDate> = row.try_get(i)?;
+    let day = |name: &str| -> Result<Option<String>, ApiError> {
+        let day: Option<NaiveDate> = row.try_get(name)?;
         Ok(day.map(|d| WireDate(d).to_string()))
     };
     Ok(CalendarSummary {
-        open_days: row.try_get(0)?,
-        first: day(1)?,
-        last: day(2)?,
+        open_days: row.try_get("open_days")?,
+        first: day("first")?,
+        last: day("last")?,
     })
 }

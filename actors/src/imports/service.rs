@@ -278,16 +278,16 @@ impl Importer {
         rows.iter()
             .map(|row| {
                 Ok(ImportRecord {
-                    id: row.try_get::<_, i64>(0)?.to_string(),
-                    username: row.try_get(1)?,
-                    source: row.try_get(2)?,
-                    file_name: row.try_get(3)?,
-                    rows: row.try_get(4)?,
-                    result: row.try_get(5)?,
-                    errors: row.try_get(6)?,
-                    message: row.try_get(7)?,
-                    started_at: row.try_get(8)?,
-                    finished_at: row.try_get(9)?,
+                    id: row.try_get::<_, i64>("import_id")?.to_string(),
+                    username: row.try_get("username")?,
+                    source: row.try_get("source")?,
+                    file_name: row.try_get("file_name")?,
+                    rows: row.try_get("rows")?,
+                    result: row.try_get("result")?,
+                    errors: row.try_get("errors")?,
+                    message: row.try_get("message")?,
+                    started_at: row.try_get("started_at")?,
+                    finished_at: row.try_get("finished_at")?,
                 })
             })
             .collect()

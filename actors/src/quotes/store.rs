@@ -181,15 +181,18 @@ async fn starting_points(
         .await?;
     let mut starts = Starts::new();
     for r in &rows {
-        let index_value: Option<Decimal> = r.try_get(2)?;
+        let index_value: Option<Decimal> = r.try_get("index_value")?;
         let previous = match index_value {
             Some(index_value) => Some(Previous {
                 index_value,
-                weighted_price: r.try_get(3)?,
+                weighted_price: r.try_get("weighted_price")?,
             }),
             None => None,
         };
-        starts.insert(r.try_get(0)?, (r.try_get(1)?, previous));
+        starts.insert(
+            r.try_get("index_code")?,
+            (r.try_get("base_value")?, previous),
+        );
     }
     Ok(starts)
 }
@@ -251,11 +254,11 @@ async fn kept_quotes(
     let mut quotes = QuotesByDay::new();
     for q in &rows {
         quotes
-            .entry(q.try_get(0)?)
+            .entry(q.try_get("index_code")?)
             .or_default()
-            .entry(q.try_get(1)?)
+            .entry(q.try_get("trade_date")?)
             .or_default()
-            .push((q.try_get(2)?, q.try_get(3)?));
+            .push((q.try_get("weight")?, q.try_get("price")?));
     }
     Ok(quotes)
 }
@@ -300,14 +303,14 @@ async fn composite_rows(
         .await?;
     let mut by_day: BTreeMap<NaiveDate, Vec<Option<Option<Decimal>>>> = BTreeMap::new();
     for r in &rows {
-        let code: String = r.try_get(1)?;
+        let code: String = r.try_get("index_code")?;
         let Some(position) = COMPOSITE_BASES.iter().position(|b| *b == code) else {
             continue;
         };
         let slots = by_day
-            .entry(r.try_get(0)?)
+            .entry(r.try_get("trade_date")?)
             .or_insert_with(|| vec![None; COMPOSITE_BASES.len()]);
-        slots[position] = Some(r.try_get(2)?);
+        slots[position] = Some(r.try_get("pct_change")?);
     }
     // Only dates on which every base index has a value take part.
     let days: Vec<(NaiveDate, Vec<Option<Decimal>>)> = by_day
