@@ -159,6 +159,11 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
     }
 }
 
+/// A duration as whole milliseconds, for a default read back from the environment.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// `METRICS_ADDR`: its own listener, on the machine only unless told otherwise; `api`
 /// serves `/metrics` on the public listener.
 fn metrics_addr(value: Option<String>) -> Option<String> {
@@ -182,6 +187,9 @@ impl Settings {
                 Database::Embedded { dir }
             }
         };
+        // Each default is the one its component declares: one value, one place.
+        let pool = PoolSettings::default();
+        let pace = BodyPace::default();
         let max_limit: u32 = parsed("MAX_LIMIT", 5000)?;
         if !(1..=5000).contains(&max_limit) {
             return Err(ConfigError {
@@ -223,22 +231,24 @@ impl Settings {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let idle_minutes: i64 = parsed("SESSION_IDLE_MINUTES", 60)?;
-        let max_hours: i64 = parsed("SESSION_MAX_HOURS", 12)?;
+        let sessions = SessionPolicy::default();
+        let idle_minutes: i64 = parsed("SESSION_IDLE_MINUTES", sessions.idle.num_minutes())?;
+        let max_hours: i64 = parsed("SESSION_MAX_HOURS", sessions.absolute.num_hours())?;
         if idle_minutes < 1 || max_hours < 1 {
             return Err(ConfigError {
                 variable: "SESSION_IDLE_MINUTES",
                 problem: "session lifetimes must be at least 1".into(),
             });
         }
-        let flush_ms: u64 = parsed("QUOTA_FLUSH_MS", 1000)?;
+        let quota = QuotaSettings::default();
+        let flush_ms: u64 = parsed("QUOTA_FLUSH_MS", millis(quota.flush_interval))?;
         if !(10..=60_000).contains(&flush_ms) {
             return Err(ConfigError {
                 variable: "QUOTA_FLUSH_MS",
                 problem: format!("{flush_ms} is outside 10..=60000"),
             });
         }
-        let retention_days: u32 = parsed("CALL_LOG_RETENTION_DAYS", 90)?;
+        let retention_days: u32 = parsed("CALL_LOG_RETENTION_DAYS", quota.retention_days)?;
         if retention_days < 1 {
             return Err(ConfigError {
                 variable: "CALL_LOG_RETENTION_DAYS",
@@ -256,11 +266,14 @@ impl Settings {
             log_format,
             workers: (workers > 0).then_some(workers),
             pool: PoolSettings {
-                max_size: parsed("DB_POOL_SIZE", 16)?,
-                acquire_timeout: Duration::from_millis(parsed("DB_ACQUIRE_TIMEOUT_MS", 3000)?),
+                max_size: parsed("DB_POOL_SIZE", pool.max_size)?,
+                acquire_timeout: Duration::from_millis(parsed(
+                    "DB_ACQUIRE_TIMEOUT_MS",
+                    millis(pool.acquire_timeout),
+                )?),
                 statement_timeout: Duration::from_millis(parsed(
                     "DB_STATEMENT_TIMEOUT_MS",
-                    10_000,
+                    millis(pool.statement_timeout),
                 )?),
             },
             page_cache_bytes: parsed::<u64>("PAGE_CACHE_MB", 256)? * 1024 * 1024,
@@ -275,7 +288,7 @@ impl Settings {
             quota: QuotaSettings {
                 flush_interval: Duration::from_millis(flush_ms),
                 retention_days,
-                ..QuotaSettings::default()
+                ..quota
             },
             quota_enforced: true,
             import_max_bytes: parsed::<usize>("IMPORT_MAX_MB", 64)? * 1024 * 1024,
@@ -289,8 +302,8 @@ impl Settings {
             },
             website_per_minute: parsed("WEBSITE_PER_MINUTE", 300)?,
             body_pace: BodyPace {
-                grace: Duration::from_secs(parsed("BODY_GRACE_SECS", 10)?),
-                min_bytes_per_sec: parsed("BODY_MIN_BYTES_PER_SEC", 1024)?,
+                grace: Duration::from_secs(parsed("BODY_GRACE_SECS", pace.grace.as_secs())?),
+                min_bytes_per_sec: parsed("BODY_MIN_BYTES_PER_SEC", pace.min_bytes_per_sec)?,
             },
             max_connections_per_ip: parsed("MAX_CONNECTIONS_PER_IP", 256)?,
             clock: Arc::new(SystemClock),
