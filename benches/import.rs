@@ -50,9 +50,7 @@
 //!
 //! Settings: `BENCH_IMPORT_ROWS` quote rows (default 100000), `BENCH_ROUNDS` (default 5).
 
-#[path = "../tests/api/helpers.rs"]
-#[allow(dead_code)]
-mod helpers;
+use iq_test_support as helpers;
 
 #[path = "support.rs"]
 mod support;
