@@ -25,7 +25,9 @@ use iq_actors::catalogue;
 use iq_actors::clock::Clock;
 use iq_actors::dataset::{DatasetActor, Describe, Fetch, Page};
 use iq_actors::query::Query;
-use iq_actors::quota::{Admission, CallRecord, Charge, QuotaActor, Record, Status, Window};
+use iq_actors::quota::{
+    account_limits, Admission, CallRecord, Charge, QuotaActor, Record, Status, Window,
+};
 use iq_actors::ApiError;
 use serde::Serialize;
 use serde_json::Value;
@@ -130,10 +132,16 @@ impl Handler<RunQuery> for FrontActor {
                     authorize(&identity, &query)?;
                     Ok(query)
                 });
-                let (quota, key_id, limits) = match (&identity.caller, quota) {
-                    (Caller::Key { key_id, limits, .. }, Some(quota)) => {
-                        (quota, key_id.clone(), *limits)
-                    }
+                let (quota, key_id, user_id, limits) = match (&identity.caller, quota) {
+                    (
+                        Caller::Key {
+                            key_id,
+                            user_id,
+                            limits,
+                            ..
+                        },
+                        Some(quota),
+                    ) => (quota, key_id.clone(), *user_id, *limits),
                     // Website identities are never charged (spec part 8 rule 4).
                     _ => {
                         let result = match checked {
@@ -151,6 +159,9 @@ impl Handler<RunQuery> for FrontActor {
                     .send(Charge {
                         key_id: key_id.clone(),
                         limits,
+                        // D11: the owner's account is charged too, at its tier's caps.
+                        user_id,
+                        account_limits: account_limits(&identity.tier),
                         count: checked.is_ok(),
                         span: span.clone(),
                     })

@@ -20,6 +20,7 @@ mod otlp;
 mod paging;
 mod python_client;
 mod quota;
+mod quota_account;
 mod quota_instances;
 mod secrets;
 mod shutdown;

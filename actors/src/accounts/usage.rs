@@ -1,10 +1,17 @@
-//! Key usage as the back office sees it: calls per UTC day, as the instances have
-//! flushed them (so at most one flush interval behind, `QUOTA_FLUSH_MS`).
+//! Key usage as the back office sees it: calls per UTC day of the key and of its owner's
+//! account (D11: all the account's keys together, deleted ones included), as the
+//! instances have flushed them (so at most one flush interval behind, `QUOTA_FLUSH_MS`).
+//!
+//! Reads only: it never changes a quota window.
 
-use chrono::{NaiveDate, NaiveTime, TimeDelta};
+use std::collections::HashMap;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeDelta, Utc};
 use serde::Serialize;
 
 use crate::db::Traced;
+use crate::quota::subject::account_caps;
+use crate::quota::Subject;
 use crate::{ApiError, ErrorCode};
 
 /// Longest history one request may ask for.
@@ -20,6 +27,18 @@ pub struct KeyUsage {
     pub per_minute: i64,
     pub per_day: i64,
     /// Newest first, one entry per UTC day (0 where the key made no calls).
+    pub days: Vec<DayUsage>,
+    /// The owner's account over the same days.
+    pub account: AccountUsage,
+}
+
+/// An account's caps and calls (D11).
+#[derive(Debug, Serialize)]
+pub struct AccountUsage {
+    /// The caps step 7 applies now; `null` when the tier has unlimited keys (no cap).
+    pub per_minute: Option<i64>,
+    pub per_day: Option<i64>,
+    /// Newest first, as the key's.
     pub days: Vec<DayUsage>,
 }
 
@@ -42,7 +61,8 @@ pub async fn of_key(
             "usage.key_limits",
             "SELECT k.user_id, u.tier, \
                     least(coalesce(k.per_minute, t.per_minute), t.per_minute), \
-                    least(coalesce(k.per_day, t.per_day), t.per_day) \
+                    least(coalesce(k.per_day, t.per_day), t.per_day), \
+                    t.per_minute, t.per_day, t.max_keys \
              FROM api_keys k JOIN users u USING (user_id) JOIN tiers t ON t.tier = u.tier \
              WHERE k.key_id = $1",
             &[&key_id],
@@ -50,40 +70,69 @@ pub async fn of_key(
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no key with id '{key_id}'")))?;
     let owner: i64 = row.try_get(0)?;
-    let per_minute: i32 = row.try_get(2)?;
-    let per_day: i32 = row.try_get(3)?;
+    let number = |i: usize| -> Result<i64, ApiError> { Ok(row.try_get::<_, i32>(i)?.into()) };
+    let max_keys = (row.try_get::<_, Option<i32>>(6)?)
+        .map(u32::try_from)
+        .transpose()
+        .map_err(ApiError::internal)?;
+    let caps = account_caps(number(4)?, number(5)?, max_keys);
     let first = today - TimeDelta::days(i64::from(days.max(1)) - 1);
+    let key_calls = daily_calls(client, key_id, first, today).await?;
+    let account = Subject::account(owner);
+    let account_calls = daily_calls(client, account.as_str(), first, today).await?;
+    Ok(KeyUsage {
+        key_id: key_id.to_string(),
+        owner: owner.to_string(),
+        tier: row.try_get(1)?,
+        per_minute: number(2)?,
+        per_day: number(3)?,
+        days: newest_first(first, today, &key_calls),
+        account: AccountUsage {
+            per_minute: caps.map(|c| c.per_minute),
+            per_day: caps.map(|c| c.per_day),
+            days: newest_first(first, today, &account_calls),
+        },
+    })
+}
+
+/// A quota subject's calls per UTC day from `first` to `today`, as flushed.
+async fn daily_calls(
+    client: &impl Traced,
+    subject: &str,
+    first: NaiveDate,
+    today: NaiveDate,
+) -> Result<HashMap<NaiveDate, i64>, ApiError> {
     let start = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
-    let used = client
+    let rows = client
         .query_named(
             "usage.daily_calls",
             "SELECT window_start, used FROM quota_windows \
              WHERE key_id = $1 AND span = 'day' AND window_start BETWEEN $2 AND $3",
-            &[&key_id, &start(first), &start(today)],
+            &[&subject, &start(first), &start(today)],
         )
         .await?;
-    let mut calls = std::collections::HashMap::new();
-    for row in used {
-        let at: chrono::DateTime<chrono::Utc> = row.try_get(0)?;
+    let mut calls = HashMap::new();
+    for row in rows {
+        let at: DateTime<Utc> = row.try_get(0)?;
         calls.insert(at.date_naive(), row.try_get::<_, i64>(1)?);
     }
-    let days = first
+    Ok(calls)
+}
+
+/// One entry per day from `today` back to `first` (0 where nothing was called).
+fn newest_first(
+    first: NaiveDate,
+    today: NaiveDate,
+    calls: &HashMap<NaiveDate, i64>,
+) -> Vec<DayUsage> {
+    let mut days: Vec<DayUsage> = first
         .iter_days()
         .take_while(|d| *d <= today)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
         .map(|d| DayUsage {
             date: d.format("%Y%m%d").to_string(),
             calls: calls.get(&d).copied().unwrap_or(0),
         })
         .collect();
-    Ok(KeyUsage {
-        key_id: key_id.to_string(),
-        owner: owner.to_string(),
-        tier: row.try_get(1)?,
-        per_minute: per_minute.into(),
-        per_day: per_day.into(),
-        days,
-    })
+    days.reverse();
+    days
 }

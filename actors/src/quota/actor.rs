@@ -1,32 +1,38 @@
-//! The QuotaActor: step 7 of the check chain, per-minute and daily key quotas held in
-//! memory and leased from Postgres, and the call log.
+//! The QuotaActor: step 7 of the check chain. Per-minute and daily quotas of keys and
+//! of their owners' accounts (D6, D11), held in memory and leased from Postgres, and
+//! the call log.
 //!
-//! A `Charge` with budget in hand is answered from memory, at once. Without budget, the
-//! call waits for one lease statement for its key (calls arriving meanwhile queue behind
-//! it, in order), so the database sees one statement per block of calls, not one per
-//! call. Spent calls, given-back budget and call records go to the flusher on a timer
-//! and at shutdown ([`Drain`]).
+//! A `Charge` with budget in hand for both its key and its account is answered from
+//! memory, at once. Without it, the call waits for one lease statement that covers
+//! whichever of the two needs budget; calls with that key arriving meanwhile queue
+//! behind it, in order, and calls with the account's other keys that need the account's
+//! budget wait for that statement instead of starting another. So the database sees
+//! one statement per block of calls, not one per call. Spent calls, given-back budget
+//! and call records go to the flusher on a timer and at shutdown ([`Drain`]).
 //!
-//! It must never admit a call from budget it does not hold: that is the whole of the
-//! exactness across instances.
+//! It must never admit a call from budget it does not hold, for the key or for the
+//! account: that is the whole of the exactness across instances.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use chrono::{NaiveDate, TimeDelta};
 use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
-use tracing::{Instrument, Span};
+use tracing::Instrument;
 
-use crate::metrics::{metrics, WindowLabels};
-
+use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
-use super::lease::{Ask, KeyQuota, Limits, Status, Verdict, Window};
-use super::store::{CallRecord, QuotaStore, Spent, WindowKey};
+use super::lease::{Ask, Grant};
+use super::ledger::{decide, AccountEntry, KeyEntry, Statement, Tally, Waiter};
+use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
+use super::store::{CallRecord, QuotaStore};
+use super::subject::Subject;
+use super::window::Window;
 use crate::clock::Clock;
-use crate::{ApiError, ErrorCode};
+use crate::ApiError;
 
 /// After a lease statement fails, calls that need one are refused (50000) without
 /// trying for this long, so an outage answers fast instead of queueing on timeouts.
@@ -53,127 +59,19 @@ impl Default for QuotaSettings {
     }
 }
 
-/// The answer to a [`Charge`]: the headers' status (when known) and the verdict.
-#[derive(Debug, Clone)]
-pub struct Admission {
-    pub status: Option<Status>,
-    /// The window that refused, for the 429's headers.
-    pub refused: Option<Window>,
-    pub result: Result<(), ApiError>,
-}
-
-impl Admission {
-    fn of(verdict: Verdict) -> Admission {
-        match verdict {
-            Verdict::Admit(status) => Admission {
-                status: Some(status),
-                refused: None,
-                result: Ok(()),
-            },
-            Verdict::Refuse(window, status) => Admission {
-                status: Some(status),
-                refused: Some(window),
-                result: Err(match window {
-                    Window::Day => ApiError::new(
-                        ErrorCode::DailyQuotaExhausted,
-                        "daily quota used up; retry the next UTC day",
-                    ),
-                    Window::Minute => ApiError::new(
-                        ErrorCode::RateLimited,
-                        "per-minute rate exceeded; back off to the next minute",
-                    ),
-                }),
-            },
-            Verdict::Lease => Admission::unavailable(),
-        }
-    }
-
-    fn unavailable() -> Admission {
-        Admission::failed(ApiError::internal("quota store unreachable"))
-    }
-
-    /// No verdict: the quota could not be asked.
-    pub fn failed(error: impl Into<ApiError>) -> Admission {
-        Admission {
-            status: None,
-            refused: None,
-            result: Err(error.into()),
-        }
-    }
-}
-
-/// Step 7 for one key-authenticated query. `count == false` only asks for the status
-/// (the query was refused before step 7 and does not count, but carries the headers).
-#[derive(Message)]
-#[rtype(result = "Admission")]
-pub struct Charge {
-    pub key_id: String,
-    pub limits: Limits,
-    pub count: bool,
-    pub span: Span,
-}
-
-/// A counted call's outcome, for the call log.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Record(pub CallRecord);
-
-/// Shutdown: give every lease back and write everything, waiting at most `timeout`.
-#[derive(Message)]
-#[rtype(result = "DrainReport")]
-pub struct Drain {
-    pub timeout: Duration,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DrainReport {
-    /// Windows and call records that could not be written (the database was away).
-    pub lost_windows: usize,
-    pub lost_calls: usize,
-}
-
-/// Counters for benchmarks and metrics.
-#[derive(Message)]
-#[rtype(result = "QuotaStats")]
-pub struct ShowStats;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QuotaStats {
-    /// Every statement: leases, flushes, prunes.
-    pub statements: u64,
-    pub leases: u64,
-    pub admitted: u64,
-    pub refused: u64,
-}
-
-struct Waiter {
-    limits: Limits,
-    count: bool,
-    reply: oneshot::Sender<Admission>,
-}
-
-struct KeyEntry {
-    book: KeyQuota,
-    waiting: VecDeque<Waiter>,
-    leasing: bool,
-    last_call: Instant,
-}
-
 pub struct QuotaActor {
     store: QuotaStore,
     clock: Arc<dyn Clock>,
     settings: QuotaSettings,
     instance_id: i64,
     keys: HashMap<String, KeyEntry>,
-    /// Spent and given back since the last flush.
-    spent: BTreeMap<WindowKey, Spent>,
+    accounts: HashMap<i64, AccountEntry>,
+    tally: Tally,
     calls: Vec<CallRecord>,
     flusher: mpsc::UnboundedSender<Job>,
     flusher_jobs: Option<mpsc::UnboundedReceiver<Job>>,
     db_down_until: Option<Instant>,
     last_prune: Option<NaiveDate>,
-    admitted: u64,
-    refused: u64,
 }
 
 impl QuotaActor {
@@ -185,14 +83,13 @@ impl QuotaActor {
             settings,
             instance_id: rand::thread_rng().gen(),
             keys: HashMap::new(),
-            spent: BTreeMap::new(),
+            accounts: HashMap::new(),
+            tally: Tally::default(),
             calls: Vec::new(),
             flusher,
             flusher_jobs: Some(jobs),
             db_down_until: None,
             last_prune: None,
-            admitted: 0,
-            refused: 0,
         }
     }
 
@@ -200,35 +97,8 @@ impl QuotaActor {
         self.db_down_until.is_some_and(|until| mono < until)
     }
 
-    /// Turns a verdict into the answer, counting what was admitted or refused.
-    fn settle(
-        &mut self,
-        key_id: &str,
-        count: bool,
-        verdict: Verdict,
-        now: DateTime<Utc>,
-    ) -> Admission {
-        match verdict {
-            Verdict::Admit(_) if count => {
-                self.admitted += 1;
-                let day = (key_id.to_string(), Window::Day, Window::Day.start(now));
-                self.spent.entry(day).or_default().used += 1;
-            }
-            Verdict::Refuse(window, ..) => {
-                self.refused += 1;
-                metrics()
-                    .quota_refusals
-                    .get_or_create(&WindowLabels {
-                        window: window.as_str(),
-                    })
-                    .inc();
-            }
-            _ => {}
-        }
-        Admission::of(verdict)
-    }
-
-    /// Decides the waiters of `key_id` in order until one needs a lease, and starts it.
+    /// Decides the waiters of `key_id` in order until one needs a lease, and starts it
+    /// (or waits for the account's statement another key has started).
     fn serve(&mut self, key_id: &str, ctx: &mut Context<Self>) {
         let now = self.clock.now();
         let mono = Instant::now();
@@ -240,81 +110,165 @@ impl QuotaActor {
             let Some(waiter) = entry.waiting.front() else {
                 return;
             };
-            let verdict = entry.book.decide(waiter.limits, now, mono, waiter.count);
+            let (user_id, account_limits) = (entry.user_id, waiter.account_limits);
+            let account = self
+                .accounts
+                .entry(user_id)
+                .or_insert_with(|| AccountEntry::new(user_id, account_limits, now, mono));
+            let charge = (waiter.limits, waiter.account_limits, waiter.count);
+            let verdict = decide(&mut entry.leases, &mut account.leases, charge, now, mono);
             if verdict == Verdict::Lease && !db_down {
-                if !entry.leasing {
-                    let waiting = entry.waiting.iter().filter(|w| w.count).count() as i64;
-                    let asks = entry.book.asks(waiting, mono);
-                    entry.leasing = true;
-                    self.lease(key_id.to_string(), asks, ctx);
+                if entry.leasing {
+                    return; // its statement serves this key again when it ends
                 }
-                return;
+                let waiting = entry.waiting.iter().filter(|w| w.count).count() as i64;
+                let account_asks = account.leases.asks(waiting, mono);
+                if !account_asks.is_empty() && account.leasing {
+                    if !account.blocked.iter().any(|k| k == key_id) {
+                        account.blocked.push(key_id.to_string());
+                    }
+                    return;
+                }
+                let key_asks = entry.leases.asks(waiting, mono);
+                // A `Lease` verdict always has something to ask; should it ever not, the
+                // call is answered 50000 below rather than left waiting for nothing.
+                if !key_asks.is_empty() || !account_asks.is_empty() {
+                    entry.leasing = true;
+                    account.leasing |= !account_asks.is_empty();
+                    let statement = Statement {
+                        key_id: key_id.to_string(),
+                        user_id,
+                        key_asks,
+                        account_asks,
+                    };
+                    self.lease(statement, ctx);
+                    return;
+                }
             }
             let Some(waiter) = entry.waiting.pop_front() else {
                 return;
             };
-            let admission = self.settle(key_id, waiter.count, verdict, now);
+            let subjects = [&entry.subject, &account.subject];
+            let admission = self.tally.settle(subjects, waiter.count, verdict, now);
             let _ = waiter.reply.send(admission);
         }
     }
 
-    fn lease(&mut self, key_id: String, asks: Vec<Ask>, ctx: &mut Context<Self>) {
+    fn lease(&mut self, statement: Statement, ctx: &mut Context<Self>) {
         let store = self.store.clone();
-        let statement = async move {
-            let grants = store.lease(&key_id, &asks).await;
-            (key_id, asks, grants)
-        };
+        let account = Subject::account(statement.user_id);
+        let key = Subject::key(&statement.key_id);
+        let asks: Vec<(Subject, Ask)> = (statement.account_asks.iter())
+            .map(|ask| (account.clone(), ask.clone()))
+            .chain((statement.key_asks.iter()).map(|ask| (key.clone(), ask.clone())))
+            .collect();
+        let run = async move { store.lease(&asks).await };
         ctx.spawn(
-            statement
-                .into_actor(self)
-                .map(|(key_id, asks, grants), act, ctx| {
-                    let mono = Instant::now();
-                    match grants {
-                        Ok(grants) => {
-                            act.db_down_until = None;
-                            if let Some(entry) = act.keys.get_mut(&key_id) {
-                                for (ask, grant) in asks.iter().zip(grants) {
-                                    entry.book.granted(ask, grant, mono);
-                                }
-                            }
-                        }
-                        Err(err) => {
-                            tracing::warn!(error = %err.message, "quota lease failed");
-                            act.db_down_until = Some(mono + DB_RETRY);
-                        }
-                    }
-                    if let Some(entry) = act.keys.get_mut(&key_id) {
-                        entry.leasing = false;
-                    }
-                    act.serve(&key_id, ctx);
-                }),
+            run.into_actor(self)
+                .map(move |grants, act, ctx| act.leased(statement, grants, ctx)),
         );
     }
 
+    /// Takes in a lease statement's answers and serves the keys that waited for it.
+    fn leased(
+        &mut self,
+        statement: Statement,
+        grants: Result<Vec<Grant>, ApiError>,
+        ctx: &mut Context<Self>,
+    ) {
+        let mono = Instant::now();
+        let Statement {
+            key_id,
+            user_id,
+            key_asks,
+            account_asks,
+        } = statement;
+        match grants {
+            Ok(grants) => {
+                self.db_down_until = None;
+                // One grant per ask, in the order asked (the store answers so or errs):
+                // the account's first.
+                let (account_grants, key_grants) =
+                    grants.split_at(account_asks.len().min(grants.len()));
+                // The entries cannot leave memory while their statement runs (see
+                // `hand_over`); should one have, its budget goes back, never stranded.
+                match self.accounts.get_mut(&user_id) {
+                    Some(entry) => {
+                        for (ask, grant) in account_asks.iter().zip(account_grants) {
+                            entry.leases.granted(ask, *grant, mono);
+                        }
+                    }
+                    None => {
+                        let account = Subject::account(user_id);
+                        self.tally
+                            .give_back(&account, &account_asks, account_grants)
+                    }
+                }
+                match self.keys.get_mut(&key_id) {
+                    Some(entry) => {
+                        for (ask, grant) in key_asks.iter().zip(key_grants) {
+                            entry.leases.granted(ask, *grant, mono);
+                        }
+                    }
+                    None => {
+                        let key = Subject::key(&key_id);
+                        self.tally.give_back(&key, &key_asks, key_grants)
+                    }
+                }
+            }
+            Err(err) => {
+                tracing::warn!(error = %err.message, "quota lease failed");
+                self.db_down_until = Some(mono + DB_RETRY);
+            }
+        }
+        if let Some(entry) = self.keys.get_mut(&key_id) {
+            entry.leasing = false;
+        }
+        let mut blocked = Vec::new();
+        if !account_asks.is_empty() {
+            if let Some(entry) = self.accounts.get_mut(&user_id) {
+                entry.leasing = false;
+                blocked = std::mem::take(&mut entry.blocked);
+            }
+        }
+        self.serve(&key_id, ctx);
+        for other in blocked {
+            self.serve(&other, ctx);
+        }
+    }
+
     /// Hands the flusher what was spent since the last tick, after giving back the
-    /// leases of keys idle for `idle_release` (or of every key, at shutdown).
+    /// leases of keys and accounts idle for `idle_release` (or of all, at shutdown).
     fn hand_over(&mut self, release_all: bool) {
         let now = self.clock.now();
         let mono = Instant::now();
         let idle = self.settings.idle_release;
+        let gone = |last_call: Instant| release_all || mono.duration_since(last_call) >= idle;
         let mut released = Vec::new();
-        self.keys.retain(|key_id, entry| {
+        self.keys.retain(|_, entry| {
             let quiet = entry.waiting.is_empty() && !entry.leasing;
-            if quiet && (release_all || mono.duration_since(entry.last_call) >= idle) {
-                released.push((key_id.clone(), entry.book.release(now)));
-                false
-            } else {
-                true
+            let keep = !(quiet && gone(entry.last_call));
+            if !keep {
+                released.push((entry.subject.clone(), entry.leases.release(now)));
             }
+            keep
         });
-        for (key_id, give_backs) in released {
+        self.accounts.retain(|_, entry| {
+            let quiet = entry.blocked.is_empty() && !entry.leasing;
+            let keep = !(quiet && gone(entry.last_call));
+            if !keep {
+                released.push((entry.subject.clone(), entry.leases.release(now)));
+            }
+            keep
+        });
+        for (subject, give_backs) in released {
             for give_back in give_backs {
-                let window = (key_id.clone(), give_back.window, give_back.start);
-                self.spent.entry(window).or_default().returned += give_back.amount;
+                let window = (subject.clone(), give_back.window, give_back.start);
+                self.tally.spent.entry(window).or_default().returned += give_back.amount;
             }
         }
         let batch = Batch {
-            windows: std::mem::take(&mut self.spent),
+            windows: std::mem::take(&mut self.tally.spent),
             calls: std::mem::take(&mut self.calls),
             at: Some(now),
         };
@@ -352,28 +306,32 @@ impl Handler<Charge> for QuotaActor {
         let mono = Instant::now();
         let db_down = self.db_down(mono);
         if !self.keys.contains_key(&msg.key_id) {
-            let entry = KeyEntry {
-                book: KeyQuota::new(msg.limits, now),
-                waiting: VecDeque::new(),
-                leasing: false,
-                last_call: mono,
-            };
+            let entry = KeyEntry::new(&msg.key_id, msg.user_id, msg.limits, now, mono);
             self.keys.insert(msg.key_id.clone(), entry);
         }
         let Some(entry) = self.keys.get_mut(&msg.key_id) else {
             return Response::reply(Admission::unavailable());
         };
         entry.last_call = mono;
+        let user_id = entry.user_id;
+        let account = self
+            .accounts
+            .entry(user_id)
+            .or_insert_with(|| AccountEntry::new(user_id, msg.account_limits, now, mono));
+        account.last_call = mono;
         // The hot path: nobody queued ahead, and budget in hand (or a verdict without it).
         if entry.waiting.is_empty() {
-            let verdict = entry.book.decide(msg.limits, now, mono, msg.count);
+            let charge = (msg.limits, msg.account_limits, msg.count);
+            let verdict = decide(&mut entry.leases, &mut account.leases, charge, now, mono);
             if verdict != Verdict::Lease || db_down {
-                return Response::reply(self.settle(&msg.key_id, msg.count, verdict, now));
+                let subjects = [&entry.subject, &account.subject];
+                return Response::reply(self.tally.settle(subjects, msg.count, verdict, now));
             }
         }
         let (reply, answer) = oneshot::channel();
         entry.waiting.push_back(Waiter {
             limits: msg.limits,
+            account_limits: msg.account_limits,
             count: msg.count,
             reply,
         });
@@ -430,8 +388,8 @@ impl Handler<ShowStats> for QuotaActor {
         MessageResult(QuotaStats {
             statements,
             leases,
-            admitted: self.admitted,
-            refused: self.refused,
+            admitted: self.tally.admitted,
+            refused: self.tally.refused,
         })
     }
 }

@@ -1,18 +1,22 @@
-//! One instance's share of one key's quota windows, and the decision for one call.
+//! One instance's share of one quota subject's windows (a key's, or an account's: see
+//! [`super::subject`]): what it holds, what it asks for, what it gives back.
 //!
 //! Pure bookkeeping: no I/O and no clock reads. The actor passes in the time and the
 //! answers of the lease statements, which makes the boundaries (window roll-over,
 //! limit changes, a window known to be full) testable without a database or waiting.
+//! Whether a call is admitted is decided over all its subjects in [`super::decision`].
 //!
 //! The one rule that keeps the limit exact across instances: a call is admitted only
 //! from budget this instance holds, and budget only ever comes from a lease statement
-//! that never lets a window's total grant pass its limit.
+//! that never lets a window's total grant pass its limit. Nothing here may add budget
+//! any other way.
 
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 
-use crate::caller::Tier;
+use super::status::{Status, WindowStatus};
+use super::window::{Limits, Window};
 
 /// A lease takes at most this fraction of what the window has left: large blocks far
 /// from the limit, single calls near it, so instances that stop calling strand little.
@@ -21,114 +25,9 @@ const LEASE_FRACTION: i64 = 4;
 pub const MAX_LEASE: i64 = 10_000;
 /// How long a window known to be full is refused from memory before the database is
 /// asked again (another instance may have given budget back). It bounds the database
-/// work a client hammering past its limit can cause: one statement per key per instance
-/// per interval.
+/// work a client hammering past its limit can cause: one statement per subject per
+/// instance per interval.
 pub const FULL_RECHECK: Duration = Duration::from_secs(1);
-
-/// A quota window: a UTC calendar minute or a UTC calendar day (D6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Window {
-    /// First: statements lock a key's rows day first, then minute (see the migration).
-    Day,
-    Minute,
-}
-
-impl Window {
-    pub const ALL: [Window; 2] = [Window::Day, Window::Minute];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Window::Day => "day",
-            Window::Minute => "minute",
-        }
-    }
-
-    fn length(self) -> TimeDelta {
-        match self {
-            Window::Day => TimeDelta::days(1),
-            Window::Minute => TimeDelta::minutes(1),
-        }
-    }
-
-    /// The start of the window `now` falls in.
-    pub fn start(self, now: DateTime<Utc>) -> DateTime<Utc> {
-        // Rounding down a UTC instant to a whole minute or day cannot overflow.
-        now.duration_trunc(self.length()).unwrap_or(now)
-    }
-
-    /// Whole seconds until the window `now` falls in ends: at least 1, so a client told
-    /// to wait never retries at once.
-    pub fn seconds_left(self, now: DateTime<Utc>) -> i64 {
-        let end = self.start(now) + self.length();
-        let millis = (end - now).num_milliseconds();
-        ((millis + 999) / 1000).max(1)
-    }
-}
-
-/// A key's effective limits: the smaller of the key's own and its owner's tier's (D6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub per_minute: i64,
-    pub per_day: i64,
-}
-
-impl Limits {
-    pub fn effective(key_minute: Option<i64>, key_day: Option<i64>, tier: &Tier) -> Limits {
-        let narrow = |own: Option<i64>, tier: i64| own.map_or(tier, |own| own.min(tier)).max(0);
-        Limits {
-            per_minute: narrow(key_minute, tier.per_minute),
-            per_day: narrow(key_day, tier.per_day),
-        }
-    }
-
-    pub fn of(self, window: Window) -> i64 {
-        match window {
-            Window::Day => self.per_day,
-            Window::Minute => self.per_minute,
-        }
-    }
-}
-
-/// One window as a response reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WindowStatus {
-    pub window: Window,
-    pub limit: i64,
-    pub remaining: i64,
-    /// Seconds until the window resets.
-    pub reset: i64,
-}
-
-/// Both windows as a response reports them (D6 headers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Status {
-    pub day: WindowStatus,
-    pub minute: WindowStatus,
-}
-
-impl Status {
-    /// The window that binds: the refusing one for a 429, otherwise the one with fewer
-    /// calls left (the day on a tie, because waiting out the minute would not help).
-    pub fn binding(&self, refused: Option<Window>) -> WindowStatus {
-        match refused {
-            Some(Window::Day) => self.day,
-            Some(Window::Minute) => self.minute,
-            None if self.minute.remaining < self.day.remaining => self.minute,
-            None => self.day,
-        }
-    }
-}
-
-/// What to do with one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Admitted and charged to this instance's budget.
-    Admit(Status),
-    /// The window is used up across all instances (the day, when both are).
-    Refuse(Window, Status),
-    /// This instance must lease before it can answer.
-    Lease,
-}
 
 /// One window's part of a lease statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,16 +116,16 @@ impl Lease {
     }
 }
 
-/// One instance's leases on one key's day and minute windows.
+/// One instance's leases on one subject's day and minute windows.
 #[derive(Debug, Clone)]
-pub struct KeyQuota {
+pub struct Leases {
     day: Lease,
     minute: Lease,
 }
 
-impl KeyQuota {
-    pub fn new(limits: Limits, now: DateTime<Utc>) -> KeyQuota {
-        KeyQuota {
+impl Leases {
+    pub fn new(limits: Limits, now: DateTime<Utc>) -> Leases {
+        Leases {
             day: Lease::new(Window::Day.start(now), limits.per_day),
             minute: Lease::new(Window::Minute.start(now), limits.per_minute),
         }
@@ -249,7 +148,7 @@ impl KeyQuota {
     /// Moves each lease to the window `now` falls in (a past window's budget is void)
     /// and to the current limit: budget taken under another limit is given back and the
     /// window asked again, so a tier change applies from the next call.
-    fn align(&mut self, limits: Limits, now: DateTime<Utc>) {
+    pub fn align(&mut self, limits: Limits, now: DateTime<Utc>) {
         for window in Window::ALL {
             let start = window.start(now);
             let limit = limits.of(window);
@@ -266,33 +165,24 @@ impl KeyQuota {
         }
     }
 
-    /// Decides one call; `count == false` only reports the status (a key-authenticated
-    /// query refused before step 7 is not counted, D6, but still carries the headers).
-    pub fn decide(
-        &mut self,
-        limits: Limits,
-        now: DateTime<Utc>,
-        mono: Instant,
-        count: bool,
-    ) -> Verdict {
-        self.align(limits, now);
-        if count && self.day.is_full(mono) {
-            return Verdict::Refuse(Window::Day, self.status(now));
-        }
-        if Window::ALL
+    /// Whether `window` is known to be used up across instances (and nothing is held).
+    pub fn is_full(&self, window: Window, mono: Instant) -> bool {
+        self.lease(window).is_full(mono)
+    }
+
+    /// Whether a call (or, for `count == false`, a status report) needs a statement.
+    pub fn needs_lease(&self, mono: Instant, count: bool) -> bool {
+        Window::ALL
             .into_iter()
             .any(|w| self.lease(w).needs_lease(mono, count))
-        {
-            return Verdict::Lease;
-        }
-        if count && self.minute.is_full(mono) {
-            return Verdict::Refuse(Window::Minute, self.status(now));
-        }
-        if count {
-            self.day.held -= 1;
-            self.minute.held -= 1;
-        }
-        Verdict::Admit(self.status(now))
+    }
+
+    /// Spends one call of each window. Only when every subject of the call holds budget
+    /// in both windows (see [`super::decision`]), so a refused call spends nothing.
+    pub fn spend(&mut self) {
+        debug_assert!(self.day.held > 0 && self.minute.held > 0);
+        self.day.held -= 1;
+        self.minute.held -= 1;
     }
 
     pub fn status(&self, now: DateTime<Utc>) -> Status {
@@ -311,9 +201,9 @@ impl KeyQuota {
         }
     }
 
-    /// The lease statement for `waiting` counted calls queued behind `decide`'s
-    /// `Verdict::Lease` (0: status reports only). Call after `decide`, which aligned
-    /// the windows.
+    /// This subject's part of the lease statement for `waiting` counted calls queued
+    /// behind a `Verdict::Lease` (0: status reports only); empty when it needs nothing.
+    /// Call after the decision, which aligned the windows.
     pub fn asks(&self, waiting: i64, mono: Instant) -> Vec<Ask> {
         Window::ALL
             .into_iter()
@@ -354,8 +244,8 @@ impl KeyQuota {
         lease.full_until = (grant.granted >= lease.limit).then(|| mono + FULL_RECHECK);
     }
 
-    /// Everything held for windows not yet ended, to give back when the key goes idle
-    /// or the instance stops; the leases start over empty.
+    /// Everything held for windows not yet ended, to give back when the subject goes
+    /// idle or the instance stops; the leases start over empty.
     pub fn release(&mut self, now: DateTime<Utc>) -> Vec<GiveBack> {
         Window::ALL
             .into_iter()
@@ -390,141 +280,15 @@ mod tests {
         per_day: 10,
     };
 
-    /// A single instance against a database holding `granted` per window.
-    struct Db {
-        granted: [i64; 2],
-    }
-
-    impl Db {
-        fn serve(&mut self, book: &mut KeyQuota, waiting: i64, mono: Instant) {
-            for ask in book.asks(waiting, mono) {
-                let slot = &mut self.granted[ask.window as usize];
-                *slot = (*slot - ask.give_back).max(0);
-                let taken = ask.want.min((ask.limit - *slot).max(0));
-                *slot += taken;
-                let grant = Grant {
-                    taken,
-                    granted: *slot,
-                };
-                book.granted(&ask, grant, mono);
-            }
-        }
-    }
-
-    fn call(book: &mut KeyQuota, db: &mut Db, limits: Limits, now: DateTime<Utc>) -> Verdict {
-        let mono = Instant::now();
-        loop {
-            match book.decide(limits, now, mono, true) {
-                Verdict::Lease => db.serve(book, 1, mono),
-                verdict => return verdict,
-            }
-        }
-    }
-
-    #[test]
-    fn windows_are_utc_calendar_minutes_and_days() {
-        let now = at(13, 45, 30);
-        assert_eq!(Window::Minute.start(now), at(13, 45, 0));
-        assert_eq!(Window::Day.start(now), at(0, 0, 0));
-        assert_eq!(Window::Minute.seconds_left(now), 30);
-        assert_eq!(Window::Day.seconds_left(now), 10 * 3600 + 14 * 60 + 30);
-        assert_eq!(Window::Minute.seconds_left(at(13, 45, 0)), 60);
-        let just_before = at(13, 45, 59) + TimeDelta::milliseconds(999);
-        assert_eq!(Window::Minute.seconds_left(just_before), 1);
-    }
-
-    #[test]
-    fn effective_limit_is_the_smaller_of_key_and_tier() {
-        let tier = Tier {
-            name: "pro".into(),
-            per_minute: 100,
-            per_day: 1000,
-            max_rows: 5000,
-            max_keys: None,
-            delay_days: 0,
-            member_indexes: true,
-        };
-        assert_eq!(
-            Limits::effective(None, None, &tier),
-            Limits {
-                per_minute: 100,
-                per_day: 1000
-            }
-        );
-        assert_eq!(
-            Limits::effective(Some(5), Some(5000), &tier),
-            Limits {
-                per_minute: 5,
-                per_day: 1000
-            }
-        );
-    }
-
-    #[test]
-    fn exactly_the_limit_is_admitted_then_the_day_refuses() {
-        let mut book = KeyQuota::new(FREE, at(9, 0, 0));
-        let mut db = Db { granted: [0, 0] };
-        for n in 1..=10 {
-            let Verdict::Admit(status) = call(&mut book, &mut db, FREE, at(9, 0, n)) else {
-                panic!("call {n} refused");
+    /// Answers every ask as a database holding nothing else would.
+    fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {
+        for ask in leases.asks(waiting, mono) {
+            let grant = Grant {
+                taken: ask.want.min(ask.limit),
+                granted: ask.want.min(ask.limit),
             };
-            assert_eq!(status.day.remaining, 10 - n as i64);
+            leases.granted(&ask, grant, mono);
         }
-        // Minute and day both used up: the day answers (D6).
-        let verdict = call(&mut book, &mut db, FREE, at(9, 0, 30));
-        assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
-        assert_eq!(db.granted, [10, 10]);
-    }
-
-    #[test]
-    fn the_minute_refuses_until_the_next_minute() {
-        let limits = Limits {
-            per_minute: 3,
-            per_day: 100,
-        };
-        let mut book = KeyQuota::new(limits, at(9, 0, 0));
-        let mut db = Db { granted: [0, 0] };
-        for s in 0..3 {
-            assert!(matches!(
-                call(&mut book, &mut db, limits, at(9, 0, s)),
-                Verdict::Admit(_)
-            ));
-        }
-        let Verdict::Refuse(Window::Minute, status) =
-            call(&mut book, &mut db, limits, at(9, 0, 59))
-        else {
-            panic!("the fourth call in a minute must be refused");
-        };
-        assert_eq!(status.binding(Some(Window::Minute)).reset, 1);
-        db.granted[Window::Minute as usize] = 0; // the next minute's row starts empty
-        assert!(matches!(
-            call(&mut book, &mut db, limits, at(9, 1, 0)),
-            Verdict::Admit(_)
-        ));
-    }
-
-    #[test]
-    fn a_lower_limit_gives_back_what_was_held_and_applies_at_once() {
-        let high = Limits {
-            per_minute: 1000,
-            per_day: 1000,
-        };
-        let mut book = KeyQuota::new(high, at(9, 0, 0));
-        let mut db = Db { granted: [0, 0] };
-        for _ in 0..5 {
-            call(&mut book, &mut db, high, at(9, 0, 1));
-        }
-        assert!(
-            db.granted[0] > 5,
-            "far from the limit a lease takes a block"
-        );
-        let low = Limits {
-            per_minute: 5,
-            per_day: 5,
-        };
-        let verdict = call(&mut book, &mut db, low, at(9, 0, 2));
-        assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
-        assert_eq!(db.granted, [5, 5], "the unspent block went back");
     }
 
     #[test]
@@ -533,11 +297,11 @@ mod tests {
             per_minute: 10_000,
             per_day: 10_000,
         };
-        let mut book = KeyQuota::new(limits, at(9, 0, 0));
+        let mut leases = Leases::new(limits, at(9, 0, 0));
         let mono = Instant::now();
         let (mut granted, mut statements, mut last) = (0, 0, i64::MAX);
         while granted < 10_000 {
-            let asks = book.asks(1, mono);
+            let asks = leases.asks(1, mono);
             let day = asks.iter().find(|a| a.window == Window::Day).unwrap();
             let taken = day.want.min(10_000 - granted);
             assert!(taken >= 1 && taken <= last, "blocks only shrink");
@@ -545,89 +309,68 @@ mod tests {
             granted += taken;
             statements += 1;
             last = taken;
-            book.granted(day, Grant { taken, granted }, mono);
-            book.day.held = 0; // spent
+            leases.granted(day, Grant { taken, granted }, mono);
+            leases.day.held = 0; // spent
         }
         assert_eq!(last, 1, "the last calls are leased one by one");
         assert!(statements < 40, "{statements} statements for one day");
     }
 
     #[test]
-    fn one_window_leasing_does_not_take_budget_for_the_other() {
-        // A small day limit leases call by call near its end; the minute, which holds
-        // plenty, must not take another block each time (it used to, until the minute
-        // row was fully granted and calls were refused with 42901).
-        let limits = Limits {
-            per_minute: 10_000,
-            per_day: 300,
-        };
-        let mut book = KeyQuota::new(limits, at(9, 0, 0));
-        let mut db = Db { granted: [0, 0] };
-        for _ in 0..300 {
-            assert!(matches!(
-                call(&mut book, &mut db, limits, at(9, 0, 1)),
-                Verdict::Admit(_)
-            ));
-        }
-        assert_eq!(db.granted, [300, 2500], "the minute leased once");
-        let refused = call(&mut book, &mut db, limits, at(9, 0, 2));
-        assert!(matches!(refused, Verdict::Refuse(Window::Day, _)));
+    fn a_subject_holding_enough_asks_nothing() {
+        let mut leases = Leases::new(FREE, at(9, 0, 0));
+        let mono = Instant::now();
+        assert_eq!(leases.asks(1, mono).len(), 2, "nothing known yet");
+        lease_all(&mut leases, 1, mono);
+        assert!(!leases.needs_lease(mono, true));
+        assert!(leases.asks(1, mono).is_empty());
+        leases.spend();
+        leases.spend();
+        assert!(leases.needs_lease(mono, true), "a block of 2 is spent");
     }
 
     #[test]
-    fn a_full_window_is_refused_from_memory_until_the_recheck() {
-        let mut book = KeyQuota::new(FREE, at(9, 0, 0));
+    fn budget_taken_under_an_old_limit_goes_back() {
+        let mut leases = Leases::new(FREE, at(9, 0, 0));
         let mono = Instant::now();
-        book.decide(FREE, at(9, 0, 0), mono, true);
-        for ask in book.asks(1, mono) {
-            book.granted(
-                &ask,
-                Grant {
-                    taken: 0,
-                    granted: 10,
-                },
-                mono,
-            );
-        }
-        let verdict = book.decide(FREE, at(9, 0, 1), mono, true);
-        assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
-        let later = mono + FULL_RECHECK;
-        assert_eq!(book.decide(FREE, at(9, 0, 2), later, true), Verdict::Lease);
-    }
-
-    #[test]
-    fn a_status_report_needs_one_statement_then_none() {
-        let mut book = KeyQuota::new(FREE, at(9, 0, 0));
-        let mono = Instant::now();
-        assert_eq!(book.decide(FREE, at(9, 0, 0), mono, false), Verdict::Lease);
-        let asks = book.asks(0, mono);
-        assert!(asks.iter().all(|a| a.want == 0));
-        for ask in &asks {
-            book.granted(
-                ask,
-                Grant {
-                    taken: 0,
-                    granted: 4,
-                },
-                mono,
-            );
-        }
-        let Verdict::Admit(status) = book.decide(FREE, at(9, 0, 1), mono, false) else {
-            panic!("a known window answers from memory");
+        lease_all(&mut leases, 1, mono);
+        let lower = Limits {
+            per_minute: 4,
+            per_day: 4,
         };
-        assert_eq!(status.day.remaining, 6);
-        assert!(book.asks(0, mono).is_empty());
+        leases.align(lower, at(9, 0, 1));
+        let asks = leases.asks(1, mono);
+        assert!(asks.iter().all(|a| a.give_back == 2 && a.limit == 4));
+        // An answer to a statement asked under the old limit is given back, not held.
+        let mut stale = Leases::new(FREE, at(9, 0, 0));
+        let old = stale.asks(1, mono);
+        stale.align(lower, at(9, 0, 1));
+        stale.granted(
+            &old[0],
+            Grant {
+                taken: 2,
+                granted: 2,
+            },
+            mono,
+        );
+        assert_eq!(stale.day.held, 0);
+        assert_eq!(stale.day.give_back, 2);
     }
 
     #[test]
     fn release_returns_only_current_windows() {
-        let mut book = KeyQuota::new(FREE, at(9, 0, 0));
-        let mut db = Db { granted: [0, 0] };
-        call(&mut book, &mut db, FREE, at(9, 0, 0));
-        let held: Vec<_> = book.release(at(9, 0, 30));
-        assert_eq!(held.len(), 2);
-        call(&mut book, &mut db, FREE, at(9, 0, 40));
-        let next_minute = book.release(at(9, 1, 5));
+        let mut leases = Leases::new(FREE, at(9, 0, 0));
+        let mono = Instant::now();
+        lease_all(&mut leases, 1, mono);
+        leases.spend();
+        let held = leases.release(at(9, 0, 30));
+        assert_eq!(
+            held.iter().map(|g| g.amount).collect::<Vec<_>>(),
+            vec![1, 1]
+        );
+        leases.align(FREE, at(9, 0, 40));
+        lease_all(&mut leases, 1, mono);
+        let next_minute = leases.release(at(9, 1, 5));
         assert_eq!(
             next_minute.iter().map(|g| g.window).collect::<Vec<_>>(),
             vec![Window::Day]

@@ -1,21 +1,35 @@
-//! Step 7 of the check chain: per-key quotas per UTC minute and day (spec part 8, D6),
-//! exact across instances that share one database, and the call log.
+//! Step 7 of the check chain: quotas per UTC minute and day, per key (spec part 8, D6)
+//! and per account (D11), exact across instances that share one database, and the
+//! call log.
 //!
-//! - [`lease`]: the pure bookkeeping of one key's leases and the decision for one call.
+//! - [`window`]: the two windows and a key's effective limits.
+//! - [`subject`]: whom a call is charged to (its key and its owner's account), and the
+//!   account caps of D11.
+//! - [`lease`]: the pure bookkeeping of one subject's leases.
+//! - [`decision`]: the decision for one call over all its subjects.
+//! - [`status`]: what the response reports, and which window binds.
 //! - [`store`]: the statements (lease, flush, prune). Usage reads for the back office
 //!   live in [`crate::accounts::usage`].
 //! - [`flusher`]: writes spent calls and call records in batches, exactly once.
-//! - [`actor`]: the QuotaActor that ties them together.
+//! - [`actor`]: the QuotaActor that ties them together; [`messages`]: what it is asked;
+//!   [`ledger`]: what it holds in memory.
 //!
 //! Nothing here knows HTTP: the headers are rendered from [`Status`] by the service.
 
 pub mod actor;
+pub mod decision;
 pub mod flusher;
 pub mod lease;
+mod ledger;
+pub mod messages;
+pub mod status;
 pub mod store;
+pub mod subject;
+pub mod window;
 
-pub use actor::{
-    Admission, Charge, Drain, QuotaActor, QuotaSettings, QuotaStats, Record, ShowStats,
-};
-pub use lease::{Limits, Status, Window, WindowStatus};
+pub use actor::{QuotaActor, QuotaSettings};
+pub use messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
+pub use status::{Status, WindowStatus};
 pub use store::{CallRecord, QuotaStore};
+pub use subject::{account_limits, Subject};
+pub use window::{Limits, Window};

@@ -1,8 +1,9 @@
-//! The quota's statements: lease, flush and prune. Each is one
-//! statement (the lease and the flush are functions of the V4 migration), and each is
-//! counted, so the benchmark can report statements per admitted call.
+//! The quota's statements: lease, flush and prune. Each is one statement (the lease is
+//! a function of the V10 migration, the flush one of V4), and each is counted, so the
+//! benchmark can report statements per admitted call.
 //!
-//! Never called on a request's hot path except to lease, which happens once per block.
+//! Never called on a request's hot path except to lease, which happens once per block;
+//! one lease statement covers every subject of a call (key and account) at once.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -10,7 +11,9 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 
-use super::lease::{Ask, Grant, Window};
+use super::lease::{Ask, Grant};
+use super::subject::Subject;
+use super::window::Window;
 use crate::db::Traced;
 use crate::ApiError;
 
@@ -26,16 +29,16 @@ pub struct CallRecord {
     pub called_at: DateTime<Utc>,
 }
 
-/// Calls spent and budget given back, for one key's window.
+/// Calls spent and budget given back, for one subject's window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Spent {
     pub used: i64,
     pub returned: i64,
 }
 
-/// A key's window, as the flush addresses it. Sorted by key, window, start: the order
-/// the flush locks rows in.
-pub type WindowKey = (String, Window, DateTime<Utc>);
+/// A subject's window, as the flush addresses it. Sorted by subject, window, start: the
+/// order the flush locks rows in, the same as the lease's (see [`Subject`]).
+pub type WindowKey = (Subject, Window, DateTime<Utc>);
 
 #[derive(Clone)]
 pub struct QuotaStore {
@@ -64,39 +67,47 @@ impl QuotaStore {
         Ok(self.pool.get().await?)
     }
 
-    /// One lease statement for one key; the answers come in the order of `asks`.
-    pub async fn lease(&self, key_id: &str, asks: &[Ask]) -> Result<Vec<Grant>, ApiError> {
+    /// One lease statement for the windows of one or more subjects; the answers come
+    /// in the order of `asks`. The function locks the rows in subject, window order
+    /// whatever the order here, so statements cannot deadlock.
+    pub async fn lease(&self, asks: &[(Subject, Ask)]) -> Result<Vec<Grant>, ApiError> {
         self.leases.fetch_add(1, Ordering::Relaxed);
         let client = self.client().await?;
-        let windows: Vec<&str> = asks.iter().map(|a| a.window.as_str()).collect();
-        let starts: Vec<DateTime<Utc>> = asks.iter().map(|a| a.start).collect();
-        let wants: Vec<i64> = asks.iter().map(|a| a.want).collect();
-        let limits: Vec<i64> = asks.iter().map(|a| a.limit).collect();
-        let returns: Vec<i64> = asks.iter().map(|a| a.give_back).collect();
+        let subjects: Vec<&str> = asks.iter().map(|(s, _)| s.as_str()).collect();
+        let windows: Vec<&str> = asks.iter().map(|(_, a)| a.window.as_str()).collect();
+        let starts: Vec<DateTime<Utc>> = asks.iter().map(|(_, a)| a.start).collect();
+        let wants: Vec<i64> = asks.iter().map(|(_, a)| a.want).collect();
+        let limits: Vec<i64> = asks.iter().map(|(_, a)| a.limit).collect();
+        let returns: Vec<i64> = asks.iter().map(|(_, a)| a.give_back).collect();
         let statement = client
             .prepare_cached(
-                "SELECT lease_span, lease_taken, lease_granted \
-                 FROM quota_lease($1, $2, $3, $4, $5, $6)",
+                "SELECT lease_index, lease_taken, lease_granted \
+                 FROM quota_lease_subjects($1, $2, $3, $4, $5, $6)",
             )
             .await?;
         let rows = client
             .query_named(
                 "quota.lease",
                 &statement,
-                &[&key_id, &windows, &starts, &wants, &limits, &returns],
+                &[&subjects, &windows, &starts, &wants, &limits, &returns],
             )
             .await?;
-        asks.iter()
-            .map(|ask| {
-                let row = rows
-                    .iter()
-                    .find(|r| r.get::<_, &str>(0) == ask.window.as_str())
-                    .ok_or_else(|| ApiError::internal("quota_lease skipped a window"))?;
-                Ok(Grant {
-                    taken: row.try_get(1)?,
-                    granted: row.try_get(2)?,
-                })
-            })
+        let mut grants = vec![None; asks.len()];
+        for row in &rows {
+            // 1-based, as SQL's ordinality; anything else is a fault of the function.
+            let index: i64 = row.try_get(0)?;
+            let slot = usize::try_from(index - 1)
+                .ok()
+                .and_then(|i| grants.get_mut(i))
+                .ok_or_else(|| ApiError::internal("quota lease answered an unknown window"))?;
+            *slot = Some(Grant {
+                taken: row.try_get(1)?,
+                granted: row.try_get(2)?,
+            });
+        }
+        grants
+            .into_iter()
+            .map(|grant| grant.ok_or_else(|| ApiError::internal("quota lease skipped a window")))
             .collect()
     }
 
@@ -111,7 +122,7 @@ impl QuotaStore {
         calls: &[CallRecord],
     ) -> Result<bool, ApiError> {
         let client = self.client().await?;
-        let key_ids: Vec<&str> = windows.iter().map(|((k, _, _), _)| k.as_str()).collect();
+        let key_ids: Vec<&str> = windows.iter().map(|((s, _, _), _)| s.as_str()).collect();
         let spans: Vec<&str> = windows.iter().map(|((_, w, _), _)| w.as_str()).collect();
         let starts: Vec<DateTime<Utc>> = windows.iter().map(|((_, _, s), _)| *s).collect();
         let used: Vec<i64> = windows.iter().map(|(_, s)| s.used).collect();

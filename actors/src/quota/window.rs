@@ -1,0 +1,127 @@
+//! The two quota windows (a UTC calendar minute and a UTC calendar day, D6) and a
+//! key's limits in them.
+//!
+//! Pure arithmetic on instants passed in: it never reads a clock, so the boundaries are
+//! testable without waiting.
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+
+use crate::caller::Tier;
+
+/// A quota window: a UTC calendar minute or a UTC calendar day (D6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Window {
+    /// First: statements lock a subject's rows day first, then minute, as `'day'` sorts
+    /// before `'minute'` (see the V4 and V10 migrations).
+    Day,
+    Minute,
+}
+
+impl Window {
+    pub const ALL: [Window; 2] = [Window::Day, Window::Minute];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Window::Day => "day",
+            Window::Minute => "minute",
+        }
+    }
+
+    fn length(self) -> TimeDelta {
+        match self {
+            Window::Day => TimeDelta::days(1),
+            Window::Minute => TimeDelta::minutes(1),
+        }
+    }
+
+    /// The start of the window `now` falls in.
+    pub fn start(self, now: DateTime<Utc>) -> DateTime<Utc> {
+        // Rounding down a UTC instant to a whole minute or day cannot overflow.
+        now.duration_trunc(self.length()).unwrap_or(now)
+    }
+
+    /// Whole seconds until the window `now` falls in ends: at least 1, so a client told
+    /// to wait never retries at once.
+    pub fn seconds_left(self, now: DateTime<Utc>) -> i64 {
+        let end = self.start(now) + self.length();
+        let millis = (end - now).num_milliseconds();
+        ((millis + 999) / 1000).max(1)
+    }
+}
+
+/// Limits per window of one quota subject: a key's effective limits (the smaller of the
+/// key's own and its owner's tier's, D6) or an account's caps (D11, see
+/// [`super::subject`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub per_minute: i64,
+    pub per_day: i64,
+}
+
+impl Limits {
+    pub fn effective(key_minute: Option<i64>, key_day: Option<i64>, tier: &Tier) -> Limits {
+        let narrow = |own: Option<i64>, tier: i64| own.map_or(tier, |own| own.min(tier)).max(0);
+        Limits {
+            per_minute: narrow(key_minute, tier.per_minute),
+            per_day: narrow(key_day, tier.per_day),
+        }
+    }
+
+    pub fn of(self, window: Window) -> i64 {
+        match window {
+            Window::Day => self.per_day,
+            Window::Minute => self.per_minute,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 20, h, m, s)
+            .single()
+            .unwrap()
+    }
+
+    #[test]
+    fn windows_are_utc_calendar_minutes_and_days() {
+        let now = at(13, 45, 30);
+        assert_eq!(Window::Minute.start(now), at(13, 45, 0));
+        assert_eq!(Window::Day.start(now), at(0, 0, 0));
+        assert_eq!(Window::Minute.seconds_left(now), 30);
+        assert_eq!(Window::Day.seconds_left(now), 10 * 3600 + 14 * 60 + 30);
+        assert_eq!(Window::Minute.seconds_left(at(13, 45, 0)), 60);
+        let just_before = at(13, 45, 59) + TimeDelta::milliseconds(999);
+        assert_eq!(Window::Minute.seconds_left(just_before), 1);
+    }
+
+    #[test]
+    fn effective_limit_is_the_smaller_of_key_and_tier() {
+        let tier = Tier {
+            name: "pro".into(),
+            per_minute: 100,
+            per_day: 1000,
+            max_rows: 5000,
+            max_keys: None,
+            delay_days: 0,
+            member_indexes: true,
+        };
+        assert_eq!(
+            Limits::effective(None, None, &tier),
+            Limits {
+                per_minute: 100,
+                per_day: 1000
+            }
+        );
+        assert_eq!(
+            Limits::effective(Some(5), Some(5000), &tier),
+            Limits {
+                per_minute: 5,
+                per_day: 1000
+            }
+        );
+    }
+}
