@@ -59,17 +59,19 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
     let row = client
         .query_opt_named(
             "keys.lookup",
-            "SELECT k.key_id, k.user_id, k.scopes, k.index_codes, k.ip_allowlist::text[], k.per_minute, \
-                    k.per_day, k.expires_at, k.active, k.deleted_at IS NOT NULL, u.active, \
-                    u.api_access, u.tier \
+            "SELECT k.key_id, k.user_id, k.scopes, k.index_codes, \
+                    k.ip_allowlist::text[] AS ip_allowlist, k.per_minute, k.per_day, \
+                    k.expires_at, k.active, k.deleted_at IS NOT NULL AS deleted, \
+                    u.active AS owner_active, u.api_access AS owner_api_access, \
+                    u.tier AS owner_tier \
              FROM api_keys k JOIN users u USING (user_id) WHERE k.key_hash = $1",
             &[&hash.as_slice()],
         )
         .await?;
     let Some(row) = row else { return Ok(None) };
-    let scopes: Vec<String> = row.try_get(2)?;
-    let index_codes: Option<Vec<String>> = row.try_get(3)?;
-    let allowlist: Vec<String> = row.try_get(4)?;
+    let scopes: Vec<String> = row.try_get("scopes")?;
+    let index_codes: Option<Vec<String>> = row.try_get("index_codes")?;
+    let allowlist: Vec<String> = row.try_get("ip_allowlist")?;
     let parsed: Vec<IpNet> = allowlist.iter().filter_map(|n| n.parse().ok()).collect();
     let ip_allowlist_unreadable = parsed.len() != allowlist.len();
     if ip_allowlist_unreadable {
@@ -78,20 +80,20 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
         );
     }
     Ok(Some(KeyRecord {
-        key_id: row.try_get(0)?,
-        user_id: row.try_get(1)?,
+        key_id: row.try_get("key_id")?,
+        user_id: row.try_get("user_id")?,
         scopes: Arc::new(scopes.iter().filter_map(|s| Scope::parse(s)).collect()),
         index_codes: index_codes.map(|codes| Arc::new(codes.into_iter().collect())),
         ip_allowlist: parsed,
         ip_allowlist_unreadable,
         per_minute: row.try_get::<_, Option<i32>>(5)?.map(i64::from),
         per_day: row.try_get::<_, Option<i32>>(6)?.map(i64::from),
-        expires_at: row.try_get(7)?,
-        active: row.try_get(8)?,
-        deleted: row.try_get(9)?,
-        owner_active: row.try_get(10)?,
-        owner_api_access: row.try_get(11)?,
-        owner_tier: row.try_get(12)?,
+        expires_at: row.try_get("expires_at")?,
+        active: row.try_get("active")?,
+        deleted: row.try_get("deleted")?,
+        owner_active: row.try_get("owner_active")?,
+        owner_api_access: row.try_get("owner_api_access")?,
+        owner_tier: row.try_get("owner_tier")?,
     }))
 }
 
@@ -136,11 +138,12 @@ impl std::fmt::Debug for CreatedKey {
 }
 
 const VIEW_COLUMNS: &str = "key_id, name, key_hint, active, expires_at, scopes, index_codes, \
-                            ip_allowlist::text[], per_minute, per_day, created_at";
+                            ip_allowlist::text[] AS ip_allowlist, per_minute, per_day, \
+                            created_at";
 
 fn view(row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<KeyView, ApiError> {
-    let active: bool = row.try_get(3)?;
-    let expires_at: Option<DateTime<Utc>> = row.try_get(4)?;
+    let active: bool = row.try_get("active")?;
+    let expires_at: Option<DateTime<Utc>> = row.try_get("expires_at")?;
     let state = if expires_at.is_some_and(|at| at <= now) {
         "expired"
     } else if active {
@@ -149,17 +152,17 @@ fn view(row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<KeyView, ApiErr
         "disabled"
     };
     Ok(KeyView {
-        id: row.try_get(0)?,
-        name: row.try_get(1)?,
-        key_hint: row.try_get(2)?,
+        id: row.try_get("key_id")?,
+        name: row.try_get("name")?,
+        key_hint: row.try_get("key_hint")?,
         state,
         expires_at,
-        scopes: row.try_get(5)?,
-        index_codes: row.try_get(6)?,
-        ip_allowlist: row.try_get(7)?,
-        per_minute: row.try_get(8)?,
-        per_day: row.try_get(9)?,
-        created_at: row.try_get(10)?,
+        scopes: row.try_get("scopes")?,
+        index_codes: row.try_get("index_codes")?,
+        ip_allowlist: row.try_get("ip_allowlist")?,
+        per_minute: row.try_get("per_minute")?,
+        per_day: row.try_get("per_day")?,
+        created_at: row.try_get("created_at")?,
         calls_today: None,
     })
 }
@@ -396,7 +399,7 @@ pub async fn list(
             &format!(
                 "SELECT {VIEW_COLUMNS}, \
                         (SELECT used FROM quota_windows q WHERE q.key_id = api_keys.key_id \
-                         AND q.span = 'day' AND q.window_start = $2) \
+                         AND q.span = 'day' AND q.window_start = $2) AS calls_today \
                  FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL \
                  ORDER BY created_at, key_id"
             ),
@@ -406,7 +409,7 @@ pub async fn list(
         .iter()
         .map(|row| {
             let mut view = view(row, now)?;
-            view.calls_today = Some(row.try_get::<_, Option<i64>>(11)?.unwrap_or(0));
+            view.calls_today = Some(row.try_get::<_, Option<i64>>("calls_today")?.unwrap_or(0));
             Ok(view)
         })
         .collect()

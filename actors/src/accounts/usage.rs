@@ -60,22 +60,22 @@ pub async fn of_key(
         .query_opt_named(
             "usage.key_limits",
             "SELECT k.user_id, u.tier, \
-                    least(coalesce(k.per_minute, t.per_minute), t.per_minute), \
-                    least(coalesce(k.per_day, t.per_day), t.per_day), \
-                    t.per_minute, t.per_day, t.max_keys \
+                    least(coalesce(k.per_minute, t.per_minute), t.per_minute) AS key_minute, \
+                    least(coalesce(k.per_day, t.per_day), t.per_day) AS key_day, \
+                    t.per_minute AS tier_minute, t.per_day AS tier_day, t.max_keys \
              FROM api_keys k JOIN users u USING (user_id) JOIN tiers t ON t.tier = u.tier \
              WHERE k.key_id = $1",
             &[&key_id],
         )
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no key with id '{key_id}'")))?;
-    let owner: i64 = row.try_get(0)?;
-    let number = |i: usize| -> Result<i64, ApiError> { Ok(row.try_get::<_, i32>(i)?.into()) };
-    let max_keys = (row.try_get::<_, Option<i32>>(6)?)
+    let owner: i64 = row.try_get("user_id")?;
+    let number = |name: &str| -> Result<i64, ApiError> { Ok(row.try_get::<_, i32>(name)?.into()) };
+    let max_keys = (row.try_get::<_, Option<i32>>("max_keys")?)
         .map(u32::try_from)
         .transpose()
         .map_err(ApiError::internal)?;
-    let caps = account_caps(number(4)?, number(5)?, max_keys);
+    let caps = account_caps(number("tier_minute")?, number("tier_day")?, max_keys);
     let first = today - TimeDelta::days(i64::from(days.max(1)) - 1);
     let key_calls = daily_calls(client, key_id, first, today).await?;
     let account = Subject::account(owner);
@@ -83,9 +83,9 @@ pub async fn of_key(
     Ok(KeyUsage {
         key_id: key_id.to_string(),
         owner: owner.to_string(),
-        tier: row.try_get(1)?,
-        per_minute: number(2)?,
-        per_day: number(3)?,
+        tier: row.try_get("tier")?,
+        per_minute: number("key_minute")?,
+        per_day: number("key_day")?,
         days: newest_first(first, today, &key_calls),
         account: AccountUsage {
             per_minute: caps.map(|c| c.per_minute),
@@ -113,8 +113,8 @@ async fn daily_calls(
         .await?;
     let mut calls = HashMap::new();
     for row in rows {
-        let at: DateTime<Utc> = row.try_get(0)?;
-        calls.insert(at.date_naive(), row.try_get::<_, i64>(1)?);
+        let at: DateTime<Utc> = row.try_get("window_start")?;
+        calls.insert(at.date_naive(), row.try_get::<_, i64>("used")?);
     }
     Ok(calls)
 }

@@ -95,14 +95,14 @@ impl QuotaStore {
         let mut grants = vec![None; asks.len()];
         for row in &rows {
             // 1-based, as SQL's ordinality; anything else is a fault of the function.
-            let index: i64 = row.try_get(0)?;
+            let index: i64 = row.try_get("lease_index")?;
             let slot = usize::try_from(index - 1)
                 .ok()
                 .and_then(|i| grants.get_mut(i))
                 .ok_or_else(|| ApiError::internal("quota lease answered an unknown window"))?;
             *slot = Some(Grant {
-                taken: row.try_get(1)?,
-                granted: row.try_get(2)?,
+                taken: row.try_get("lease_taken")?,
+                granted: row.try_get("lease_granted")?,
             });
         }
         grants
