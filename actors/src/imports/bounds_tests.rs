@@ -487,6 +487,7 @@ fn reference() -> Reference {
         open_days: [NaiveDate::from_ymd_opt(2026, 11, 20).expect("date")]
             .into_iter()
             .collect(),
+        calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
     }
 }
 

@@ -239,6 +239,7 @@ fn validator_reference() -> Reference {
         open_days: [chrono::NaiveDate::from_ymd_opt(2026, 11, 20).expect("date")]
             .into_iter()
             .collect(),
+        calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
     }
 }
 

@@ -40,7 +40,7 @@ use crate::clock::Clock;
 use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
 use crate::quotes::recalc::QuoteRow;
-use crate::quotes::store::QuoteWriter;
+use crate::quotes::store::{self, QuoteWriter};
 use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
@@ -420,9 +420,11 @@ async fn store(
         .iter()
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()?;
+    let composites = store::composites(tx).await?;
     let reference = Arc::new(Reference {
         quote_indexes,
         open_days,
+        calculated_indexes: composites.iter().map(|c| c.code.clone()).collect(),
     });
     let rows = file.rows.clone();
     let mut pieces = Pieces::read(file, reference.clone());
@@ -445,7 +447,9 @@ async fn store(
         "{} rows read, {quotes} quotes valid and stored; recalculating",
         rows.load(Ordering::Relaxed)
     ));
-    let recalculated = writer.recalculate(tx, &reference.open_days).await?;
+    let recalculated = writer
+        .recalculate(tx, &reference.open_days, &composites)
+        .await?;
     progress(&format!(
         "{} quotes stored, {} daily rows recalculated",
         recalculated.quotes, recalculated.daily_rows

@@ -72,9 +72,12 @@ impl Rejection {
 /// What the rules check against: the database's state at import time.
 #[derive(Debug, Clone, Default)]
 pub struct Reference {
-    /// Known index codes that bear quotes (every index but `Hardware_Index`).
+    /// Known index codes that bear quotes (every index but the composite).
     pub quote_indexes: BTreeSet<String>,
     pub open_days: BTreeSet<NaiveDate>,
+    /// Indexes calculated from others (the composite): a quote for one is a mistake
+    /// worth naming.
+    pub calculated_indexes: BTreeSet<String>,
 }
 
 /// The D8 columns; errors are sorted by this order within a row.
@@ -91,8 +94,6 @@ const SPECIFICATION: usize = 2;
 const WEIGHT: usize = 3;
 const PRICE: usize = 4;
 
-/// The index derived from the others; a quote for it is a mistake worth naming.
-const CALCULATED_INDEX: &str = "Hardware_Index";
 /// Longest specification name, in characters (not bytes).
 pub const MAX_SPECIFICATION_CHARS: usize = 200;
 const WEIGHT_PLACES: usize = 8;
@@ -415,7 +416,7 @@ fn parse_row<'r>(
     };
 
     let trade_date = bounded(TRADE_DATE).and_then(|c| trade_date(c, &reference.open_days));
-    let index_code = bounded(INDEX_CODE).and_then(|c| index_code(c, &reference.quote_indexes));
+    let index_code = bounded(INDEX_CODE).and_then(|c| index_code(c, reference));
     let specification = bounded(SPECIFICATION).and_then(specification);
     let weight = bounded(WEIGHT).and_then(weight);
     let price = bounded(PRICE).and_then(price);
@@ -545,7 +546,8 @@ fn date_text(s: &str) -> Result<NaiveDate, String> {
     })
 }
 
-fn index_code<'r>(cell: &Cell, quote_indexes: &'r BTreeSet<String>) -> Result<&'r str, String> {
+fn index_code<'r>(cell: &Cell, reference: &'r Reference) -> Result<&'r str, String> {
+    let quote_indexes = &reference.quote_indexes;
     let code = match cell {
         Cell::Text(s) | Cell::Number(s) => trim_ascii(s),
         other => return Err(holds(other, "an index code")),
@@ -557,9 +559,9 @@ fn index_code<'r>(cell: &Cell, quote_indexes: &'r BTreeSet<String>) -> Result<&'
     if let Some(known) = quote_indexes.get(code) {
         return Ok(known.as_str());
     }
-    if code == CALCULATED_INDEX {
+    if reference.calculated_indexes.contains(code) {
         return Err(format!(
-            "{CALCULATED_INDEX} is calculated from the base indexes and takes no quotes"
+            "{code} is calculated from the base indexes and takes no quotes"
         ));
     }
     // Index codes are case-sensitive identifiers; a near miss deserves a hint.

@@ -30,6 +30,7 @@ impl World {
                     .iter()
                     .map(|s| day(s))
                     .collect(),
+                calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
             },
         }
     }

@@ -15,16 +15,45 @@ use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Prev
 use crate::db::{self, Traced};
 use crate::{ApiError, ErrorCode};
 
-/// The composite index and the six base indexes it is derived from (D8).
-pub const COMPOSITE_INDEX: &str = "Hardware_Index";
-pub const COMPOSITE_BASES: [&str; 6] = [
-    "Server_Index",
-    "GPU_Index",
-    "DRAM_Index",
-    "SSD_Index",
-    "CPU_Index",
-    "OI_Index",
-];
+/// A composite index and the base indexes it is derived from, with their weights (D8:
+/// the six public indexes but the rental one, equal weights by default), as the
+/// `composite_bases` table holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Composite {
+    pub code: String,
+    /// Base index codes, in a fixed order (by code).
+    pub bases: Vec<String>,
+    /// The weight of each base, in the order of `bases`.
+    pub weights: Vec<Decimal>,
+}
+
+/// Every composite index with its bases.
+pub async fn composites(client: &impl Traced) -> Result<Vec<Composite>, ApiError> {
+    let rows = client
+        .query_named(
+            "recalc.read_composites",
+            "SELECT composite_code, base_code, weight FROM composite_bases \
+             ORDER BY composite_code, base_code",
+            &[],
+        )
+        .await?;
+    let mut composites: Vec<Composite> = Vec::new();
+    for row in &rows {
+        let code: String = row.try_get("composite_code")?;
+        if composites.last().is_none_or(|c| c.code != code) {
+            composites.push(Composite {
+                code,
+                bases: Vec::new(),
+                weights: Vec::new(),
+            });
+        }
+        if let Some(composite) = composites.last_mut() {
+            composite.bases.push(row.try_get("base_code")?);
+            composite.weights.push(row.try_get("weight")?);
+        }
+    }
+    Ok(composites)
+}
 
 /// What a write changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,6 +138,7 @@ impl QuoteWriter {
         self,
         tx: &Transaction<'_>,
         open_days: &BTreeSet<NaiveDate>,
+        composites: &[Composite],
     ) -> Result<Recalculated, ApiError> {
         let QuoteWriter { batch } = self;
         let quotes = batch
@@ -123,13 +153,20 @@ impl QuoteWriter {
             .iter()
             .filter_map(|(code, days)| Some((code.clone(), *days.keys().next()?)))
             .collect();
-        let composite_from = from
+        // Each composite is recalculated from the earliest date any of its bases is.
+        let composite_from: Vec<(&Composite, NaiveDate)> = composites
             .iter()
-            .filter(|(code, _)| COMPOSITE_BASES.contains(&code.as_str()))
-            .map(|(_, from)| *from)
-            .min();
-        if let Some(first) = composite_from {
-            from.insert(COMPOSITE_INDEX.to_string(), first);
+            .filter_map(|composite| {
+                let first = from
+                    .iter()
+                    .filter(|(code, _)| composite.bases.contains(code))
+                    .map(|(_, from)| *from)
+                    .min()?;
+                Some((composite, first))
+            })
+            .collect();
+        for (composite, first) in &composite_from {
+            from.insert(composite.code.clone(), *first);
         }
         let starts = starting_points(tx, &from).await?;
 
@@ -142,10 +179,10 @@ impl QuoteWriter {
         delete_daily(tx, &from).await?;
         copy_daily(tx, &rows).await?;
         let mut daily_rows = rows.len();
-        if let Some(first) = composite_from {
-            let (base, previous) = start_of(&starts, COMPOSITE_INDEX)?;
+        for (composite, first) in composite_from {
+            let (base, previous) = start_of(&starts, &composite.code)?;
             let previous = previous.map(|p| p.index_value);
-            let rows = composite_rows(tx, first, base, previous).await?;
+            let rows = composite_rows(tx, composite, first, base, previous).await?;
             copy_daily(tx, &rows).await?;
             daily_rows += rows.len();
         }
@@ -288,28 +325,29 @@ fn index_rows(
 /// (the recalculated ones included: they are written first).
 async fn composite_rows(
     tx: &Transaction<'_>,
+    composite: &Composite,
     from: NaiveDate,
     base: Decimal,
     previous: Option<Decimal>,
 ) -> Result<Vec<DailyRow>, ApiError> {
-    let bases: Vec<&str> = COMPOSITE_BASES.to_vec();
+    let bases = &composite.bases;
     let rows = tx
         .query_named(
             "recalc.read_base_daily",
             "SELECT trade_date, index_code, pct_change FROM index_daily \
              WHERE index_code = ANY($1) AND trade_date >= $2",
-            &[&bases, &from],
+            &[bases, &from],
         )
         .await?;
     let mut by_day: BTreeMap<NaiveDate, Vec<Option<Option<Decimal>>>> = BTreeMap::new();
     for r in &rows {
         let code: String = r.try_get("index_code")?;
-        let Some(position) = COMPOSITE_BASES.iter().position(|b| *b == code) else {
+        let Some(position) = bases.iter().position(|b| *b == code) else {
             continue;
         };
         let slots = by_day
             .entry(r.try_get("trade_date")?)
-            .or_insert_with(|| vec![None; COMPOSITE_BASES.len()]);
+            .or_insert_with(|| vec![None; bases.len()]);
         slots[position] = Some(r.try_get("pct_change")?);
     }
     // Only dates on which every base index has a value take part.
@@ -317,8 +355,7 @@ async fn composite_rows(
         .into_iter()
         .filter_map(|(date, slots)| Some((date, slots.into_iter().collect::<Option<Vec<_>>>()?)))
         .collect();
-    let weights = vec![Decimal::ONE; COMPOSITE_BASES.len()];
-    composite_index(COMPOSITE_INDEX, base, previous, &weights, &days)
+    composite_index(&composite.code, base, previous, &composite.weights, &days)
 }
 
 /// Deletes the daily rows of each index in `from` from its date on.
