@@ -110,6 +110,12 @@ impl Protection {
         }
     }
 
+    /// Seconds until the next calendar minute of the service clock (at least 1): when a
+    /// per-minute refusal made elsewhere (the login limit) may be tried again.
+    pub fn seconds_to_next_minute(&self) -> i64 {
+        60 - self.clock.now().timestamp().rem_euclid(60)
+    }
+
     /// Counts a call against `limiter`; a refusal (429 / 42901 with `Retry-After`)
     /// names the limit.
     pub fn admit(&self, limiter: &MinuteLimiter, subject: Subject<'_>) -> Result<(), HttpError> {

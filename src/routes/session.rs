@@ -63,7 +63,14 @@ pub async fn login(
     let opened = state
         .accounts
         .login(body.value()?, state.client_ip(&req))
-        .await?;
+        .await
+        .map_err(|error| match error.code {
+            // The login limit (D6) holds until the next calendar minute.
+            ErrorCode::RateLimited => {
+                HttpError::retry_after(error, state.protection.seconds_to_next_minute())
+            }
+            _ => HttpError::from(error),
+        })?;
     let cookie = session::cookie(
         &opened,
         state.cookie_secure,

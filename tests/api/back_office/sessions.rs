@@ -243,6 +243,8 @@ async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute()
     let (blocked, session) = app.login("alice", PASSWORD).await;
     blocked.assert_error(429, 42901);
     assert!(session.is_none());
+    // At 04:00:00 the next minute is a whole minute away.
+    assert_eq!(blocked.header("retry-after"), Some("60"));
     // Other user names are not affected.
     app.login_ok("root").await;
 
@@ -250,6 +252,7 @@ async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute()
     app.clock.advance(Duration::seconds(59));
     let (still, _) = app.login("alice", PASSWORD).await;
     still.assert_error(429, 42901);
+    assert_eq!(still.header("retry-after"), Some("1"));
 
     // 04:01:00: a new minute.
     app.clock.advance(Duration::seconds(1));
