@@ -89,6 +89,41 @@ impl From<NaiveDate> for WireDate {
     }
 }
 
+/// Timestamps in request bodies (`expires_at`): RFC 3339 with an offset, such as
+/// `2027-01-31T00:00:00Z`; anything else is refused with a message naming that form
+/// (a date alone says nothing about the hour or the zone).
+pub mod timestamp {
+    use chrono::{DateTime, Utc};
+    use serde::{de::Error, Deserialize, Deserializer};
+
+    /// The accepted form, for messages.
+    pub const FORM: &str = "an RFC 3339 timestamp with an offset, such as 2027-01-31T00:00:00Z or \
+         2027-01-31T08:00:00+08:00";
+
+    pub fn parse(text: &str) -> Result<DateTime<Utc>, String> {
+        DateTime::parse_from_rfc3339(text)
+            .map(|at| at.with_timezone(&Utc))
+            .map_err(|_| format!("must be {FORM}"))
+    }
+
+    /// An optional timestamp field (`null` or absent: `None`).
+    pub fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        let text: Option<String> = Deserialize::deserialize(d)?;
+        text.as_deref()
+            .map(parse)
+            .transpose()
+            .map_err(D::Error::custom)
+    }
+
+    /// A patch's timestamp field: absent leaves it alone (`None`, with
+    /// `#[serde(default)]`), `null` clears it (`Some(None)`).
+    pub fn present<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<DateTime<Utc>>>, D::Error> {
+        optional(d).map(Some)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +159,16 @@ mod tests {
         let day = WireDate(date(2026, 1, 5));
         assert_eq!(day.to_string(), "20260105");
         assert_eq!(serde_json::to_string(&day).unwrap(), "\"20260105\"");
+    }
+
+    #[test]
+    fn timestamps_need_an_offset_and_say_so() {
+        assert!(timestamp::parse("2027-01-31T00:00:00Z").is_ok());
+        assert!(timestamp::parse("2027-01-31T08:00:00+08:00").is_ok());
+        for bad in ["2027-01-31", "20270131", "2027-01-31T00:00:00", "soon"] {
+            let message = timestamp::parse(bad).unwrap_err();
+            assert!(message.contains("RFC 3339"), "{bad}: {message}");
+        }
     }
 
     proptest! {

@@ -174,6 +174,7 @@ pub struct NewKey {
     pub name: String,
     pub index_codes: Option<Vec<String>>,
     pub ip_allowlist: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "crate::wire_date::timestamp::optional")]
     pub expires_at: Option<DateTime<Utc>>,
 }
 
@@ -190,7 +191,7 @@ pub struct KeyPatch {
     #[serde(default, deserialize_with = "super::present")]
     pub index_codes: Option<Option<Vec<String>>>,
     pub ip_allowlist: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "super::present")]
+    #[serde(default, deserialize_with = "crate::wire_date::timestamp::present")]
     pub expires_at: Option<Option<DateTime<Utc>>>,
 }
 

@@ -154,6 +154,18 @@ async fn key_creation_validates_the_body() {
     past.assert_error(400, 40001);
     assert!(past.message().contains("expires_at"), "{}", past.body);
 
+    // A date alone is refused with the form that works, not a parser's words.
+    let date_only = app
+        .create_key(&dave, json!({"name": "x", "expires_at": "2027-01-31"}))
+        .await;
+    date_only.assert_error(400, 40001);
+    let message = date_only.message();
+    assert!(
+        message.contains("expires_at") && message.contains("RFC 3339"),
+        "{}",
+        date_only.body
+    );
+
     let unknown_field = app
         .create_key(&dave, json!({"name": "x", "colour": "red"}))
         .await;
