@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod body_pace;
 pub mod client_ip;
+pub mod cors;
 pub mod credentials;
 pub mod envelope;
 pub mod error;

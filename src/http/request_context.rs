@@ -100,6 +100,12 @@ pub async fn request_context(
     req.extensions_mut().insert(request_id.clone());
     let started = Instant::now();
 
+    // A cross-origin preflight for an open endpoint (D16) needs no handler.
+    if let Some(answer) = super::cors::preflight(req.method(), req.path(), req.headers()) {
+        let response = req.into_response(answer);
+        return Ok(finish(response, &request_id, &span, &method, started));
+    }
+
     // A connection past its address's cap answers once and closes.
     if let Some(over) = req.conn_data::<OverCap>().copied() {
         let mut response = failure(&request_id, &over.refusal());
@@ -128,6 +134,10 @@ pub async fn request_context(
             return Err(err);
         }
     };
+    let request = response.request();
+    if super::cors::applies(request.path(), request.headers()) {
+        super::cors::decorate(response.headers_mut());
+    }
     let unenveloped = response
         .response()
         .extensions()

@@ -7,6 +7,7 @@ mod helpers;
 mod back_office;
 mod calendar;
 mod composite;
+mod cors;
 mod datasets;
 mod embedded;
 mod envelope;
