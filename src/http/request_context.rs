@@ -193,6 +193,9 @@ fn finish(
     if status >= 500 {
         span.record("otel.status_code", "error");
     }
+    // Probes and scrapes arrive every few seconds from machines, not people: their
+    // lines are debug, so the access log stays the callers' (failures still show).
+    let routine = matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics") && status < 500;
     metrics()
         .requests
         .get_or_create(&RequestLabels {
@@ -201,13 +204,13 @@ fn finish(
             code,
         })
         .observe(started.elapsed().as_secs_f64());
+    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     span.in_scope(|| {
-        tracing::info!(
-            latency_ms = started.elapsed().as_secs_f64() * 1000.0,
-            status,
-            code,
-            "request completed"
-        );
+        if routine {
+            tracing::debug!(latency_ms, status, code, "request completed");
+        } else {
+            tracing::info!(latency_ms, status, code, "request completed");
+        }
     });
     response
 }

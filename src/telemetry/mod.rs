@@ -38,23 +38,27 @@ const DRIVER_CAP: &str = "tokio_postgres=info";
 /// The service's name in traces when `OTEL_SERVICE_NAME` does not say otherwise.
 const SERVICE_NAME: &str = "iq-service";
 
-/// What [`init`] set up; [`Telemetry::shutdown`] flushes the spans still queued.
+/// What [`init`] set up; [`Telemetry::shutdown`] flushes the spans and log lines still
+/// queued.
 pub struct Telemetry {
     provider: SdkTracerProvider,
     exporting: bool,
+    /// The log writer's thread: log lines are written off the request path, and
+    /// dropping this writes out what is still queued.
+    logs: tracing_appender::non_blocking::WorkerGuard,
 }
 
 impl Telemetry {
-    /// Exports every span still queued and stops the exporter's thread. Blocking: call
-    /// it last, after the server has stopped.
+    /// Exports every span still queued and stops the exporter's thread, then writes out
+    /// the queued log lines. Blocking: call it last, after the server has stopped.
     pub fn shutdown(self) {
-        if !self.exporting {
-            return;
+        if self.exporting {
+            match self.provider.shutdown() {
+                Ok(()) => tracing::info!("traces flushed"),
+                Err(err) => tracing::error!(error = %err, "traces could not all be exported"),
+            }
         }
-        match self.provider.shutdown() {
-            Ok(()) => tracing::info!("traces flushed"),
-            Err(err) => tracing::error!(error = %err, "traces could not all be exported"),
-        }
+        drop(self.logs);
     }
 }
 
@@ -98,16 +102,23 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .with_error_records_to_exceptions(false)
         .with_filter(trace_filter);
 
+    // Lines go to a queue a thread of their own writes to stderr: a request never waits
+    // on the terminal or the log collector's pipe. Not lossy: when the queue is full,
+    // logging waits rather than dropping lines an SRE may need.
+    let (writer, logs_guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("iq-log-writer")
+        .finish(std::io::stderr());
     let dispatch_cell = Arc::new(OnceLock::new());
     let logs = match format {
         LogFormat::Json => tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
+            .with_writer(writer.clone())
             .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
             .event_format(JsonLines::new(dispatch_cell.clone()))
             .with_filter(log_filter)
             .boxed(),
         LogFormat::Pretty => tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
+            .with_writer(writer)
             .with_filter(log_filter)
             .boxed(),
     };
@@ -126,6 +137,7 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
     Telemetry {
         provider,
         exporting,
+        logs: logs_guard,
     }
 }
 
