@@ -352,15 +352,7 @@ async fn spawn(quota_enforced: bool) -> TestApp {
 /// The pro tier's calls per minute, as the back office lists it.
 async fn pro_per_minute(keyed: &Keyed) -> i64 {
     let admin = keyed.app.login_ok("root").await;
-    let tiers = keyed.app.get_as(&admin, "/api/v1/admin/tiers").await;
-    assert_eq!(tiers.code(), 0, "{}", tiers.body);
-    let pro = tiers
-        .data()
-        .as_array()
-        .expect("tiers")
-        .iter()
-        .find(|t| t["tier"] == "pro")
-        .expect("the pro tier");
+    let pro = keyed.app.tier(&admin, "pro").await;
     pro["per_minute"].as_i64().expect("per_minute")
 }
 

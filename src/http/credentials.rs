@@ -84,6 +84,10 @@ fn refused(message: impl Into<String>) -> ApiError {
 /// A 40001 when the URL's query string names a key parameter (D12): the key belongs in
 /// the `X-API-Key` header. The value is never read.
 pub fn key_in_url(query_string: &str) -> Option<ApiError> {
+    // Nearly every request has no query string: nothing to parse.
+    if query_string.is_empty() {
+        return None;
+    }
     let names = actix_web::web::Query::<Vec<(String, String)>>::from_query(query_string)
         .map(|q| q.into_inner().into_iter().map(|(name, _)| name).collect())
         // Not decodable: judge the raw names, which is all a proxy log would show.

@@ -118,12 +118,14 @@ pub fn pace(req: &HttpRequest) -> BodyPace {
 
 /// A body that broke off or arrived too slowly, as a 40001 that says which.
 pub fn unreadable(error: actix_web::error::PayloadError) -> ApiError {
-    if error.to_string().contains(body_pace::TOO_SLOW) {
-        ApiError::invalid(format!(
-            "{}: send it at once, not byte by byte",
-            body_pace::TOO_SLOW
-        ))
-    } else {
-        ApiError::invalid("the request body could not be read")
+    match error {
+        // Only the pace check ends a body with a time-out (`body_pace::Paced`).
+        actix_web::error::PayloadError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            ApiError::invalid(format!(
+                "{}: send it at once, not byte by byte",
+                body_pace::TOO_SLOW
+            ))
+        }
+        _ => ApiError::invalid("the request body could not be read"),
     }
 }

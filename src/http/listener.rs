@@ -310,15 +310,22 @@ const REFUSALS: [(&[u8], u16, &str, &str); 3] = [
 ];
 
 /// `buf` with a parser refusal's bodiless head replaced by an enveloped response, or
-/// `None` when `buf` holds none (every response of the application has a body and a
+/// `None` when `buf` is not one (every response of the application has a body and a
 /// `content-type`, so it never matches).
+///
+/// This runs on every write of every connection, so it looks only at the start of the
+/// buffer: the parser writes its refusal once the connection's earlier answers have
+/// gone out, as the first bytes of a write. Anything else costs one prefix comparison.
 fn rewrite_refusal(buf: &[u8]) -> Option<Vec<u8>> {
+    if !buf.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
     for (prefix, status, reason, message) in REFUSALS {
-        let Some(start) = find(buf, prefix) else {
+        if !buf.starts_with(prefix) {
             continue;
-        };
-        let end = start + find(&buf[start..], b"\r\n\r\n")? + 4;
-        let head = buf[start..end].to_ascii_lowercase();
+        }
+        let end = find(buf, b"\r\n\r\n")? + 4;
+        let head = buf[..end].to_ascii_lowercase();
         if find(&head, b"\r\ncontent-length: 0\r\n").is_none()
             || find(&head, b"content-type").is_some()
         {
@@ -327,8 +334,7 @@ fn rewrite_refusal(buf: &[u8]) -> Option<Vec<u8>> {
         let request_id = RequestId::generate();
         tracing::warn!(%request_id, status, "request refused by the HTTP parser");
         let error = ApiError::invalid(message);
-        let mut out = buf[..start].to_vec();
-        out.extend(raw_response(status, reason, &request_id, &error));
+        let mut out = raw_response(status, reason, &request_id, &error);
         out.extend_from_slice(&buf[end..]);
         return Some(out);
     }
@@ -363,7 +369,7 @@ mod tests {
         assert!(rewrite_refusal(ours).is_none());
         let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n";
         assert!(rewrite_refusal(ok).is_none());
-        // A body cannot hold a raw CRLF head: JSON escapes line breaks.
+        // Only the start of a write is looked at: a body never starts with a head.
         assert!(rewrite_refusal(b"{\"message\":\"HTTP/1.1 400 \\r\\n\"}").is_none());
     }
 

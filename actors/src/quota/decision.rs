@@ -95,23 +95,13 @@ impl<'a> Subjects<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_clock::{at, FREE};
     use std::collections::HashMap;
 
     use super::super::lease::{Grant, FULL_RECHECK};
     use super::super::subject::UNCAPPED;
     use super::*;
     use chrono::TimeZone;
-
-    fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 11, 20, h, m, s)
-            .single()
-            .unwrap()
-    }
-
-    const FREE: Limits = Limits {
-        per_minute: 10,
-        per_day: 10,
-    };
 
     fn limits(per_minute: i64, per_day: i64) -> Limits {
         Limits {

@@ -266,19 +266,9 @@ impl Leases {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_clock::{at, FREE};
     use super::*;
     use chrono::TimeZone;
-
-    fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 11, 20, h, m, s)
-            .single()
-            .unwrap()
-    }
-
-    const FREE: Limits = Limits {
-        per_minute: 10,
-        per_day: 10,
-    };
 
     /// Answers every ask as a database holding nothing else would.
     fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {

@@ -25,6 +25,8 @@ pub mod messages;
 pub mod status;
 pub mod store;
 pub mod subject;
+#[cfg(test)]
+mod test_clock;
 pub mod window;
 
 pub use actor::{QuotaActor, QuotaSettings};

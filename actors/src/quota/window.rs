@@ -77,14 +77,9 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_clock::at;
     use super::*;
     use chrono::TimeZone;
-
-    fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 11, 20, h, m, s)
-            .single()
-            .unwrap()
-    }
 
     #[test]
     fn windows_are_utc_calendar_minutes_and_days() {

@@ -144,16 +144,7 @@ async fn a_plain_user_is_refused_on_every_admin_endpoint() {
     // Nothing changed.
     let (intruder, _) = app.login("intruder", PASSWORD).await;
     intruder.assert_error(401, 40102);
-    let tiers = app.get_as(&admin, "/api/v1/admin/tiers").await;
-    let free = tiers
-        .data()
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["tier"] == "free")
-        .unwrap()
-        .clone();
-    assert_eq!(free["per_minute"], 10);
+    assert_eq!(app.tier(&admin, "free").await["per_minute"], 10);
     let victim = app.login_ok("victim").await;
     assert_eq!(app.membership_as(&victim).await.data()["tier"], "free");
     let keys = app.list_keys(&victim).await;
