@@ -19,8 +19,8 @@ use std::time::Instant;
 use actix::prelude::*;
 
 use iq_actors::accounts::login_limit;
-use iq_actors::auth::{authorize, AuthActor, Authenticate, SiteStatus};
-use iq_actors::caller::{Account, Caller, Credentials};
+use iq_actors::auth::{authorize, AuthActor, Authenticate, ShowTiers, SiteStatus};
+use iq_actors::caller::{Account, Caller, Credentials, Identity, Tier};
 use iq_actors::catalogue;
 use iq_actors::clock::Clock;
 use iq_actors::dataset::{DatasetActor, Describe, Fetch, Page};
@@ -242,32 +242,122 @@ impl Handler<ShowMembership> for FrontActor {
                 })
                 .await??;
             record_caller(&msg.span, &identity.caller);
-            let seen = datasets
-                .send(Describe {
-                    grant: identity.grant.clone(),
-                    span: msg.span,
-                })
-                .await??;
-            let tier = &identity.tier;
-            let user = match &identity.caller {
-                Caller::Session(account) => Some(account.clone()),
-                _ => None,
-            };
-            Ok(Membership {
-                identity: identity.caller.kind(),
-                user,
-                tier: tier.name.clone(),
-                delay_days: identity.grant.delay_days,
-                data_cutoff: seen.data_cutoff.map(|d| d.format("%Y%m%d").to_string()),
-                indexes: seen.indexes,
-                quota: Quota {
-                    per_minute: tier.per_minute,
-                    per_day: tier.per_day,
-                    max_keys: tier.max_keys,
-                    max_rows: tier.max_rows.min(max_limit),
-                },
-            })
+            membership(&datasets, &identity, max_limit, msg.span).await
         })
+    }
+}
+
+/// What `identity` is entitled to, as `GET /api/v1/membership` shows it.
+async fn membership(
+    datasets: &Addr<DatasetActor>,
+    identity: &Identity,
+    max_limit: u32,
+    span: Span,
+) -> Result<Membership, ApiError> {
+    let seen = datasets
+        .send(Describe {
+            grant: identity.grant.clone(),
+            span,
+        })
+        .await??;
+    let tier = &identity.tier;
+    let user = match &identity.caller {
+        Caller::Session(account) => Some(account.clone()),
+        _ => None,
+    };
+    Ok(Membership {
+        identity: identity.caller.kind(),
+        user,
+        tier: tier.name.clone(),
+        delay_days: identity.grant.delay_days,
+        data_cutoff: seen.data_cutoff.map(|d| d.format("%Y%m%d").to_string()),
+        indexes: seen.indexes,
+        quota: Quota {
+            per_minute: tier.per_minute,
+            per_day: tier.per_day,
+            max_keys: tier.max_keys,
+            max_rows: tier.max_rows.min(max_limit),
+        },
+    })
+}
+
+/// What a website page reads (D19): the caller's membership, every tier (for the
+/// plans), and the answers to the page's queries, each checked and fetched exactly as
+/// `POST /api/v1/query` would for the same website identity, so a page never shows
+/// what the API would not. One authentication serves them all; website identities are
+/// never charged (spec part 8 rule 4).
+#[derive(Message)]
+#[rtype(result = "Result<Browsed, ApiError>")]
+pub struct Browse {
+    /// A session cookie or nothing; a key is refused (pages are not an API).
+    pub credentials: Credentials,
+    /// Query bodies as `POST /api/v1/query` takes them.
+    pub queries: Vec<Value>,
+    pub span: Span,
+}
+
+pub struct Browsed {
+    pub membership: Membership,
+    pub tiers: Arc<Vec<Tier>>,
+    /// One answer per query, in order.
+    pub answers: Vec<Result<Arc<Page>, ApiError>>,
+}
+
+impl Handler<Browse> for FrontActor {
+    type Result = ResponseFuture<Result<Browsed, ApiError>>;
+
+    fn handle(&mut self, msg: Browse, _: &mut Context<Self>) -> Self::Result {
+        let auth = self.auth.clone();
+        let datasets = self.datasets.clone();
+        let max_limit = self.max_limit;
+        let span = tracing::info_span!(parent: &msg.span, "front.browse");
+        Box::pin(
+            async move {
+                if matches!(msg.credentials, Credentials::ApiKey(_)) {
+                    return Err(ApiError::internal(
+                        "pages are read with website credentials",
+                    ));
+                }
+                let span = Span::current();
+                let identity = auth
+                    .send(Authenticate {
+                        credentials: msg.credentials,
+                        client_ip: None,
+                        span: span.clone(),
+                    })
+                    .await??;
+                record_caller(&msg.span, &identity.caller);
+                let tiers = auth.send(ShowTiers { span: span.clone() });
+                let answers = msg.queries.iter().map(|body| {
+                    let query = Query::parse(body).and_then(|query| {
+                        authorize(&identity, &query)?;
+                        Ok(query)
+                    });
+                    let datasets = datasets.clone();
+                    let grant = identity.grant.clone();
+                    let span = span.clone();
+                    async move {
+                        let fetch = datasets.send(Fetch {
+                            query: query?,
+                            grant,
+                            span,
+                        });
+                        fetch.await.map_err(ApiError::from).and_then(|page| page)
+                    }
+                });
+                let (membership, tiers, answers) = futures_util::join!(
+                    membership(&datasets, &identity, max_limit, span.clone()),
+                    tiers,
+                    futures_util::future::join_all(answers),
+                );
+                Ok(Browsed {
+                    membership: membership?,
+                    tiers: tiers??,
+                    answers,
+                })
+            }
+            .instrument(span),
+        )
     }
 }
 

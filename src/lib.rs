@@ -11,5 +11,6 @@ pub mod local_secret;
 pub mod migrations;
 pub mod routes;
 pub mod settings;
+pub mod site;
 pub mod startup;
 pub mod telemetry;

@@ -52,6 +52,12 @@ async fn main() -> ExitCode {
         .listen_addr
         .rsplit_once(':')
         .map_or("127.0.0.1", |(h, _)| h);
+    // On standard output, for the person who started it: where to look.
+    println!(
+        "Website: http://{host}:{port}/  (log in with a demo account to see the member area)\n\
+         API:     http://{host}:{port}/api/v1/query",
+        port = app.port()
+    );
     tracing::info!(
         url = %format!("http://{host}:{}", app.port()),
         "listening; try: curl -s -X POST http://{host}:{}/api/v1/query -H 'Content-Type: application/json' -d '{{\"api_name\":\"index_latest\"}}'",

@@ -28,6 +28,7 @@ use crate::http::request_context::request_context;
 use crate::migrations;
 use crate::routes::{self, AppState};
 use crate::settings::{Database, KeySecret, Settings};
+use crate::site::{FormTokens, Site};
 use crate::{demo_accounts, local_secret};
 
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +195,12 @@ impl Application {
             pool: pool.clone(),
             protection: Protection::new(settings.clock.clone(), settings.website_per_minute),
             initialized: AtomicBool::new(false),
+            site: Site {
+                name: settings.site_name.clone(),
+                forms: FormTokens::new(key_secret.expose()),
+                clock: settings.clock.clone(),
+                service_tz: settings.service_tz,
+            },
         });
 
         let listen = |source| StartupError::Listen {

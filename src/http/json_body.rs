@@ -96,14 +96,24 @@ async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, Ap
             "header 'Content-Type' must be application/json",
         ));
     }
+    read_bounded(req, payload, MAX_BODY_BYTES).await
+}
+
+/// At most `max` bytes of body, read at the request's pace ([`BodyPace`]); a larger,
+/// broken or trickling body is a 40001 that says which.
+pub async fn read_bounded(
+    req: &HttpRequest,
+    payload: impl Body,
+    max: usize,
+) -> Result<web::BytesMut, ApiError> {
     let mut payload = pace(req).wrap(payload);
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(unreadable)?;
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
+        if body.len() + chunk.len() > max {
             return Err(ApiError::invalid(format!(
                 "request body is larger than {} KiB",
-                MAX_BODY_BYTES / 1024
+                max / 1024
             )));
         }
         body.extend_from_slice(&chunk);

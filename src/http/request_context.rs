@@ -144,7 +144,14 @@ pub async fn request_context(
         .get::<BusinessCode>()
         .is_none();
     if unenveloped && (response.status().is_client_error() || response.status().is_server_error()) {
-        let refusal = framework_refusal(&request_id, response.status().as_u16());
+        let status = response.status().as_u16();
+        let refusal = if crate::site::is_page(response.request().path()) {
+            CURRENT.sync_scope(request_id.clone(), || {
+                crate::site::respond::framework_refusal(status)
+            })
+        } else {
+            framework_refusal(&request_id, status)
+        };
         response = response.into_response(refusal);
     }
     Ok(finish(response, &request_id, &span, &method, started))

@@ -45,10 +45,12 @@ pub struct AppState {
     /// Set once the service is known to be initialised; it never becomes unset, so a
     /// late `POST /setup` is answered from memory (D15).
     pub initialized: AtomicBool,
+    /// The website's name, form tokens and clock.
+    pub site: crate::site::Site,
 }
 
 impl AppState {
-    fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
+    pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
         client_ip(req, &self.trusted_proxies)
     }
 }
@@ -85,6 +87,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
                 web::patch().to(admin::patch_index),
             ),
     );
+    crate::site::configure(cfg);
 }
 
 /// `/metrics` alone, for the listener of `METRICS_ADDR`.

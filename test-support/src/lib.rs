@@ -5,7 +5,9 @@
 //!
 //! Time is a `ManualClock` fixed at [`now`], so the delay cutoff is known.
 
+pub mod browser;
 pub mod database;
+pub mod site;
 
 pub use database::{create_database, database_url, server_url, DropDatabase};
 

@@ -5,6 +5,7 @@ mod child;
 mod helpers;
 
 mod back_office;
+mod browser_smoke;
 mod calendar;
 mod composite;
 mod cors;
@@ -25,6 +26,7 @@ mod quota_account;
 mod quota_instances;
 mod secrets;
 mod shutdown;
+mod site;
 mod traces;
 mod validation;
 mod visitor;

@@ -159,6 +159,22 @@ impl Accounts {
         usage::of_key(&**client, key_id, self.clock.now().date_naive(), days).await
     }
 
+    /// An account's own calls per UTC day, newest first (all its keys, D11).
+    pub async fn account_usage(
+        &self,
+        owner: &Account,
+        days: u32,
+    ) -> Result<Vec<usage::DayUsage>, ApiError> {
+        let client = self.pool.get().await?;
+        usage::of_account(
+            &**client,
+            owner.user_id,
+            self.clock.now().date_naive(),
+            days,
+        )
+        .await
+    }
+
     pub async fn tiers(&self) -> Result<Vec<Tier>, ApiError> {
         let client = self.pool.get().await?;
         tiers::list(&**client).await

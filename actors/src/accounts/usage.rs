@@ -95,6 +95,19 @@ pub async fn of_key(
     })
 }
 
+/// An account's calls per UTC day over the `days` days up to `today`, newest first.
+pub async fn of_account(
+    client: &impl Traced,
+    user_id: i64,
+    today: NaiveDate,
+    days: u32,
+) -> Result<Vec<DayUsage>, ApiError> {
+    let first = today - TimeDelta::days(i64::from(days.clamp(1, MAX_DAYS)) - 1);
+    let account = Subject::account(user_id);
+    let calls = daily_calls(client, account.as_str(), first, today).await?;
+    Ok(newest_first(first, today, &calls))
+}
+
 /// A quota subject's calls per UTC day from `first` to `today`, as flushed.
 async fn daily_calls(
     client: &impl Traced,

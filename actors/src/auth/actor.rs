@@ -42,6 +42,8 @@ struct AuthService {
     hasher: KeyHasher,
     policy: SessionPolicy,
     tiers: CoherentCache<String, Arc<Tier>>,
+    /// Every tier, for the website's plans; dropped with `tiers`.
+    all_tiers: CoherentCache<(), Arc<Vec<Tier>>>,
     keys: CoherentCache<KeyHash, Option<Arc<KeyRecord>>>,
     initialized: CoherentCache<(), bool>,
 }
@@ -60,6 +62,7 @@ impl AuthActor {
                 hasher,
                 policy,
                 tiers: CoherentCache::new("tiers", 16, SAFETY_TTL),
+                all_tiers: CoherentCache::new("all_tiers", 1, SAFETY_TTL),
                 keys: CoherentCache::new("keys", KEY_CAPACITY, SAFETY_TTL),
                 initialized: CoherentCache::new("site_status", 1, SAFETY_TTL),
             }),
@@ -113,6 +116,7 @@ impl Handler<Invalidate> for AuthActor {
         if msg.0.touches(Change::Auth) {
             self.service.keys.invalidate_all();
             self.service.tiers.invalidate_all();
+            self.service.all_tiers.invalidate_all();
             self.service.initialized.invalidate_all();
         }
     }
@@ -129,6 +133,17 @@ impl AuthService {
             .get_or_load(name, || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(tiers::load(&**client, name).await?))
+            })
+            .await?;
+        Ok(lookup.value)
+    }
+
+    async fn all_tiers(&self) -> Result<Arc<Vec<Tier>>, ApiError> {
+        let lookup = self
+            .all_tiers
+            .get_or_load(&(), || async {
+                let client = self.pool.get().await?;
+                Ok(Arc::new(tiers::list(&**client).await?))
             })
             .await?;
         Ok(lookup.value)
@@ -238,5 +253,23 @@ impl Handler<SiteStatus> for AuthActor {
         let span = tracing::info_span!(parent: &msg.span, "auth.site_status");
         let service = self.service.clone();
         Box::pin(async move { service.initialized().await }.instrument(span))
+    }
+}
+
+/// Every tier's settings as the super administrator set them (the website's plans),
+/// from the cache that follows tier changes.
+#[derive(Message)]
+#[rtype(result = "Result<Arc<Vec<Tier>>, ApiError>")]
+pub struct ShowTiers {
+    pub span: Span,
+}
+
+impl Handler<ShowTiers> for AuthActor {
+    type Result = ResponseFuture<Result<Arc<Vec<Tier>>, ApiError>>;
+
+    fn handle(&mut self, msg: ShowTiers, _: &mut Context<Self>) -> Self::Result {
+        let span = tracing::info_span!(parent: &msg.span, "auth.show_tiers");
+        let service = self.service.clone();
+        Box::pin(async move { service.all_tiers().await }.instrument(span))
     }
 }

@@ -6,5 +6,5 @@
 mod actor;
 mod authorize;
 
-pub use actor::{AuthActor, Authenticate, SiteStatus};
+pub use actor::{AuthActor, Authenticate, ShowTiers, SiteStatus};
 pub use authorize::authorize;

@@ -1,0 +1,44 @@
+// Enhancements only: every page works without this script.
+// - Charts: hovering or moving along a chart shows the nearest day's value.
+// - Copy buttons copy the text of the element they name.
+(function () {
+  "use strict";
+  function readout(figure, mark) {
+    var out = figure.querySelector(".readout");
+    if (!out || !mark) return;
+    var prev = figure.querySelector(".mark.active");
+    if (prev) prev.classList.remove("active");
+    mark.classList.add("active");
+    out.textContent = mark.getAttribute("data-date") + ": " + mark.getAttribute("data-value");
+  }
+  function nearest(svg, clientX) {
+    var marks = svg.querySelectorAll(".mark");
+    if (!marks.length) return null;
+    var box = svg.getBoundingClientRect();
+    var view = svg.viewBox.baseVal;
+    var x = (clientX - box.left) * (view.width / box.width);
+    var best = null, bestDist = Infinity;
+    for (var i = 0; i < marks.length; i++) {
+      var d = Math.abs(marks[i].cx.baseVal.value - x);
+      if (d < bestDist) { bestDist = d; best = marks[i]; }
+    }
+    return best;
+  }
+  document.querySelectorAll(".chart-box").forEach(function (figure) {
+    var svg = figure.querySelector("svg.chart");
+    if (!svg) return;
+    svg.addEventListener("mousemove", function (e) { readout(figure, nearest(svg, e.clientX)); });
+    svg.addEventListener("touchstart", function (e) {
+      if (e.touches.length) readout(figure, nearest(svg, e.touches[0].clientX));
+    }, { passive: true });
+  });
+  document.querySelectorAll("button.copy").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var source = document.getElementById(button.getAttribute("data-copy"));
+      if (!source || !navigator.clipboard) return;
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+        button.textContent = "Copied";
+      });
+    });
+  });
+})();

@@ -1,0 +1,81 @@
+//! Reading a submitted form: `application/x-www-form-urlencoded`, bounded in size and
+//! pace like every body, its CSRF token checked before anything else is looked at.
+
+use actix_web::http::header::CONTENT_TYPE;
+use actix_web::{web, HttpRequest};
+
+use super::form_token::{self, FIELD};
+use super::respond::PageError;
+use crate::http::json_body::read_bounded;
+use crate::routes::AppState;
+
+/// Forms here hold a few short fields.
+const MAX_FORM_BYTES: usize = 16 * 1024;
+
+/// A form's fields, in the order sent (a name may repeat, as checkboxes do).
+pub struct Form(Vec<(String, String)>);
+
+impl Form {
+    /// The body of `req` as a form whose CSRF token matches this browser's cookie.
+    pub async fn read(
+        req: &HttpRequest,
+        payload: web::Payload,
+        state: &AppState,
+    ) -> Result<Form, PageError> {
+        let is_form = req
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|m| {
+                m.trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            });
+        if !is_form {
+            return Err(PageError::bad_request(
+                "This address takes a submitted form.",
+            ));
+        }
+        let body = read_bounded(req, payload, MAX_FORM_BYTES).await?;
+        let form = Form(
+            form_urlencoded::parse(&body)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        );
+        let verified = form_token::binding(req).is_some_and(|binding| {
+            form.one(FIELD)
+                .is_some_and(|token| state.site.forms.verify(&binding, token))
+        });
+        if !verified {
+            return Err(PageError::forbidden(
+                "This form has expired or did not come from this site. Reload the page and \
+                 try again.",
+            ));
+        }
+        if form
+            .0
+            .iter()
+            .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+        {
+            return Err(PageError::bad_request("A field holds a NUL character."));
+        }
+        Ok(form)
+    }
+
+    /// The first value of `name`.
+    pub fn one(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`.
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}

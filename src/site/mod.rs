@@ -1,0 +1,75 @@
+//! The website (D19): public pages for visitors and members, and the member area, served
+//! by the same binary outside `/api`.
+//!
+//! Pages read market data only through the FrontActor's [`Browse`](crate::front::Browse),
+//! under the website identity (the session cookie, or none), so a page never shows what
+//! `POST /api/v1/query` would not return to the same caller. Everything is rendered on
+//! the server (askama templates, checked at compile time and escaping by default; charts
+//! as SVG); the little script there is only adds hover values and a copy button.
+//!
+//! This module must never read market data from the database itself, never put a
+//! secret in a URL, and never answer a form that changes anything without its CSRF
+//! token ([`form_token`]).
+
+pub mod assets;
+mod chart;
+mod chrome;
+mod form;
+pub mod form_token;
+mod format;
+mod member;
+mod public;
+mod reading;
+pub mod respond;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use chrono::NaiveDate;
+use iq_actors::calendar::service_today;
+use iq_actors::clock::Clock;
+
+pub use form_token::FormTokens;
+
+/// The website's part of the application state.
+pub struct Site {
+    pub name: String,
+    pub forms: FormTokens,
+    pub clock: Arc<dyn Clock>,
+    pub service_tz: chrono_tz::Tz,
+}
+
+impl Site {
+    /// Today in the service time zone (D5).
+    pub fn today(&self) -> NaiveDate {
+        service_today(self.clock.now(), self.service_tz)
+    }
+}
+
+/// The website's routes: everything outside `/api` but the probes and `/metrics`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(public::home))
+        .route("/indexes/{code}", web::get().to(public::index))
+        .route("/calendar", web::get().to(public::calendar))
+        .route("/methodology", web::get().to(public::methodology))
+        .route("/plans", web::get().to(public::plans))
+        .route("/examples", web::get().to(public::examples))
+        .route("/login", web::get().to(member::login_form))
+        .route("/login", web::post().to(member::login))
+        .route("/logout", web::post().to(member::logout))
+        .route("/account", web::get().to(member::account))
+        .route("/account/keys", web::get().to(member::keys))
+        .route("/account/keys", web::post().to(member::create_key))
+        .route(
+            "/account/keys/{id}/delete",
+            web::post().to(member::delete_key),
+        )
+        .route("/account/usage", web::get().to(member::usage))
+        .route("/assets/{name}", web::get().to(assets::serve));
+}
+
+/// Whether `path` is one of the website's (for errors the framework makes: a page
+/// gets an HTML answer, an API call its envelope).
+pub fn is_page(path: &str) -> bool {
+    !(path.starts_with("/api/") || matches!(path, "/api" | "/healthz" | "/readyz" | "/metrics"))
+}

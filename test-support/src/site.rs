@@ -1,0 +1,154 @@
+//! Driving the website over plain HTTP: pages as text with their headers, forms posted
+//! with their CSRF token and cookies, redirects left for the test to see. The real
+//! browser tests use [`crate::browser`] instead.
+
+use reqwest::header::HeaderMap;
+
+use crate::{Session, TestApp};
+
+/// A page: status, headers, cookies set and the HTML.
+pub struct PageReply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub set_cookies: Vec<String>,
+    pub html: String,
+}
+
+impl PageReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The CSRF token of the page's forms.
+    pub fn csrf(&self) -> String {
+        let marker = r#"name="csrf" value=""#;
+        let start = self.html.find(marker).expect("a form with a CSRF token") + marker.len();
+        let end = self.html[start..].find('"').expect("the token's end") + start;
+        self.html[start..end].to_owned()
+    }
+
+    /// The `name=value` of the cookie `name` this answer sets, if it sets it.
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.set_cookies
+            .iter()
+            .find(|c| c.starts_with(&format!("{name}=")))
+            .map(|c| c.split(';').next().unwrap_or_default().to_owned())
+    }
+
+    /// Asserts the page says `text` (as HTML source).
+    pub fn assert_has(&self, text: &str) {
+        assert!(self.html.contains(text), "no {text:?} in:\n{}", self.html);
+    }
+
+    pub fn assert_lacks(&self, text: &str) {
+        assert!(
+            !self.html.contains(text),
+            "{text:?} found in:\n{}",
+            self.html
+        );
+    }
+}
+
+/// The cookies of a browser that signed in through the login form.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub cookies: String,
+}
+
+impl TestApp {
+    fn plain_client() -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("an HTTP client")
+    }
+
+    /// `GET path` with `cookies` (a `Cookie` header value, or empty).
+    pub async fn page_with(&self, cookies: &str, path: &str) -> PageReply {
+        let mut request = Self::plain_client().get(format!("{}{path}", self.address));
+        if !cookies.is_empty() {
+            request = request.header("Cookie", cookies);
+        }
+        page_reply(request.send().await.expect("request")).await
+    }
+
+    /// A page as a visitor sees it.
+    pub async fn page(&self, path: &str) -> PageReply {
+        self.page_with("", path).await
+    }
+
+    /// A page as the API session's browser sees it.
+    pub async fn page_as(&self, session: &Session, path: &str) -> PageReply {
+        self.page_with(&session.cookie, path).await
+    }
+
+    /// Posts a form with `cookies`; redirects are not followed.
+    pub async fn post_form(&self, cookies: &str, path: &str, fields: &[(&str, &str)]) -> PageReply {
+        let body: String = fields
+            .iter()
+            .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let mut request = Self::plain_client()
+            .post(format!("{}{path}", self.address))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body);
+        if !cookies.is_empty() {
+            request = request.header("Cookie", cookies);
+        }
+        page_reply(request.send().await.expect("request")).await
+    }
+
+    /// Signs in through the login form as a browser would: the form's page first (for
+    /// its cookie and token), then the post. Panics unless it is accepted.
+    pub async fn form_login(&self, username: &str, password: &str) -> SignedIn {
+        let form = self.page("/login").await;
+        let pre = form.cookie("iq_form").expect("the login page sets iq_form");
+        let answer = self
+            .post_form(
+                &pre,
+                "/login",
+                &[
+                    ("csrf", &form.csrf()),
+                    ("username", username),
+                    ("password", password),
+                ],
+            )
+            .await;
+        assert_eq!(answer.status, 303, "{}", answer.html);
+        let session = answer.cookie("iq_session").expect("a session cookie");
+        SignedIn {
+            cookies: format!("{pre}; {session}"),
+        }
+    }
+}
+
+async fn page_reply(response: reqwest::Response) -> PageReply {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let set_cookies = headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
+        .collect();
+    let html = response.text().await.expect("body");
+    PageReply {
+        status,
+        headers,
+        set_cookies,
+        html,
+    }
+}
+
+/// Form encoding (`application/x-www-form-urlencoded`) of one name or value.
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'*' => {
+                (b as char).to_string()
+            }
+            b' ' => "+".to_owned(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -1,0 +1,145 @@
+//! Public pages: a visitor sees the free tier's indexes up to its cutoff, a member on a
+//! plan with member indexes sees `Hardware_Index` and today's data.
+
+use iq_test_support::site::PageReply;
+use serde_json::json;
+
+use crate::helpers::{spawn_with_fixture, PASSWORD};
+
+fn assert_page(page: &PageReply) {
+    assert_eq!(page.status, 200, "{}", page.html);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    // The request id is in the header and in the footer.
+    let id = page.header("x-request-id").expect("X-Request-Id");
+    page.assert_has(&format!(r#"<code id="request-id">{id}</code>"#));
+}
+
+#[actix_web::test]
+async fn home_shows_a_visitor_the_public_indexes_up_to_the_free_cutoff() {
+    let app = spawn_with_fixture().await;
+    let home = app.page("/").await;
+    assert_page(&home);
+    // Free delay: 7 open days before Friday 20 November is Tuesday 10 November.
+    home.assert_has("10 Nov 2026");
+    home.assert_has("20261110");
+    home.assert_has("7 trading days delayed");
+    home.assert_has("members on the pro plan see today");
+    home.assert_has(r#"href="/indexes/Server_Index""#);
+    home.assert_has("1010.123456");
+    // Nothing after the cutoff, no member index.
+    home.assert_lacks("999.500000");
+    home.assert_lacks("Hardware_Index");
+    // A small chart per index with history.
+    home.assert_has(r#"<svg xmlns="http://www.w3.org/2000/svg""#);
+    assert_eq!(home.header("cache-control"), Some("no-cache"));
+}
+
+#[actix_web::test]
+async fn a_pro_member_sees_the_member_index_and_todays_data() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "pat", "pro").await;
+    let pat = app.form_login("pat", PASSWORD).await;
+    let home = app.page_with(&pat.cookies, "/").await;
+    assert_page(&home);
+    home.assert_has("Hardware_Index");
+    home.assert_has("999.500000");
+    home.assert_has("up to date");
+    home.assert_has(r#"id="account-link">pat</a>"#);
+    // A member's page is theirs alone.
+    assert_eq!(home.header("cache-control"), Some("private, no-store"));
+    let index = app.page_with(&pat.cookies, "/indexes/Hardware_Index").await;
+    assert_page(&index);
+    index.assert_has("1003.300000");
+}
+
+#[actix_web::test]
+async fn an_index_page_has_its_chart_table_and_the_quotes_of_its_latest_visible_day() {
+    let app = spawn_with_fixture().await;
+    let page = app.page("/indexes/Server_Index?range=1M").await;
+    assert_page(&page);
+    page.assert_has(r#"class="chart""#);
+    page.assert_has(r#"data-value="1010.123456""#);
+    page.assert_has(r#"aria-current="page">1M</a>"#);
+    // The quotes of 10 November (the visitor's latest day), with weights and prices as
+    // the API prints them.
+    page.assert_has("Specification quotes on 10 Nov 2026");
+    page.assert_has("b 8x H100 SXM 80GB");
+    page.assert_has("0.50000000");
+    page.assert_has("250000.100000");
+    page.assert_has("252531.360000");
+    page.assert_lacks("249875.120000");
+
+    // An index_only index: points, no weighted price, no quotes.
+    let gpu = app.page("/indexes/GPU_Index").await;
+    assert_page(&gpu);
+    gpu.assert_has("990.000000");
+    gpu.assert_lacks("29700");
+    gpu.assert_lacks("Specification quotes");
+}
+
+#[actix_web::test]
+async fn a_member_index_or_an_unknown_one_is_a_page_not_an_envelope() {
+    let app = spawn_with_fixture().await;
+    let member = app.page("/indexes/Hardware_Index").await;
+    assert_eq!(member.status, 403, "{}", member.html);
+    member.assert_has("<!doctype html>");
+    member.assert_has("Hardware_Index");
+    let unknown = app.page("/indexes/Nope_Index").await;
+    assert_eq!(unknown.status, 404, "{}", unknown.html);
+    unknown.assert_has("<!doctype html>");
+    let range = app.page("/indexes/GPU_Index?range=5Y").await;
+    assert_eq!(range.status, 400, "{}", range.html);
+    let nowhere = app.page("/no/such/page").await;
+    assert_eq!(nowhere.status, 404);
+    let id = nowhere.header("x-request-id").unwrap().to_owned();
+    nowhere.assert_has(&id);
+    // The API keeps its envelopes.
+    app.get("/api/v1/nothing").await.assert_error(404, 40401);
+}
+
+#[actix_web::test]
+async fn the_calendar_shows_open_and_closed_days() {
+    let app = spawn_with_fixture().await;
+    let page = app.page("/calendar?year=2026").await;
+    assert_page(&page);
+    page.assert_has(r#"class="day open" title="20261117 open" data-date="20261117""#);
+    page.assert_has(r#"class="day closed" title="20261116 closed" data-date="20261116""#);
+    page.assert_has(r#"class="day closed" title="20261121 closed" data-date="20261121""#);
+    assert_eq!(app.page("/calendar?year=abc").await.status, 400);
+    assert_eq!(app.page("/calendar?year=99999").await.status, 400);
+}
+
+#[actix_web::test]
+async fn plans_are_read_from_the_settings_and_follow_a_change() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let mut free = app.tier(&admin, "free").await;
+    free["per_day"] = json!(4321);
+    free.as_object_mut().unwrap().remove("tier");
+    let before = app.page("/plans").await;
+    assert_page(&before);
+    before.assert_lacks("4321");
+    app.put_tier(&admin, "free", free).await;
+    let after = app.page("/plans").await;
+    after.assert_has(r#"data-tier="free""#);
+    after.assert_has("4321");
+}
+
+#[actix_web::test]
+async fn methodology_and_examples_speak_of_the_callers_own_data() {
+    let app = spawn_with_fixture().await;
+    let method = app.page("/methodology").await;
+    assert_page(&method);
+    method.assert_has("round6");
+    method.assert_has("chain-linked");
+    method.assert_has("<strong>free</strong>: 7 trading days");
+    let examples = app.page("/examples").await;
+    assert_page(&examples);
+    // The visitor's first visible index and cutoff.
+    examples.assert_has(r#""index_code": "Server_Index""#);
+    examples.assert_has("20261110");
+}
