@@ -11,12 +11,19 @@
     mark.classList.add("active");
     out.textContent = mark.getAttribute("data-date") + ": " + mark.getAttribute("data-value");
   }
-  function nearest(svg, clientX) {
+  // The mouse position in the chart's own units, whatever its scale and placement.
+  function chartX(svg, clientX, clientY) {
+    var matrix = svg.getScreenCTM();
+    if (!matrix) return null;
+    var point = svg.createSVGPoint();
+    point.x = clientX;
+    point.y = clientY;
+    return point.matrixTransform(matrix.inverse()).x;
+  }
+  function nearest(svg, clientX, clientY) {
     var marks = svg.querySelectorAll(".mark");
-    if (!marks.length) return null;
-    var box = svg.getBoundingClientRect();
-    var view = svg.viewBox.baseVal;
-    var x = (clientX - box.left) * (view.width / box.width);
+    var x = chartX(svg, clientX, clientY);
+    if (!marks.length || x === null) return null;
     var best = null, bestDist = Infinity;
     for (var i = 0; i < marks.length; i++) {
       var d = Math.abs(marks[i].cx.baseVal.value - x);
@@ -27,9 +34,9 @@
   document.querySelectorAll(".chart-box").forEach(function (figure) {
     var svg = figure.querySelector("svg.chart");
     if (!svg) return;
-    svg.addEventListener("mousemove", function (e) { readout(figure, nearest(svg, e.clientX)); });
+    svg.addEventListener("mousemove", function (e) { readout(figure, nearest(svg, e.clientX, e.clientY)); });
     svg.addEventListener("touchstart", function (e) {
-      if (e.touches.length) readout(figure, nearest(svg, e.touches[0].clientX));
+      if (e.touches.length) readout(figure, nearest(svg, e.touches[0].clientX, e.touches[0].clientY));
     }, { passive: true });
   });
   document.querySelectorAll("button.copy").forEach(function (button) {

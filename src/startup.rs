@@ -28,6 +28,7 @@ use crate::http::request_context::request_context;
 use crate::migrations;
 use crate::routes::{self, AppState};
 use crate::settings::{Database, KeySecret, Settings};
+use crate::site::visitor_cache::{PageInvalidator, VisitorPages};
 use crate::site::{FormTokens, Site};
 use crate::{demo_accounts, local_secret};
 
@@ -153,7 +154,13 @@ impl Application {
             settings.quota.clone(),
         )
         .start();
-        let bus = ChangeBus::new(vec![auth.clone().recipient(), datasets.clone().recipient()]);
+        // The pages come last: they are made from what the others cache.
+        let visitor_pages = VisitorPages::default();
+        let bus = ChangeBus::new(vec![
+            auth.clone().recipient(),
+            datasets.clone().recipient(),
+            PageInvalidator(visitor_pages.clone()).start().recipient(),
+        ]);
         bus.listen(db_config)
             .await
             .map_err(StartupError::Database)?;
@@ -200,6 +207,7 @@ impl Application {
                 forms: FormTokens::new(key_secret.expose()),
                 clock: settings.clock.clone(),
                 service_tz: settings.service_tz,
+                visitor_pages,
             },
         });
 

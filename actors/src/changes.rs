@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use futures_util::future::join_all;
 use rand::distributions::{Alphanumeric, DistString};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
@@ -125,9 +124,15 @@ impl ChangeBus {
         Ok(out)
     }
 
-    /// Tells every local actor, and waits until each has dropped its stale entries.
+    /// Tells every local actor, one after the other in the order given to
+    /// [`ChangeBus::new`], and waits until each has dropped its stale entries. The
+    /// order matters where one cache is made from another: the website's rendered
+    /// pages come after the data they show, so a page rendered from stale data is
+    /// always one its own cache then drops.
     pub async fn publish(&self, change: Change) {
-        join_all(self.targets.iter().map(|t| t.send(Invalidate(change)))).await;
+        for target in self.targets.iter() {
+            let _ = target.send(Invalidate(change)).await;
+        }
     }
 
     /// Listens for other instances' changes. Returns once the first `LISTEN` is in

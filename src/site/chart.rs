@@ -75,7 +75,7 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
     let (left, right, top, bottom) = if frame.spark {
         (2, frame.width - 2, 2, frame.height - 2)
     } else {
-        (64, frame.width - 12, 12, frame.height - 28)
+        (96, frame.width - 12, 12, frame.height - 28)
     };
     let (width, height) = (Decimal::from(right - left), Decimal::from(bottom - top));
     let steps = Decimal::from(parsed.len().saturating_sub(1).max(1));
@@ -152,8 +152,8 @@ mod tests {
             (day(4), "990.000000".to_owned()),
         ];
         let svg = line(&series, FULL, "GPU_Index").unwrap();
-        // x from 64 to 708; the maximum at the top (12), the minimum at the bottom (272).
-        assert!(svg.contains(r#"points="64,142 386,12 708,272""#), "{svg}");
+        // x from 96 to 708; the maximum at the top (12), the minimum at the bottom (272).
+        assert!(svg.contains(r#"points="96,142 402,12 708,272""#), "{svg}");
         // Values are shown exactly as the API printed them.
         assert!(svg.contains(r#"data-value="1010.000000""#), "{svg}");
         assert!(svg.contains("2 Nov 2026"), "{svg}");

@@ -21,6 +21,7 @@ mod member;
 mod public;
 mod reading;
 pub mod respond;
+pub mod visitor_cache;
 
 use std::sync::Arc;
 
@@ -37,6 +38,8 @@ pub struct Site {
     pub forms: FormTokens,
     pub clock: Arc<dyn Clock>,
     pub service_tz: chrono_tz::Tz,
+    /// Rendered public pages for visitors.
+    pub visitor_pages: visitor_cache::VisitorPages,
 }
 
 impl Site {

@@ -90,6 +90,13 @@ const SPARK_POINTS: usize = 30;
 
 /// `GET /`: every visible index with its latest value and a small chart.
 pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_home(&req, &state))
+        .await
+}
+
+async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
     let since = state.site.today() - TimeDelta::days(SPARK_DAYS);
     let reading = read(
         &req,
@@ -267,8 +274,20 @@ pub async fn index(
     query: web::Query<IndexQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_index(&req, &code, &query, &state))
+        .await
+}
+
+async fn render_index(
+    req: &HttpRequest,
+    code: &str,
+    query: &IndexQuery,
+    state: &web::Data<AppState>,
+) -> PageResult {
     let range = Range::parse(query.range.as_deref())?;
-    let code = code.into_inner();
+    let code = code.to_owned();
     if code.is_empty() || code.len() > 64 || code.contains('\0') {
         return Err(PageError::not_found("There is no such index."));
     }
@@ -447,6 +466,17 @@ pub async fn calendar(
     query: web::Query<CalendarQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_calendar(&req, &query, &state))
+        .await
+}
+
+async fn render_calendar(
+    req: &HttpRequest,
+    query: &CalendarQuery,
+    state: &web::Data<AppState>,
+) -> PageResult {
     let year = query.year.unwrap_or_else(|| state.site.today().year());
     if !(1900..=2200).contains(&year) {
         return Err(PageError::bad_request(
@@ -515,6 +545,13 @@ struct Methodology {
 
 /// `GET /methodology`: how the numbers are made, in words and formulas.
 pub async fn methodology(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_methodology(&req, &state))
+        .await
+}
+
+async fn render_methodology(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
     let reading = read(&req, &state, Vec::new()).await?;
     let page = Methodology {
         chrome: chrome(&req, &state, &reading, "methodology"),
@@ -543,6 +580,13 @@ struct Plans {
 
 /// `GET /plans`: the tiers exactly as the super administrator set them.
 pub async fn plans(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_plans(&req, &state))
+        .await
+}
+
+async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
     let reading = read(&req, &state, Vec::new()).await?;
     let yours = reading.signed_in().then(|| reading.membership.tier.clone());
     let plans = reading

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use actix_web::{web, HttpRequest};
+use actix_web::{web, HttpMessage, HttpRequest};
 use iq_actors::caller::Tier;
 use iq_actors::dataset::Page;
 use iq_actors::ApiError;
@@ -14,6 +14,7 @@ use serde_json::Value;
 use tracing::Span;
 
 use super::respond::PageError;
+use super::visitor_cache::Admitted;
 use crate::front::{Browse, Membership};
 use crate::http::credentials;
 use crate::http::protection::Subject;
@@ -37,7 +38,10 @@ pub async fn read(
         iq_actors::caller::Credentials::Session(id) => Subject::Session(id),
         _ => Subject::Address(client_ip),
     };
-    state.protection.admit(&state.protection.website, subject)?;
+    // A visitor's page served through the page cache was counted there already.
+    if req.extensions().get::<Admitted>().is_none() {
+        state.protection.admit(&state.protection.website, subject)?;
+    }
     let browsed = state
         .front
         .send(Browse {

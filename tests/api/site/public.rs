@@ -143,3 +143,33 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     examples.assert_has(r#""index_code": "Server_Index""#);
     examples.assert_has("20261110");
 }
+
+#[actix_web::test]
+async fn a_kept_visitor_page_has_its_own_request_id_and_follows_every_change() {
+    let app = spawn_with_fixture().await;
+    let first = app.page("/").await;
+    let second = app.page("/").await;
+    assert_page(&first);
+    assert_page(&second);
+    assert_ne!(first.header("x-request-id"), second.header("x-request-id"));
+    first.assert_has("AI Server");
+    // A back-office change reaches the next visitor at once.
+    let admin = app.admin().await;
+    let renamed = app
+        .patch_index(
+            &admin,
+            "Server_Index",
+            json!({"index_name": "Renamed Server Index"}),
+        )
+        .await;
+    assert_eq!(renamed.code(), 0, "{}", renamed.body);
+    let after = app.page("/").await;
+    assert_page(&after);
+    after.assert_has("Renamed Server Index");
+    // And so does a new tier delay.
+    let mut free = app.tier(&admin, "free").await;
+    free["delay_days"] = json!(0);
+    free.as_object_mut().unwrap().remove("tier");
+    app.put_tier(&admin, "free", free).await;
+    app.page("/").await.assert_has("999.500000");
+}
