@@ -99,8 +99,8 @@ pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
 async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
     let since = state.site.today() - TimeDelta::days(SPARK_DAYS);
     let reading = read(
-        &req,
-        &state,
+        req,
+        state,
         vec![
             json!({"api_name": "index_basic", "fields": ["index_code", "index_name"]}),
             json!({"api_name": "index_latest"}),
@@ -140,7 +140,7 @@ async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResu
         })
         .collect();
     let page = Home {
-        chrome: chrome(&req, &state, &reading, "home"),
+        chrome: chrome(req, state, &reading, "home"),
         fresh: freshness(&reading),
         cards,
     };
@@ -304,8 +304,8 @@ async fn render_index(
         json!({"api_name": "index_daily", "params": params, "limit": 5000, "offset": offset})
     };
     let reading = read(
-        &req,
-        &state,
+        req,
+        state,
         vec![
             json!({"api_name": "index_basic", "params": {"index_code": code}}),
             daily(0),
@@ -331,7 +331,7 @@ async fn render_index(
     // "all" may be longer than one answer: read on while there is more, up to a bound.
     let mut pages = 1;
     while series.has_more && pages < MAX_CHART_PAGES {
-        let more = read(&req, &state, vec![daily(series.items.len())]).await?;
+        let more = read(req, state, vec![daily(series.items.len())]).await?;
         let next = more.table(0)?;
         series.has_more = next.has_more;
         series.items.extend(next.items);
@@ -381,8 +381,8 @@ async fn render_index(
     let (mut quotes, mut weighted_price) = (Vec::new(), String::new());
     if let (true, Some(last)) = (aggregate, last) {
         let detail = read(
-            &req,
-            &state,
+            req,
+            state,
             vec![json!({"api_name": "index_quote",
                         "params": {"index_code": code, "trade_date": wire(last)},
                         "limit": 5000})],
@@ -406,7 +406,7 @@ async fn render_index(
     let chart =
         chart::line(&points, FULL, &format!("{name} ({code}), index points")).unwrap_or_default();
     let page = IndexPage {
-        chrome: chrome(&req, &state, &reading, "home"),
+        chrome: chrome(req, state, &reading, "home"),
         fresh: freshness(&reading),
         description: info.text("description"),
         code,
@@ -484,8 +484,8 @@ async fn render_calendar(
         ));
     }
     let reading = read(
-        &req,
-        &state,
+        req,
+        state,
         vec![json!({"api_name": "trade_calendar",
                     "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
                     "fields": ["trade_date"], "limit": 5000})],
@@ -498,7 +498,7 @@ async fn render_calendar(
         .collect();
     let months: Vec<Month> = (1..=12).filter_map(|m| month(year, m, &open)).collect();
     let page = CalendarPage {
-        chrome: chrome(&req, &state, &reading, "calendar"),
+        chrome: chrome(req, state, &reading, "calendar"),
         year,
         open_days: open.len(),
         months,
@@ -552,9 +552,9 @@ pub async fn methodology(req: HttpRequest, state: web::Data<AppState>) -> PageRe
 }
 
 async fn render_methodology(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
-    let reading = read(&req, &state, Vec::new()).await?;
+    let reading = read(req, state, Vec::new()).await?;
     let page = Methodology {
-        chrome: chrome(&req, &state, &reading, "methodology"),
+        chrome: chrome(req, state, &reading, "methodology"),
         tiers: reading.tiers.to_vec(),
     };
     render(&page, StatusCode::OK, caching(&reading))
@@ -587,7 +587,7 @@ pub async fn plans(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
 }
 
 async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
-    let reading = read(&req, &state, Vec::new()).await?;
+    let reading = read(req, state, Vec::new()).await?;
     let yours = reading.signed_in().then(|| reading.membership.tier.clone());
     let plans = reading
         .tiers
@@ -606,7 +606,7 @@ async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageRes
         })
         .collect();
     let page = Plans {
-        chrome: chrome(&req, &state, &reading, "plans"),
+        chrome: chrome(req, state, &reading, "plans"),
         plans,
     };
     render(&page, StatusCode::OK, caching(&reading))
