@@ -48,4 +48,16 @@
       });
     });
   });
+  // Table filters: a select naming a table shows only the rows of the chosen column.
+  document.querySelectorAll("select[data-filters]").forEach(function (select) {
+    var table = document.getElementById(select.getAttribute("data-filters"));
+    if (!table) return;
+    var holder = select.closest(".filter");
+    if (holder) holder.hidden = false;
+    select.addEventListener("change", function () {
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        row.hidden = select.value !== "" && row.getAttribute("data-column") !== select.value;
+      });
+    });
+  });
 })();

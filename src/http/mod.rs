@@ -17,6 +17,7 @@ pub mod rate_limit;
 pub mod request_context;
 pub mod session;
 pub mod strict_json;
+pub mod upload;
 
 pub use answer::Answer;
 pub use error::HttpError;

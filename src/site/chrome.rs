@@ -3,7 +3,7 @@
 //! request id (in the footer, as in the `X-Request-Id` header).
 
 use actix_web::HttpRequest;
-use iq_actors::caller::Account;
+use iq_actors::caller::{Account, Role};
 
 use super::assets::{CSS, SCRIPT};
 use super::form_token;
@@ -21,6 +21,8 @@ pub struct Chrome {
     pub form_token: String,
     /// The navigation entry of this page.
     pub nav: &'static str,
+    /// Whether the signed-in user may use the back office (administrators).
+    pub back_office: bool,
 }
 
 impl Chrome {
@@ -41,6 +43,7 @@ impl Chrome {
             user: user.map(|u| u.username.clone()),
             form_token,
             nav,
+            back_office: user.is_some_and(|u| u.role >= Role::Admin),
         }
     }
 }

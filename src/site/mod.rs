@@ -12,6 +12,8 @@
 //! token ([`form_token`]).
 
 pub mod assets;
+mod back_office;
+mod calendar_grid;
 mod chart;
 mod chrome;
 mod form;
@@ -69,6 +71,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/account/usage", web::get().to(member::usage))
         .route("/assets/{name}", web::get().to(assets::serve));
+    back_office::configure(cfg);
 }
 
 /// Whether `path` is one of the website's (for errors the framework makes: a page

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{Datelike, Months, NaiveDate, TimeDelta, Weekday};
+use chrono::{Datelike, Months, NaiveDate, TimeDelta};
 use iq_actors::caller::Tier;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::calendar_grid::{self, Month};
 use super::chart::{self, FULL, SPARKLINE};
 use super::chrome::Chrome;
 use super::format::{delay, direction, long_date, parse_wire, wire};
@@ -438,19 +439,6 @@ pub struct CalendarQuery {
     year: Option<i32>,
 }
 
-pub struct Month {
-    pub name: String,
-    /// Weeks of seven cells, Monday first; `None` outside the month.
-    pub weeks: Vec<Vec<Option<Day>>>,
-    pub open_days: usize,
-}
-
-pub struct Day {
-    pub day: u32,
-    pub open: bool,
-    pub wire: String,
-}
-
 #[derive(Template)]
 #[template(path = "calendar.html")]
 struct CalendarPage {
@@ -496,7 +484,7 @@ async fn render_calendar(
         .rows()
         .filter_map(|r| parse_wire(&r.text("trade_date")))
         .collect();
-    let months: Vec<Month> = (1..=12).filter_map(|m| month(year, m, &open)).collect();
+    let months = calendar_grid::year(year, &open);
     let page = CalendarPage {
         chrome: chrome(req, state, &reading, "calendar"),
         year,
@@ -504,36 +492,6 @@ async fn render_calendar(
         months,
     };
     render(&page, StatusCode::OK, caching(&reading))
-}
-
-fn month(year: i32, month: u32, open: &std::collections::BTreeSet<NaiveDate>) -> Option<Month> {
-    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
-    let mut weeks = Vec::new();
-    let mut week: Vec<Option<Day>> = (0..first.weekday().num_days_from_monday())
-        .map(|_| None)
-        .collect();
-    let mut open_days = 0;
-    for date in first.iter_days().take_while(|d| d.month() == month) {
-        let is_open = open.contains(&date);
-        open_days += usize::from(is_open);
-        week.push(Some(Day {
-            day: date.day(),
-            open: is_open,
-            wire: wire(date),
-        }));
-        if date.weekday() == Weekday::Sun {
-            weeks.push(std::mem::take(&mut week));
-        }
-    }
-    if !week.is_empty() {
-        week.resize_with(7, || None);
-        weeks.push(week);
-    }
-    Some(Month {
-        name: first.format("%B").to_string(),
-        weeks,
-        open_days,
-    })
 }
 
 #[derive(Template)]

@@ -104,9 +104,19 @@ pub struct PageError {
     pub message: String,
     pub code: u32,
     pub retry_after: Option<i64>,
+    /// Where to send the browser instead of showing a page (`303 See Other`).
+    pub location: Option<&'static str>,
 }
 
 impl PageError {
+    /// A page that needs a session, asked for without one: the login form instead.
+    pub fn log_in_first() -> Self {
+        PageError {
+            location: Some("/login"),
+            ..PageError::new(StatusCode::SEE_OTHER, "Log in first.")
+        }
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         PageError::new(StatusCode::NOT_FOUND, message)
     }
@@ -126,6 +136,7 @@ impl PageError {
             message: message.into(),
             code: code_for(status),
             retry_after: None,
+            location: None,
         }
     }
 }
@@ -158,6 +169,7 @@ impl From<ApiError> for PageError {
             message,
             code: error.code.as_u32(),
             retry_after: None,
+            location: None,
         }
     }
 }
@@ -207,6 +219,11 @@ impl ResponseError for PageError {
 
 /// The error page; with the request id, so the reader can quote it.
 pub fn error_page(error: &PageError) -> HttpResponse {
+    if let Some(location) = error.location {
+        let mut response = see_other(location).finish();
+        response.extensions_mut().insert(BusinessCode(error.code));
+        return response;
+    }
     let request_id = RequestId::current();
     let page = ErrorPage {
         title: error.title,

@@ -72,3 +72,56 @@ pub async fn patch(
         visibility: row.try_get("visibility")?,
     })
 }
+
+/// Every index (private ones included) in display order.
+pub async fn list(client: &impl Traced) -> Result<Vec<IndexSettings>, ApiError> {
+    let rows = client
+        .query_named(
+            "index_settings.list",
+            "SELECT index_code, index_name, sort_no, visibility FROM indexes \
+             ORDER BY sort_no, index_code",
+            &[],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(IndexSettings {
+                index_code: row.try_get("index_code")?,
+                index_name: row.try_get("index_name")?,
+                sort_no: row.try_get("sort_no")?,
+                visibility: row.try_get("visibility")?,
+            })
+        })
+        .collect()
+}
+
+/// Moves `index_code` one place up (earlier) or down in the display order: the order
+/// is renumbered 10, 20, 30... with the two neighbours swapped, so indexes that shared
+/// a number get distinct ones. Moving past either end changes nothing.
+pub async fn shift(client: &impl Traced, index_code: &str, up: bool) -> Result<(), ApiError> {
+    let mut order: Vec<String> = list(client)
+        .await?
+        .into_iter()
+        .map(|i| i.index_code)
+        .collect();
+    let at = order
+        .iter()
+        .position(|c| c == index_code)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no index '{index_code}'")))?;
+    let other = if up { at.checked_sub(1) } else { Some(at + 1) };
+    match other {
+        Some(other) if other < order.len() => order.swap(at, other),
+        _ => return Ok(()),
+    }
+    let numbers: Vec<i32> = (1..=order.len() as i32).map(|n| n * 10).collect();
+    client
+        .execute_named(
+            "index_settings.renumber",
+            "UPDATE indexes i SET sort_no = o.sort_no, updated_at = now() \
+             FROM unnest($1::text[], $2::int[]) AS o(index_code, sort_no) \
+             WHERE i.index_code = o.index_code AND i.sort_no <> o.sort_no",
+            &[&order, &numbers],
+        )
+        .await?;
+    Ok(())
+}

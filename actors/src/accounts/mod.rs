@@ -180,9 +180,29 @@ impl Accounts {
         tiers::list(&**client).await
     }
 
+    /// Active users on tier `name` and their live keys: who a change of it reaches.
+    pub async fn tier_reach(&self, name: &str) -> Result<(i64, i64), ApiError> {
+        let client = self.pool.get().await?;
+        tiers::reach(&**client, name).await
+    }
+
     pub async fn replace_tier(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {
         self.write(Change::Auth, async |tx| {
             tiers::replace(tx, name, &settings).await
+        })
+        .await
+    }
+
+    /// Every index with its settings, private ones included, in display order.
+    pub async fn indexes(&self) -> Result<Vec<IndexSettings>, ApiError> {
+        let client = self.pool.get().await?;
+        index_settings::list(&**client).await
+    }
+
+    /// Moves an index one place up or down in the display order.
+    pub async fn shift_index(&self, index_code: &str, up: bool) -> Result<(), ApiError> {
+        self.write(Change::Data, async |tx| {
+            index_settings::shift(tx, index_code, up).await
         })
         .await
     }

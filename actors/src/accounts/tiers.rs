@@ -96,6 +96,21 @@ impl TierSettings {
     }
 }
 
+/// Who a change of tier `name` reaches: its active users, and their live keys.
+pub async fn reach(client: &impl Traced, name: &str) -> Result<(i64, i64), ApiError> {
+    let row = client
+        .query_one_named(
+            "tiers.reach",
+            "SELECT count(*) AS users, \
+                    (SELECT count(*) FROM api_keys k JOIN users v USING (user_id) \
+                     WHERE v.tier = $1 AND v.active AND k.deleted_at IS NULL) AS keys \
+             FROM users u WHERE u.tier = $1 AND u.active",
+            &[&name],
+        )
+        .await?;
+    Ok((row.try_get("users")?, row.try_get("keys")?))
+}
+
 /// Replaces a tier's settings; the caller commits and announces the change.
 pub async fn replace(
     client: &impl Traced,

@@ -1,0 +1,129 @@
+//! The trading calendar (administrators): a year of open and closed days; tick the
+//! weekdays that are holidays and save, which rebuilds the year as weekdays minus
+//! holidays (the year form of `PUT /api/v1/admin/calendar`, with its refusal to close
+//! a day that holds quotes).
+
+use std::collections::BTreeSet;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use chrono::{Datelike, NaiveDate};
+use iq_actors::calendar::CalendarChange;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Admin, Staff};
+use crate::routes::AppState;
+use crate::site::calendar_grid::{self, Month};
+use crate::site::chrome::Chrome;
+use crate::site::form::Form;
+use crate::site::format::parse_wire;
+use crate::site::reading::read;
+use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+
+#[derive(Deserialize)]
+pub struct YearQuery {
+    year: Option<i32>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/calendar.html")]
+struct CalendarPage {
+    chrome: Chrome,
+    year: i32,
+    months: Vec<Month>,
+    open_days: usize,
+    problem: Option<String>,
+    saved: bool,
+    /// The year has no open day yet: its weekdays are offered open.
+    fresh: bool,
+}
+
+fn checked_year(year: i32) -> Result<i32, PageError> {
+    if (1900..=2200).contains(&year) {
+        Ok(year)
+    } else {
+        Err(PageError::bad_request(
+            "The year must be between 1900 and 2200.",
+        ))
+    }
+}
+
+async fn page(
+    req: &HttpRequest,
+    staff: &Staff<Admin>,
+    state: &web::Data<AppState>,
+    year: i32,
+    problem: Option<String>,
+) -> PageResult {
+    // The calendar is not market data under any delay: the website identity reads it
+    // whole, as the API does.
+    let reading = read(
+        req,
+        state,
+        vec![json!({"api_name": "trade_calendar",
+                    "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
+                    "fields": ["trade_date"], "limit": 5000})],
+    )
+    .await?;
+    let open: BTreeSet<NaiveDate> = reading
+        .table(0)?
+        .rows()
+        .filter_map(|r| parse_wire(&r.text("trade_date")))
+        .collect();
+    let status = if problem.is_some() {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::OK
+    };
+    let page = CalendarPage {
+        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        year,
+        open_days: open.len(),
+        fresh: open.is_empty(),
+        months: calendar_grid::year(year, &open),
+        problem,
+        saved: req.query_string().contains("saved=1"),
+    };
+    render(&page, status, Caching::Private)
+}
+
+/// `GET /admin/calendar?year=YYYY`.
+pub async fn show(
+    req: HttpRequest,
+    staff: Staff<Admin>,
+    query: web::Query<YearQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let year = checked_year(query.year.unwrap_or_else(|| state.site.today().year()))?;
+    page(&req, &staff, &state, year, None).await
+}
+
+/// `POST /admin/calendar`: the year rebuilt as its weekdays minus the ticked holidays.
+pub async fn save(
+    req: HttpRequest,
+    staff: Staff<Admin>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let year = form
+        .one("year")
+        .and_then(|y| y.parse().ok())
+        .ok_or_else(|| PageError::bad_request("The form has no year."))?;
+    let year = checked_year(year)?;
+    let change = CalendarChange {
+        from_year: Some(year.into()),
+        to_year: Some(year.into()),
+        holidays: Some(form.all("holiday")),
+        ..CalendarChange::default()
+    };
+    match state.calendar.replace(change).await {
+        Ok(_) => Ok(see_other(&format!("/admin/calendar?year={year}&saved=1")).finish()),
+        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
+            page(&req, &staff, &state, year, Some(error.message)).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}

@@ -1,0 +1,92 @@
+//! Indexes (super administrators): name, visibility (the public level) and display
+//! order, moved one place at a time. The same rules as
+//! `PATCH /api/v1/admin/indexes/{index_code}`; a change reaches every page and the API
+//! at once.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use iq_actors::accounts::{IndexPatch, IndexSettings};
+
+use super::{Staff, SuperAdmin};
+use crate::routes::AppState;
+use crate::site::chrome::Chrome;
+use crate::site::form::Form;
+use crate::site::respond::{render, see_other, Caching, PageResult};
+
+pub const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
+
+#[derive(Template)]
+#[template(path = "admin/indexes.html")]
+struct IndexesPage {
+    chrome: Chrome,
+    indexes: Vec<IndexSettings>,
+    visibilities: [&'static str; 4],
+    problem: Option<(String, String)>,
+}
+
+async fn page(
+    req: &HttpRequest,
+    staff: &Staff<SuperAdmin>,
+    state: &AppState,
+    problem: Option<(String, String)>,
+) -> PageResult {
+    let status = if problem.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let page = IndexesPage {
+        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        indexes: state.accounts.indexes().await?,
+        visibilities: VISIBILITIES,
+        problem,
+    };
+    render(&page, status, Caching::Private)
+}
+
+/// `GET /admin/indexes`.
+pub async fn list(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    page(&req, &staff, &state, None).await
+}
+
+/// `POST /admin/indexes/{code}`: `action` is `save` (name and visibility), `up` or
+/// `down`.
+pub async fn save(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    code: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let result = match form.one("action") {
+        Some("up") => state.accounts.shift_index(&code, true).await,
+        Some("down") => state.accounts.shift_index(&code, false).await,
+        _ => {
+            let patch = IndexPatch {
+                visibility: form.one("visibility").map(str::to_owned),
+                sort_no: None,
+                index_name: form.one("index_name").map(str::to_owned),
+            };
+            state.accounts.patch_index(&code, patch).await.map(drop)
+        }
+    };
+    match result {
+        Ok(()) => Ok(see_other("/admin/indexes").finish()),
+        Err(error) if error.code == iq_actors::ErrorCode::InvalidRequest => {
+            page(
+                &req,
+                &staff,
+                &state,
+                Some((code.to_string(), error.message)),
+            )
+            .await
+        }
+        Err(error) => Err(error.into()),
+    }
+}

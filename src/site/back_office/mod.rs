@@ -1,0 +1,100 @@
+//! The back office's pages (D19): imports and the calendar for administrators; users,
+//! keys, tiers and indexes for super administrators. Server-rendered like the rest of
+//! the site, usable without script, every form with its CSRF token, the same headers.
+//!
+//! [`Staff`] is the pages' guard, as `BackOffice` is the JSON endpoints': no session
+//! sends the browser to the login form, a role too low gets a 403 page (never a blank
+//! one). Handlers call the same domain services as the JSON endpoints; this module must
+//! never write to the database or a cache itself.
+
+mod calendar;
+mod imports;
+mod indexes;
+mod tiers;
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::http::StatusCode;
+use actix_web::{web, FromRequest, HttpRequest};
+use askama::Template;
+use iq_actors::caller::{Account, Role};
+
+use super::chrome::Chrome;
+use super::respond::{render, Caching, PageError, PageResult};
+use crate::http::guard::Rank;
+use crate::http::session::session_id;
+use crate::routes::AppState;
+
+pub use crate::http::{Admin, SuperAdmin};
+
+/// A signed-in user with at least the role `R`.
+pub struct Staff<R: Rank> {
+    pub account: Account,
+    rank: PhantomData<R>,
+}
+
+impl<R: Rank> FromRequest for Staff<R> {
+    type Error = PageError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, PageError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = req
+                .app_data::<web::Data<AppState>>()
+                .ok_or_else(|| PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "no state"))?;
+            let id = session_id(&req).ok_or_else(PageError::log_in_first)?;
+            let session = state
+                .accounts
+                .session(&id)
+                .await?
+                .require()
+                .map_err(|_| PageError::log_in_first())?;
+            crate::http::request_context::record_session(
+                &tracing::Span::current(),
+                session.account.user_id,
+            );
+            if session.account.role < R::ROLE {
+                return Err(PageError::forbidden(match R::ROLE {
+                    Role::SuperAdmin => "This page is for super administrators.",
+                    _ => "This page is for administrators.",
+                }));
+            }
+            Ok(Staff {
+                account: session.account,
+                rank: PhantomData,
+            })
+        })
+    }
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/admin", web::get().to(home))
+        .route("/admin/imports", web::get().to(imports::list))
+        .route("/admin/imports", web::post().to(imports::upload))
+        .route("/admin/calendar", web::get().to(calendar::show))
+        .route("/admin/calendar", web::post().to(calendar::save))
+        .route("/admin/tiers", web::get().to(tiers::list))
+        .route("/admin/tiers/{tier}", web::post().to(tiers::save))
+        .route("/admin/indexes", web::get().to(indexes::list))
+        .route("/admin/indexes/{code}", web::post().to(indexes::save));
+}
+
+#[derive(Template)]
+#[template(path = "admin/home.html")]
+struct Home {
+    chrome: Chrome,
+    super_admin: bool,
+}
+
+/// `GET /admin`: what this role may do here.
+async fn home(req: HttpRequest, staff: Staff<Admin>, state: web::Data<AppState>) -> PageResult {
+    let page = Home {
+        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        super_admin: staff.account.role >= Role::SuperAdmin,
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
