@@ -2,6 +2,7 @@
 //! front actor. Domain logic lives in the `iq-actors` crate; this crate only wires it to
 //! HTTP and to the process.
 
+pub mod cli;
 pub mod demo_accounts;
 pub mod embedded_pg;
 pub mod front;

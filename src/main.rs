@@ -3,15 +3,19 @@
 
 use std::process::ExitCode;
 
+use clap::Parser;
+use iq_service::cli::{Cli, Command};
 use iq_service::settings::Settings;
 use iq_service::startup::Application;
 use iq_service::telemetry;
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    // `iq-service catalogue`: the dataset catalogue as JSON, the source the docs and the
-    // Python client's local checks are generated from.
-    if std::env::args().nth(1).as_deref() == Some("catalogue") {
+    // Parsed before anything else: help, a version or a typo touches nothing.
+    let command = Cli::parse().chosen();
+    if let Command::Catalogue = command {
+        // The dataset catalogue as JSON, the source the docs and the Python client's
+        // local checks are generated from.
         return match serde_json::to_string_pretty(&iq_actors::catalogue::DATASETS) {
             Ok(json) => {
                 println!("{json}");
@@ -30,11 +34,11 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // `iq-service import FILE...`: quote files from a shell, through the import path.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("import") {
+    if let Command::Import { files } = command {
+        // Quote files from a shell, through the import path.
+        let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let telemetry = telemetry::init(settings.log_format, "warn");
-        let code = iq_service::import_command::run(settings, &args[1..]).await;
+        let code = iq_service::import_command::run(settings, &files).await;
         telemetry.shutdown();
         return code;
     }

@@ -2,6 +2,7 @@
 //! random port against its own fresh PostgreSQL database and talks HTTP to it.
 
 mod child;
+mod cli;
 mod helpers;
 
 mod back_office;

@@ -1,0 +1,51 @@
+//! The command line: help, version and typos answer at once, without a database or a
+//! data folder.
+
+use std::process::Command;
+
+fn run(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_iq-service"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("DATABASE_URL")
+        .env_remove("IQ_DATA_DIR")
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn help_version_and_typos_touch_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = run(&["--help"], dir.path());
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    for command in ["serve", "import", "catalogue"] {
+        assert!(text.contains(command), "{text}");
+    }
+    let version = run(&["--version"], dir.path());
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("iq-service {}", env!("CARGO_PKG_VERSION"))
+    );
+    for typo in [&["catalog"][..], &["serve", "--port", "1"], &["import"]] {
+        let refused = run(typo, dir.path());
+        assert_eq!(refused.status.code(), Some(2), "{typo:?}");
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("Usage"),
+            "{typo:?}"
+        );
+    }
+    // No embedded cluster was started: the data folder was never made.
+    assert!(!dir.path().join(".iq-data").exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn catalogue_prints_every_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["catalogue"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    let catalogue: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(catalogue.as_array().unwrap().len(), 5);
+}
