@@ -54,10 +54,14 @@
     if (!table) return;
     var holder = select.closest(".filter");
     if (holder) holder.hidden = false;
+    var count = holder && holder.querySelector("[data-shown-of]");
     select.addEventListener("change", function () {
-      table.querySelectorAll("tbody tr").forEach(function (row) {
+      var rows = table.querySelectorAll("tbody tr"), shown = 0;
+      rows.forEach(function (row) {
         row.hidden = select.value !== "" && row.getAttribute("data-column") !== select.value;
+        if (!row.hidden) shown++;
       });
+      if (count) count.textContent = shown + " of " + rows.length + " problems shown. ";
     });
   });
 })();

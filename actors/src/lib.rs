@@ -21,6 +21,7 @@ pub mod error;
 pub mod imports;
 pub mod indexes;
 pub mod metrics;
+pub mod paging;
 pub mod query;
 pub mod quota;
 pub mod quotes;

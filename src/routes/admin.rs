@@ -1,12 +1,12 @@
-//! The administrators' endpoints (D7): users, tiers, any key's settings and usage,
-//! index settings. Every one needs a session with the `super_admin` role, except key
-//! usage, which any admin may read; changes also need the CSRF token.
+//! The administrators' endpoints (D7): users, tiers, every key with its settings and
+//! usage, index settings. Every one needs a session with the `super_admin` role, except
+//! key usage, which any admin may read; changes also need the CSRF token.
 
 use actix_web::{web, HttpRequest};
-use iq_actors::accounts::{usage, IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch};
-use iq_actors::ApiError;
+use iq_actors::accounts::{IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch};
 use serde::Serialize;
 
+use super::params::Params;
 use super::AppState;
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError, SuperAdmin};
 
@@ -18,6 +18,41 @@ pub async fn create_user(
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(state.accounts.create_user(body.value()?).await?))
+}
+
+/// `GET /api/v1/admin/users?limit=&offset=&q=`: users by user name, `q` a part of it.
+pub async fn list_users(
+    _: BackOffice<SuperAdmin>,
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Reply<impl Serialize> {
+    let params = Params::parse(req.query_string(), &["limit", "offset", "q"])?;
+    let (page, q) = (params.standard_page()?, params.search("q")?);
+    Ok(Answer(state.accounts.list_users(page, &q).await?))
+}
+
+/// `GET /api/v1/admin/users/{id}`: one user, their keys and 30 days of usage.
+pub async fn user_detail(
+    _: BackOffice<SuperAdmin>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Reply<impl Serialize> {
+    Ok(Answer(state.accounts.user_detail(&id).await?))
+}
+
+/// `GET /api/v1/admin/keys?limit=&offset=&user_id=&q=`: every live key with its owner.
+pub async fn list_keys(
+    _: BackOffice<SuperAdmin>,
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Reply<impl Serialize> {
+    let params = Params::parse(req.query_string(), &["limit", "offset", "user_id", "q"])?;
+    let (page, q) = (params.standard_page()?, params.search("q")?);
+    let keys = state
+        .accounts
+        .list_all_keys(page, params.id("user_id")?, &q)
+        .await?;
+    Ok(Answer(keys))
 }
 
 pub async fn patch_user(
@@ -74,31 +109,6 @@ pub async fn key_usage(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let days = usage_days(req.query_string())?;
+    let days = Params::parse(req.query_string(), &["days"])?.days()?;
     Ok(Answer(state.accounts.key_usage(&id, days).await?))
-}
-
-/// `days`: 1..=366, default 30; any other parameter is refused.
-fn usage_days(query: &str) -> Result<u32, ApiError> {
-    let mut days = 30;
-    let pairs = web::Query::<Vec<(String, String)>>::from_query(query)
-        .map_err(|_| ApiError::invalid("the query string is not valid"))?;
-    for (name, value) in pairs.into_inner() {
-        if name != "days" {
-            return Err(ApiError::invalid(format!(
-                "unknown query parameter '{name}'; expected days"
-            )));
-        }
-        days = value
-            .parse()
-            .ok()
-            .filter(|d| (1..=usage::MAX_DAYS).contains(d))
-            .ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "days must be a whole number from 1 to {}",
-                    usage::MAX_DAYS
-                ))
-            })?;
-    }
-    Ok(days)
 }

@@ -1,11 +1,14 @@
-//! `GET/POST /api/v1/keys`, `DELETE /api/v1/keys/{id}`: a signed-in user's own API keys
-//! (D7). The full key appears once, in the creation response, which no cache may keep.
+//! `GET/POST /api/v1/keys`, `PATCH/DELETE /api/v1/keys/{id}`, `POST
+//! /api/v1/keys/{id}/rotate`, `GET /api/v1/keys/{id}/usage`: a signed-in user's own API
+//! keys (D7). Someone else's key is 404, never 403, so ids cannot be probed. A full key
+//! appears once, in the answer that made it (creation, rotation), which no cache may keep.
 
 use actix_web::http::header::{CacheControl, CacheDirective};
-use actix_web::{web, Responder};
-use iq_actors::accounts::NewKey;
+use actix_web::{web, HttpRequest, Responder};
+use iq_actors::accounts::{KeyRename, NewKey};
 use serde::Serialize;
 
+use super::params::Params;
 use super::AppState;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
 
@@ -50,4 +53,48 @@ pub async fn delete(
     Ok(Answer(Deleted {
         deleted: id.into_inner(),
     }))
+}
+
+/// A new secret for the key; the old one is refused at once.
+pub async fn rotate(
+    guard: BackOffice<AnyUser>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<impl Responder, HttpError> {
+    let rotated = state
+        .accounts
+        .rotate_key(&guard.session.account, &id)
+        .await?;
+    // The new key is in the body, once.
+    Ok(Answer(rotated)
+        .customize()
+        .insert_header(CacheControl(vec![CacheDirective::NoStore])))
+}
+
+pub async fn rename(
+    guard: BackOffice<AnyUser>,
+    id: web::Path<String>,
+    body: Body<KeyRename>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    let renamed = state
+        .accounts
+        .rename_key(&guard.session.account, &id, body.value()?)
+        .await?;
+    Ok(Answer(renamed))
+}
+
+/// `GET /api/v1/keys/{id}/usage?days=N`: the key's calls per UTC day, newest first.
+pub async fn usage(
+    guard: BackOffice<AnyUser>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    let days = Params::parse(req.query_string(), &["days"])?.days()?;
+    let usage = state
+        .accounts
+        .own_key_usage(&guard.session.account, &id, days)
+        .await?;
+    Ok(Answer(usage))
 }

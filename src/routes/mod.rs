@@ -10,6 +10,7 @@ mod imports;
 mod keys;
 mod membership;
 mod metrics;
+mod params;
 mod query;
 mod session;
 
@@ -73,12 +74,19 @@ pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
             .route("/keys", web::get().to(keys::list))
             .route("/keys", web::post().to(keys::create))
             .route("/keys/{id}", web::delete().to(keys::delete))
+            .route("/keys/{id}", web::patch().to(keys::rename))
+            .route("/keys/{id}/rotate", web::post().to(keys::rotate))
+            .route("/keys/{id}/usage", web::get().to(keys::usage))
+            .route("/admin/users", web::get().to(admin::list_users))
             .route("/admin/users", web::post().to(admin::create_user))
+            .route("/admin/users/{id}", web::get().to(admin::user_detail))
             .route("/admin/users/{id}", web::patch().to(admin::patch_user))
             .route("/admin/imports", web::post().to(imports::import))
             .route("/admin/imports", web::get().to(imports::list))
+            .route("/admin/imports/{id}", web::get().to(imports::detail))
             .route("/admin/tiers", web::get().to(admin::tiers))
             .route("/admin/tiers/{tier}", web::put().to(admin::replace_tier))
+            .route("/admin/keys", web::get().to(admin::list_keys))
             .route("/admin/keys/{id}", web::patch().to(admin::patch_key))
             .route("/admin/keys/{id}/usage", web::get().to(admin::key_usage))
             .route("/admin/calendar", web::put().to(calendar::replace))

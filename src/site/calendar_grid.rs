@@ -3,9 +3,48 @@
 
 use std::collections::BTreeSet;
 
+use actix_web::{web, HttpRequest};
 use chrono::{Datelike, NaiveDate, Weekday};
+use serde_json::json;
 
-use super::format::wire;
+use super::format::{parse_wire, wire};
+use super::reading::{read, Reading};
+use super::respond::PageError;
+use crate::routes::AppState;
+
+/// The years a calendar page shows.
+pub fn checked_year(year: i32) -> Result<i32, PageError> {
+    if (1900..=2200).contains(&year) {
+        Ok(year)
+    } else {
+        Err(PageError::bad_request(
+            "The year must be between 1900 and 2200.",
+        ))
+    }
+}
+
+/// The open days of `year`, read as the request's website identity (the calendar is
+/// not delayed: every caller sees it whole, as through the API).
+pub async fn open_days(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    year: i32,
+) -> Result<(Reading, BTreeSet<NaiveDate>), PageError> {
+    let reading = read(
+        req,
+        state,
+        vec![json!({"api_name": "trade_calendar",
+                    "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
+                    "fields": ["trade_date"], "limit": 5000})],
+    )
+    .await?;
+    let open = reading
+        .table(0)?
+        .rows()
+        .filter_map(|r| parse_wire(&r.text("trade_date")))
+        .collect();
+    Ok((reading, open))
+}
 
 pub struct Month {
     pub name: String,

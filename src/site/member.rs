@@ -354,6 +354,61 @@ fn new_key(
     })
 }
 
+/// `POST /account/keys/{id}/rotate`: a new secret for the key, shown once; the old
+/// one is refused from now on. Name, scopes, range, addresses, expiry and limits stay.
+pub async fn rotate_key(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    Form::read(&req, payload, &state).await?;
+    let account = match member(&req, &state).await? {
+        Ok((_, account)) => account,
+        Err(redirect) => return Ok(redirect),
+    };
+    let rotated = state.accounts.rotate_key(&account, &id).await?;
+    let page = KeyCreated {
+        chrome: Chrome::new(&req, &state, Some(&account), "keys"),
+        key: rotated.key,
+        line: KeyLine::from(rotated.view),
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `POST /account/keys/{id}/rename`.
+pub async fn rename_key(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let (reading, account) = match member(&req, &state).await? {
+        Ok(member) => member,
+        Err(redirect) => return Ok(redirect),
+    };
+    let name = form.one("name").unwrap_or_default().to_owned();
+    let rename = iq_actors::accounts::KeyRename { name };
+    match state.accounts.rename_key(&account, &id, rename).await {
+        Ok(_) => Ok(see_other("/account/keys").finish()),
+        Err(error) if error.code == ErrorCode::InvalidRequest => {
+            let status = crate::http::envelope::status_for(error.code);
+            keys_page(
+                &req,
+                &state,
+                &reading,
+                &account,
+                Some(error.message),
+                String::new(),
+                status,
+            )
+            .await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// `POST /account/keys/{id}/delete`.
 pub async fn delete_key(
     req: HttpRequest,

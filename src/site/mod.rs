@@ -69,6 +69,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/account/keys/{id}/delete",
             web::post().to(member::delete_key),
         )
+        .route(
+            "/account/keys/{id}/rotate",
+            web::post().to(member::rotate_key),
+        )
+        .route(
+            "/account/keys/{id}/rename",
+            web::post().to(member::rename_key),
+        )
         .route("/account/usage", web::get().to(member::usage))
         .route("/assets/{name}", web::get().to(assets::serve));
     back_office::configure(cfg);

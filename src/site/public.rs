@@ -465,25 +465,9 @@ async fn render_calendar(
     query: &CalendarQuery,
     state: &web::Data<AppState>,
 ) -> PageResult {
-    let year = query.year.unwrap_or_else(|| state.site.today().year());
-    if !(1900..=2200).contains(&year) {
-        return Err(PageError::bad_request(
-            "The year must be between 1900 and 2200.",
-        ));
-    }
-    let reading = read(
-        req,
-        state,
-        vec![json!({"api_name": "trade_calendar",
-                    "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
-                    "fields": ["trade_date"], "limit": 5000})],
-    )
-    .await?;
-    let open: std::collections::BTreeSet<NaiveDate> = reading
-        .table(0)?
-        .rows()
-        .filter_map(|r| parse_wire(&r.text("trade_date")))
-        .collect();
+    let year =
+        calendar_grid::checked_year(query.year.unwrap_or_else(|| state.site.today().year()))?;
+    let (reading, open) = calendar_grid::open_days(req, state, year).await?;
     let months = calendar_grid::year(year, &open);
     let page = CalendarPage {
         chrome: chrome(req, state, &reading, "calendar"),

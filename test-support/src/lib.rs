@@ -711,3 +711,88 @@ impl TestApp {
         self.get_as(session, "/api/v1/membership").await
     }
 }
+
+/// The back office's lists and details (users, every key, imports) and an owner's key
+/// care (rotation, renaming, usage). `query` is a raw query string (`"limit=2&q=ann"`,
+/// or `""`), so a test can send bad parameters as well as good ones.
+impl TestApp {
+    fn with_query(path: &str, query: &str) -> String {
+        if query.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}?{query}")
+        }
+    }
+
+    /// `GET /api/v1/admin/users?{query}`.
+    pub async fn admin_users(&self, session: &Session, query: &str) -> Reply {
+        self.get_as(session, &Self::with_query("/api/v1/admin/users", query))
+            .await
+    }
+
+    /// `GET /api/v1/admin/users/{id}`.
+    pub async fn admin_user(&self, session: &Session, id: &str) -> Reply {
+        self.get_as(session, &format!("/api/v1/admin/users/{id}"))
+            .await
+    }
+
+    /// `GET /api/v1/admin/keys?{query}`.
+    pub async fn admin_keys(&self, session: &Session, query: &str) -> Reply {
+        self.get_as(session, &Self::with_query("/api/v1/admin/keys", query))
+            .await
+    }
+
+    /// `GET /api/v1/admin/keys/{id}/usage?{query}`.
+    pub async fn admin_key_usage(&self, session: &Session, id: &str, query: &str) -> Reply {
+        let path = Self::with_query(&format!("/api/v1/admin/keys/{id}/usage"), query);
+        self.get_as(session, &path).await
+    }
+
+    /// `POST /api/v1/keys/{id}/rotate` (no body), with the CSRF token.
+    pub async fn rotate_key(&self, owner: &Session, id: &str) -> Reply {
+        let path = format!("/api/v1/keys/{id}/rotate");
+        self.call(reqwest::Method::POST, &path, None, Some(owner), true)
+            .await
+    }
+
+    /// `PATCH /api/v1/keys/{id}` with any body, with the CSRF token.
+    pub async fn rename_key(&self, owner: &Session, id: &str, body: Value) -> Reply {
+        let path = format!("/api/v1/keys/{id}");
+        self.send_as(owner, reqwest::Method::PATCH, &path, body)
+            .await
+    }
+
+    /// `GET /api/v1/keys/{id}/usage?{query}`.
+    pub async fn own_key_usage(&self, owner: &Session, id: &str, query: &str) -> Reply {
+        let path = Self::with_query(&format!("/api/v1/keys/{id}/usage"), query);
+        self.get_as(owner, &path).await
+    }
+
+    /// `POST /api/v1/admin/imports` with `bytes` as the `file` field named `file_name`.
+    pub async fn import_file(&self, session: &Session, file_name: &str, bytes: Vec<u8>) -> Reply {
+        let part = reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_string());
+        let form = reqwest::multipart::Form::new().part("file", part);
+        let response = self
+            .http
+            .post(format!("{}/api/v1/admin/imports", self.address))
+            .header("Cookie", &session.cookie)
+            .header("X-CSRF-Token", &session.csrf)
+            .multipart(form)
+            .send()
+            .await
+            .expect("upload");
+        Self::reply(response).await
+    }
+
+    /// `GET /api/v1/admin/imports?{query}`.
+    pub async fn imports(&self, session: &Session, query: &str) -> Reply {
+        self.get_as(session, &Self::with_query("/api/v1/admin/imports", query))
+            .await
+    }
+
+    /// `GET /api/v1/admin/imports/{id}`.
+    pub async fn import_detail(&self, session: &Session, id: &str) -> Reply {
+        self.get_as(session, &format!("/api/v1/admin/imports/{id}"))
+            .await
+    }
+}

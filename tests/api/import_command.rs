@@ -319,7 +319,7 @@ async fn no_file_is_a_usage_error() {
     )
     .await;
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(out.stderr.contains("usage: iq-service import"), "{out:?}");
+    assert!(out.stderr.contains("Usage: iq-service import"), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
     drop_database(&database_name(&url)).await;
 }

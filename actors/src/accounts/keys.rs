@@ -17,6 +17,7 @@ use super::api_key::{self, KeyHash, KeyHasher};
 use crate::caller::{Account, Tier};
 use crate::catalogue::Scope;
 use crate::db::Traced;
+use crate::paging::{Page, PageRequest, SearchText};
 use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
@@ -195,11 +196,20 @@ pub struct KeyPatch {
     pub expires_at: Option<Option<DateTime<Utc>>>,
 }
 
+/// `PATCH /api/v1/keys/{id}`: the owner renames a key.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyRename {
+    pub name: String,
+}
+
+/// A key name, trimmed: 1 to 100 characters, none of them a control character (a name
+/// is shown in lists and pages; a line break or escape sequence has no place there).
 fn check_name(name: &str) -> Result<String, ApiError> {
     let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
         return Err(ApiError::invalid(
-            "field 'name' must be 1 to 100 characters",
+            "field 'name' must be 1 to 100 characters, without control characters",
         ));
     }
     Ok(name.to_string())
@@ -420,6 +430,159 @@ fn no_key(id: &str) -> ApiError {
     ApiError::new(ErrorCode::NotFound, format!("no key with id '{id}'"))
 }
 
+/// Whose a key is, as the administrators' key list shows it.
+#[derive(Debug, Serialize)]
+pub struct KeyOwner {
+    /// The owner's user id (opaque, D7).
+    pub id: String,
+    pub username: String,
+}
+
+/// A key in the administrators' list: its metadata (with `calls_today`) and its owner.
+#[derive(Debug, Serialize)]
+pub struct OwnedKeyView {
+    #[serde(flatten)]
+    pub key: KeyView,
+    pub owner: KeyOwner,
+}
+
+/// Every live key, or those of one owner (`user_id`, an opaque id: one that is no id
+/// matches nothing) and those whose name contains `q` (any letter case), newest first.
+pub async fn list_all(
+    client: &impl Traced,
+    page: PageRequest,
+    user_id: Option<&str>,
+    q: &SearchText,
+    now: DateTime<Utc>,
+) -> Result<Page<OwnedKeyView>, ApiError> {
+    let owner: Option<i64> = match user_id {
+        None => None,
+        Some(id) => match id.parse() {
+            Ok(id) => Some(id),
+            Err(_) => return Ok(page.page(Vec::new(), 0)),
+        },
+    };
+    let pattern = q.like_pattern();
+    let filter = "deleted_at IS NULL AND ($1::bigint IS NULL OR user_id = $1) \
+                  AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
+    let total: i64 = client
+        .query_one_named(
+            "keys.count_all",
+            &format!("SELECT count(*) FROM api_keys WHERE {filter}"),
+            &[&owner, &pattern],
+        )
+        .await?
+        .try_get(0)?;
+    let rows = client
+        .query_named(
+            "keys.page",
+            &format!(
+                "SELECT {VIEW_COLUMNS}, user_id, \
+                        (SELECT u.username FROM users u WHERE u.user_id = api_keys.user_id) \
+                          AS owner_username, \
+                        (SELECT q.used FROM quota_windows q WHERE q.key_id = api_keys.key_id \
+                         AND q.span = 'day' AND q.window_start = $3) AS calls_today \
+                 FROM api_keys WHERE {filter} \
+                 ORDER BY created_at DESC, key_id LIMIT $4 OFFSET $5"
+            ),
+            &[
+                &owner,
+                &pattern,
+                &Window::Day.start(now),
+                &page.limit(),
+                &page.offset(),
+            ],
+        )
+        .await?;
+    let items = rows
+        .iter()
+        .map(|row| {
+            let mut key = view(row, now)?;
+            key.calls_today = Some(row.try_get::<_, Option<i64>>("calls_today")?.unwrap_or(0));
+            Ok(OwnedKeyView {
+                key,
+                owner: KeyOwner {
+                    id: row.try_get::<_, i64>("user_id")?.to_string(),
+                    username: row.try_get("owner_username")?,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(page.page(items, total))
+}
+
+/// Whether `key_id` is one of the owner's live keys: 404 if not, whoever's it is.
+pub async fn check_owned(client: &impl Traced, user_id: i64, key_id: &str) -> Result<(), ApiError> {
+    client
+        .query_opt_named(
+            "keys.check_owned",
+            "SELECT 1 FROM api_keys WHERE key_id = $1 AND user_id = $2 AND deleted_at IS NULL",
+            &[&key_id, &user_id],
+        )
+        .await?
+        .map(drop)
+        .ok_or_else(|| no_key(key_id))
+}
+
+/// Gives one of the owner's keys a new secret: the same record (id, name, scopes,
+/// index range, allow-list, expiry, limits, state, usage) under a new keyed hash, so
+/// the old key stops matching anything. Run it through [`super::Accounts::write`] with
+/// `Change::Auth`: the key caches of every instance are keyed by hash.
+pub async fn rotate(
+    client: &impl Traced,
+    hasher: &KeyHasher,
+    user_id: i64,
+    key_id: &str,
+    now: DateTime<Utc>,
+) -> Result<CreatedKey, ApiError> {
+    let key = api_key::generate();
+    let row = client
+        .query_opt_named(
+            "keys.rotate",
+            &format!(
+                "UPDATE api_keys SET key_hash = $3, key_hint = $4 \
+                 WHERE key_id = $1 AND user_id = $2 AND deleted_at IS NULL \
+                 RETURNING {VIEW_COLUMNS}"
+            ),
+            &[
+                &key_id,
+                &user_id,
+                &hasher.hash(&key.text).as_slice(),
+                &key.hint,
+            ],
+        )
+        .await?
+        .ok_or_else(|| no_key(key_id))?;
+    Ok(CreatedKey {
+        view: view(&row, now)?,
+        key: key.text,
+    })
+}
+
+/// Renames one of the owner's keys (the name rules of creation).
+pub async fn rename(
+    client: &impl Traced,
+    user_id: i64,
+    key_id: &str,
+    rename: KeyRename,
+    now: DateTime<Utc>,
+) -> Result<KeyView, ApiError> {
+    let name = check_name(&rename.name)?;
+    let row = client
+        .query_opt_named(
+            "keys.rename",
+            &format!(
+                "UPDATE api_keys SET name = $3 \
+                 WHERE key_id = $1 AND user_id = $2 AND deleted_at IS NULL \
+                 RETURNING {VIEW_COLUMNS}"
+            ),
+            &[&key_id, &user_id, &name],
+        )
+        .await?
+        .ok_or_else(|| no_key(key_id))?;
+    view(&row, now)
+}
+
 /// Deletes one of the owner's keys; someone else's key is "not found", not "forbidden",
 /// so ids cannot be probed.
 pub async fn delete(
@@ -547,6 +710,16 @@ mod tests {
         };
         assert!(!unreadable.admits(Some("203.0.113.7".parse().unwrap())));
         assert!(!unreadable.admits(None));
+    }
+
+    #[test]
+    fn names_are_trimmed_and_checked() {
+        assert_eq!(check_name("  laptop ").unwrap(), "laptop");
+        assert_eq!(check_name(&"é".repeat(100)).unwrap().chars().count(), 100);
+        for bad in ["", "   ", "a\nb", "tab\there", "bell\u{7}", "\u{9b}csi"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_name(&"x".repeat(101)).is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! password, key, session id or CSRF token.
 
 pub mod api_key;
+mod back_office;
 mod index_settings;
 mod keys;
 pub mod login_limit;
@@ -26,11 +27,15 @@ use std::sync::Arc;
 use deadpool_postgres::Pool;
 use tokio_postgres::Transaction;
 
+pub use back_office::USER_DETAIL_DAYS;
 pub use index_settings::{IndexPatch, IndexSettings};
-pub use keys::{find as keys_find, CreatedKey, KeyPatch, KeyRecord, KeyView, NewKey};
+pub use keys::{
+    find as keys_find, CreatedKey, KeyOwner, KeyPatch, KeyRecord, KeyRename, KeyView, NewKey,
+    OwnedKeyView,
+};
 pub use sessions::{ActiveSession, OpenedSession, SessionLookup, SessionPolicy};
 pub use tiers::TierSettings;
-pub use users::{Credentials, NewUser, UserPatch, UserView};
+pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 
 use self::api_key::KeyHasher;
 use crate::caller::{Account, Tier};

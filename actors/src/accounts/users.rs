@@ -9,9 +9,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::api_key::KeyHasher;
+use super::keys::KeyView;
 use super::password;
+use super::usage::DayUsage;
 use crate::caller::{Account, Role};
 use crate::db::Traced;
+use crate::paging::{Page, PageRequest, SearchText};
+use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
 /// `POST /api/v1/setup`, `POST /api/v1/auth/login`.
@@ -37,6 +41,9 @@ pub struct NewUser {
 #[serde(deny_unknown_fields)]
 pub struct UserPatch {
     pub tier: Option<String>,
+    /// `user`, `admin` or `super_admin`. The last active super administrator keeps the
+    /// role (and stays active): the back office would have no one left to run it.
+    pub role: Option<String>,
     pub active: Option<bool>,
     pub api_access: Option<bool>,
 }
@@ -50,6 +57,27 @@ pub struct UserView {
     pub active: bool,
     pub api_access: bool,
     pub created_at: DateTime<Utc>,
+}
+
+/// A user as the back office's user list shows them.
+#[derive(Debug, Serialize)]
+pub struct UserSummary {
+    #[serde(flatten)]
+    pub user: UserView,
+    /// Keys not deleted, expired and disabled ones included.
+    pub key_count: i64,
+    /// Calls of all the account's keys today (UTC), deleted keys included, as flushed.
+    pub calls_today: i64,
+}
+
+/// One user with their live keys (each with `calls_today`) and the account's calls per
+/// UTC day, newest first.
+#[derive(Debug, Serialize)]
+pub struct UserDetail {
+    #[serde(flatten)]
+    pub user: UserView,
+    pub keys: Vec<KeyView>,
+    pub usage: Vec<DayUsage>,
 }
 
 const USER_COLUMNS: &str = "user_id, username, role, tier, active, api_access, created_at";
@@ -230,19 +258,132 @@ pub async fn patch(client: &impl Traced, id: &str, patch: UserPatch) -> Result<U
     if let Some(tier) = &patch.tier {
         check_tier(tier)?;
     }
-    let not_found = || ApiError::new(ErrorCode::NotFound, format!("no user with id '{id}'"));
+    let role = match patch.role.as_deref() {
+        None => None,
+        Some(text) => Some(Role::parse(text).ok_or_else(|| {
+            ApiError::invalid("field 'role' must be 'user', 'admin' or 'super_admin'")
+        })?),
+    };
+    let not_found = || no_user(id);
     let user_id: i64 = id.parse().map_err(|_| not_found())?;
+    let steps_down = role.is_some_and(|r| r != Role::SuperAdmin) || patch.active == Some(false);
+    if steps_down {
+        // Locks every super administrator's row, so two such changes made at once
+        // cannot each leave the other as the last one.
+        let others: i64 = client
+            .query_one_named(
+                "users.other_super_admins",
+                "SELECT count(*) FROM (SELECT user_id FROM users \
+                 WHERE role = 'super_admin' AND active FOR UPDATE) s WHERE s.user_id <> $1",
+                &[&user_id],
+            )
+            .await?
+            .try_get(0)?;
+        let is_super: bool = client
+            .query_opt_named(
+                "users.is_super_admin",
+                "SELECT role = 'super_admin' AND active AS is_super FROM users WHERE user_id = $1",
+                &[&user_id],
+            )
+            .await?
+            .map(|row| row.try_get("is_super"))
+            .transpose()?
+            .unwrap_or(false);
+        if is_super && others == 0 {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "this is the last active super administrator: make another one first",
+            ));
+        }
+    }
     let row = client
         .query_opt_named(
             "users.update",
             &format!(
                 "UPDATE users SET tier = COALESCE($2, tier), active = COALESCE($3, active), \
-                 api_access = COALESCE($4, api_access) WHERE user_id = $1 RETURNING {USER_COLUMNS}"
+                 api_access = COALESCE($4, api_access), role = COALESCE($5, role) \
+                 WHERE user_id = $1 RETURNING {USER_COLUMNS}"
             ),
-            &[&user_id, &patch.tier, &patch.active, &patch.api_access],
+            &[
+                &user_id,
+                &patch.tier,
+                &patch.active,
+                &patch.api_access,
+                &role.map(Role::as_str),
+            ],
         )
         .await?
         .ok_or_else(not_found)?;
+    view(&row)
+}
+
+fn no_user(id: &str) -> ApiError {
+    ApiError::new(ErrorCode::NotFound, format!("no user with id '{id}'"))
+}
+
+/// Users whose name contains `q` (any letter case), by user name in code-point order
+/// (upper case before lower case), with their key count and today's calls.
+pub async fn list(
+    client: &impl Traced,
+    page: PageRequest,
+    q: &SearchText,
+    now: DateTime<Utc>,
+) -> Result<Page<UserSummary>, ApiError> {
+    let pattern = q.like_pattern();
+    let total: i64 = client
+        .query_one_named(
+            "users.count",
+            "SELECT count(*) FROM users \
+             WHERE $1::text IS NULL OR username ILIKE $1 ESCAPE '\\'",
+            &[&pattern],
+        )
+        .await?
+        .try_get(0)?;
+    let rows = client
+        .query_named(
+            "users.page",
+            &format!(
+                "SELECT {USER_COLUMNS}, \
+                        (SELECT count(*) FROM api_keys k \
+                         WHERE k.user_id = users.user_id AND k.deleted_at IS NULL) AS key_count, \
+                        (SELECT q.used FROM quota_windows q \
+                         WHERE q.key_id = 'acct:' || users.user_id AND q.span = 'day' \
+                           AND q.window_start = $2) AS calls_today \
+                 FROM users WHERE $1::text IS NULL OR username ILIKE $1 ESCAPE '\\' \
+                 ORDER BY username COLLATE \"C\", user_id LIMIT $3 OFFSET $4"
+            ),
+            &[
+                &pattern,
+                &Window::Day.start(now),
+                &page.limit(),
+                &page.offset(),
+            ],
+        )
+        .await?;
+    let items = rows
+        .iter()
+        .map(|row| {
+            Ok(UserSummary {
+                user: view(row)?,
+                key_count: row.try_get("key_count")?,
+                calls_today: row.try_get::<_, Option<i64>>("calls_today")?.unwrap_or(0),
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(page.page(items, total))
+}
+
+/// One user by id; an id that is not one is 404 like an unknown one.
+pub async fn find(client: &impl Traced, id: &str) -> Result<UserView, ApiError> {
+    let user_id: i64 = id.parse().map_err(|_| no_user(id))?;
+    let row = client
+        .query_opt_named(
+            "users.find",
+            &format!("SELECT {USER_COLUMNS} FROM users WHERE user_id = $1"),
+            &[&user_id],
+        )
+        .await?
+        .ok_or_else(|| no_user(id))?;
     view(&row)
 }
 

@@ -31,6 +31,7 @@ mod bounds_tests;
 #[path = "proptests.rs"]
 mod proptests;
 
+pub use crate::quotes::store::IndexChanges;
 pub use bounds::ImportLimits;
-pub use service::{ImportOutcome, ImportRecord, Importer, Source};
+pub use service::{ImportDetail, ImportOutcome, ImportRecord, Importer, Source};
 pub use validate::{Rejection, RowError};

@@ -32,15 +32,16 @@ use tokio_postgres::Transaction;
 use tracing::Instrument;
 
 use super::bounds::ImportLimits;
-use super::validate::{Reference, Rejection, Validator};
+use super::validate::{Reference, Rejection, RowError, Validator};
 use super::workbook::{self, FileKind};
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
+use crate::paging::PageRequest;
 use crate::quotes::recalc::QuoteRow;
-use crate::quotes::store::{self, QuoteWriter};
+use crate::quotes::store::{self, IndexChanges, QuoteWriter};
 use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
@@ -88,6 +89,8 @@ pub struct ImportOutcome {
     pub daily_rows: usize,
     /// The earliest recalculated date of each index (`YYYYMMDD`).
     pub recalculated_from: BTreeMap<String, String>,
+    /// What changed for each recalculated index (the composite included), by code.
+    pub changes: Vec<IndexChanges>,
 }
 
 /// An import as `GET /api/v1/admin/imports` lists it.
@@ -107,6 +110,44 @@ pub struct ImportRecord {
     pub message: String,
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
+}
+
+/// One import as `GET /api/v1/admin/imports/{id}` shows it: its record, what it changed
+/// and, when it was rejected, its listed problems.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportDetail {
+    #[serde(flatten)]
+    pub record: ImportRecord,
+    /// Per recalculated index, by code: `[]` for an import that was not accepted (it
+    /// changed nothing); `null` for an accepted one recorded before these were kept.
+    pub changes: Option<Vec<IndexChanges>>,
+    /// The first problems of a refused file (at most 1,000, in row order, as its answer
+    /// listed them): `[]` for an accepted import or a refusal not about rows; `null`
+    /// for one recorded before these were kept.
+    pub row_errors: Option<Vec<RowError>>,
+}
+
+/// The newest imports a list shows when the client does not say.
+pub const DEFAULT_LISTED: i64 = 100;
+/// The most imports one list shows.
+pub const MAX_LISTED: i64 = 500;
+
+const RECORD_COLUMNS: &str = "i.import_id, u.username, i.source, i.file_name, i.rows, i.result, \
+                              i.errors, i.message, i.started_at, i.finished_at";
+
+fn record_of(row: &tokio_postgres::Row) -> Result<ImportRecord, ApiError> {
+    Ok(ImportRecord {
+        id: row.try_get::<_, i64>("import_id")?.to_string(),
+        username: row.try_get("username")?,
+        source: row.try_get("source")?,
+        file_name: row.try_get("file_name")?,
+        rows: row.try_get("rows")?,
+        result: row.try_get("result")?,
+        errors: row.try_get("errors")?,
+        message: row.try_get("message")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+    })
 }
 
 /// What an import needs, without the HTTP service around it: the ops command builds
@@ -218,6 +259,7 @@ impl Importer {
                     self.clock.now(),
                 )
                 .await?;
+                record_changes(tx, id, &outcome.changes).await?;
                 Ok(ImportOutcome {
                     import_id: id.to_string(),
                     ..outcome
@@ -247,6 +289,7 @@ impl Importer {
         let summary = Summary {
             errors: error.errors_total.max(error.errors.len()),
             message: error.message.clone(),
+            row_errors: Some(&error.errors),
         };
         let recorded = async {
             let client = self.pool.get().await?;
@@ -262,35 +305,90 @@ impl Importer {
         }
     }
 
-    /// The latest imports, newest first.
+    /// The latest `limit` imports (1 to [`MAX_LISTED`]), newest first.
     pub async fn list(&self, limit: i64) -> Result<Vec<ImportRecord>, ApiError> {
+        let limit = limit.clamp(1, MAX_LISTED);
+        let page = PageRequest::new(Some(limit), None, DEFAULT_LISTED, MAX_LISTED)?;
+        self.page(page).await
+    }
+
+    /// A page of the imports, newest first (`limit` 1..=500, default 100: see
+    /// [`PageRequest::new`] with [`DEFAULT_LISTED`] and [`MAX_LISTED`]).
+    pub async fn page(&self, page: PageRequest) -> Result<Vec<ImportRecord>, ApiError> {
         let client = self.pool.get().await?;
         let rows = client
             .query_named(
                 "imports.list",
-                "SELECT i.import_id, u.username, i.source, i.file_name, i.rows, i.result, \
-                        i.errors, i.message, i.started_at, i.finished_at \
-                 FROM imports i LEFT JOIN users u USING (user_id) \
-                 ORDER BY i.import_id DESC LIMIT $1",
-                &[&limit],
+                &format!(
+                    "SELECT {RECORD_COLUMNS} FROM imports i LEFT JOIN users u USING (user_id) \
+                     ORDER BY i.import_id DESC LIMIT $1 OFFSET $2"
+                ),
+                &[&page.limit(), &page.offset()],
             )
             .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(ImportRecord {
-                    id: row.try_get::<_, i64>("import_id")?.to_string(),
-                    username: row.try_get("username")?,
-                    source: row.try_get("source")?,
-                    file_name: row.try_get("file_name")?,
-                    rows: row.try_get("rows")?,
-                    result: row.try_get("result")?,
-                    errors: row.try_get("errors")?,
-                    message: row.try_get("message")?,
-                    started_at: row.try_get("started_at")?,
-                    finished_at: row.try_get("finished_at")?,
+        rows.iter().map(record_of).collect()
+    }
+
+    /// One import with what it changed, or its listed problems; an id that is not one
+    /// is 404 like an unknown one.
+    pub async fn detail(&self, id: &str) -> Result<ImportDetail, ApiError> {
+        let not_found = || ApiError::new(ErrorCode::NotFound, format!("no import with id '{id}'"));
+        let import_id: i64 = id.parse().map_err(|_| not_found())?;
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt_named(
+                "imports.find",
+                &format!(
+                    "SELECT {RECORD_COLUMNS}, i.row_errors::text AS row_errors \
+                     FROM imports i LEFT JOIN users u USING (user_id) WHERE i.import_id = $1"
+                ),
+                &[&import_id],
+            )
+            .await?
+            .ok_or_else(not_found)?;
+        let record = record_of(&row)?;
+        let accepted = record.result == "accepted";
+        let row_errors = match row.try_get::<_, Option<String>>("row_errors")? {
+            Some(text) => Some(serde_json::from_str(&text).map_err(ApiError::internal)?),
+            None if accepted => Some(Vec::new()),
+            None => None,
+        };
+        let changes = if accepted {
+            let rows = client
+                .query_named(
+                    "imports.find_changes",
+                    "SELECT index_code, quote_days_added, quote_days_replaced, \
+                            daily_rows_added, daily_rows_revised \
+                     FROM import_changes WHERE import_id = $1 ORDER BY index_code",
+                    &[&import_id],
+                )
+                .await?;
+            let count = |r: &tokio_postgres::Row, name: &str| -> Result<usize, ApiError> {
+                usize::try_from(r.try_get::<_, i32>(name)?).map_err(ApiError::internal)
+            };
+            let changes = rows
+                .iter()
+                .map(|r| {
+                    Ok(IndexChanges {
+                        index_code: r.try_get("index_code")?,
+                        quote_days_added: count(r, "quote_days_added")?,
+                        quote_days_replaced: count(r, "quote_days_replaced")?,
+                        daily_rows_added: count(r, "daily_rows_added")?,
+                        daily_rows_revised: count(r, "daily_rows_revised")?,
+                    })
                 })
-            })
-            .collect()
+                .collect::<Result<Vec<_>, ApiError>>()?;
+            // Every accepted import changes at least one index (an empty file is
+            // refused): none stored means it was recorded before they were.
+            (!changes.is_empty()).then_some(changes)
+        } else {
+            Some(Vec::new())
+        };
+        Ok(ImportDetail {
+            record,
+            changes,
+            row_errors,
+        })
     }
 }
 
@@ -464,24 +562,59 @@ async fn store(
             .iter()
             .map(|(code, date)| (code.clone(), WireDate(*date).to_string()))
             .collect(),
+        changes: recalculated.changes,
     })
 }
 
-struct Summary {
+struct Summary<'a> {
     errors: usize,
     message: String,
+    /// A refused import's listed problems (stored as `row_errors`); `None` when accepted.
+    row_errors: Option<&'a [RowError]>,
 }
 
-impl Summary {
-    fn accepted(outcome: &ImportOutcome) -> Summary {
+impl Summary<'_> {
+    fn accepted(outcome: &ImportOutcome) -> Summary<'static> {
         Summary {
             errors: 0,
             message: format!(
                 "{} quotes stored, {} daily rows recalculated",
                 outcome.quotes, outcome.daily_rows
             ),
+            row_errors: None,
         }
     }
+}
+
+/// An accepted import's changes per index, beside its record.
+async fn record_changes(
+    client: &impl Traced,
+    import_id: i64,
+    changes: &[IndexChanges],
+) -> Result<(), ApiError> {
+    let number = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    let codes: Vec<&str> = changes.iter().map(|c| c.index_code.as_str()).collect();
+    let column = |f: fn(&IndexChanges) -> usize| -> Vec<i32> {
+        changes.iter().map(|c| number(f(c))).collect()
+    };
+    client
+        .execute_named(
+            "imports.record_changes",
+            "INSERT INTO import_changes (import_id, index_code, quote_days_added, \
+                                         quote_days_replaced, daily_rows_added, \
+                                         daily_rows_revised) \
+             SELECT $1, * FROM UNNEST($2::text[], $3::int[], $4::int[], $5::int[], $6::int[])",
+            &[
+                &import_id,
+                &codes,
+                &column(|c| c.quote_days_added),
+                &column(|c| c.quote_days_replaced),
+                &column(|c| c.daily_rows_added),
+                &column(|c| c.daily_rows_revised),
+            ],
+        )
+        .await?;
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -492,16 +625,21 @@ async fn record(
     file_name: &str,
     rows: usize,
     result: &str,
-    summary: &Summary,
+    summary: &Summary<'_>,
     started: DateTime<Utc>,
     finished: DateTime<Utc>,
 ) -> Result<i64, ApiError> {
+    let row_errors = summary
+        .row_errors
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(ApiError::internal)?;
     let row = client
         .query_one_named(
             "imports.record",
             "INSERT INTO imports (user_id, source, file_name, rows, result, errors, message, \
-                                  started_at, finished_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING import_id",
+                                  started_at, finished_at, row_errors) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb) RETURNING import_id",
             &[
                 &by.map(|a| a.user_id),
                 &source.as_str(),
@@ -512,6 +650,7 @@ async fn record(
                 &summary.message,
                 &started,
                 &finished,
+                &row_errors,
             ],
         )
         .await?;

@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[cfg(doc)]
 use super::bounds::MAX_LISTED_ERRORS;
@@ -42,8 +42,9 @@ use super::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
 use crate::wire_date::{DateError, WireDate};
 
-/// One problem, as the `errors` array of a 422 / 40002 lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One problem, as the `errors` array of a 422 / 40002 lists it (and the import's
+/// record keeps it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowError {
     /// As the spreadsheet shows it: the header is row 1.
     pub row: u32,

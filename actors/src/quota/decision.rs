@@ -101,7 +101,6 @@ mod tests {
     use super::super::lease::{Grant, FULL_RECHECK};
     use super::super::subject::UNCAPPED;
     use super::*;
-    use chrono::TimeZone;
 
     fn limits(per_minute: i64, per_day: i64) -> Limits {
         Limits {

@@ -268,7 +268,6 @@ impl Leases {
 mod tests {
     use super::super::test_clock::{at, FREE};
     use super::*;
-    use chrono::TimeZone;
 
     /// Answers every ask as a database holding nothing else would.
     fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {

@@ -79,7 +79,6 @@ impl Limits {
 mod tests {
     use super::super::test_clock::at;
     use super::*;
-    use chrono::TimeZone;
 
     #[test]
     fn windows_are_utc_calendar_minutes_and_days() {

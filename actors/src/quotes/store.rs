@@ -3,10 +3,11 @@
 //! each affected index and for the composite (D8). Callers pass an open transaction and
 //! commit it; a failure leaves no trace.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
+use serde::Serialize;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Transaction;
@@ -62,6 +63,23 @@ pub struct Recalculated {
     pub daily_rows: usize,
     /// Earliest recalculated date of each index.
     pub from: BTreeMap<String, NaiveDate>,
+    /// What changed for each recalculated index (the composite included), by code.
+    pub changes: Vec<IndexChanges>,
+}
+
+/// What one write changed for one index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IndexChanges {
+    pub index_code: String,
+    /// Days of quotes of the index the batch held that had none before.
+    pub quote_days_added: usize,
+    /// Days of quotes of the index the batch replaced (whatever their new values).
+    pub quote_days_replaced: usize,
+    /// `index_daily` rows of the index written that did not exist before.
+    pub daily_rows_added: usize,
+    /// `index_daily` rows of the index that existed and now hold another value in any
+    /// column (rows rewritten with the same values are not counted).
+    pub daily_rows_revised: usize,
 }
 
 /// One batch of quotes written piece by piece, then recalculated once: an import
@@ -74,6 +92,9 @@ pub struct QuoteWriter {
     /// The batch's quotes by index and day, kept for the recalculation; its keys are
     /// the (date, index) days the batch replaces.
     batch: QuotesByDay,
+    /// Per index, how many of the batch's days held quotes before it (as the deletions
+    /// found them).
+    replaced: BTreeMap<String, usize>,
 }
 
 impl QuoteWriter {
@@ -94,14 +115,26 @@ impl QuoteWriter {
             day.push((row.weight, row.price));
         }
         if !new_dates.is_empty() {
-            tx.execute_named(
-                "imports.delete_quotes",
-                "DELETE FROM index_quotes q \
-                 USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
-                 WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code",
-                &[&new_dates, &new_codes],
-            )
-            .await?;
+            // Each (date, index) day is deleted once, by the piece that brings its first
+            // quote: the days found holding quotes are the days replaced.
+            let replaced = tx
+                .query_named(
+                    "imports.delete_quotes",
+                    "WITH gone AS ( \
+                       DELETE FROM index_quotes q \
+                       USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
+                       WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code \
+                       RETURNING q.trade_date, q.index_code) \
+                     SELECT index_code, count(DISTINCT trade_date) AS days \
+                     FROM gone GROUP BY index_code",
+                    &[&new_dates, &new_codes],
+                )
+                .await?;
+            for row in &replaced {
+                let days: i64 = row.try_get("days")?;
+                *self.replaced.entry(row.try_get("index_code")?).or_default() +=
+                    usize::try_from(days).map_err(ApiError::internal)?;
+            }
         }
         copy_in(
             tx,
@@ -140,12 +173,25 @@ impl QuoteWriter {
         open_days: &BTreeSet<NaiveDate>,
         composites: &[Composite],
     ) -> Result<Recalculated, ApiError> {
-        let QuoteWriter { batch } = self;
+        let QuoteWriter { batch, replaced } = self;
         let quotes = batch
             .values()
             .flat_map(|days| days.values())
             .map(Vec::len)
             .sum();
+        let mut changes: BTreeMap<String, IndexChanges> = batch
+            .iter()
+            .map(|(code, days)| {
+                let replaced = replaced.get(code).copied().unwrap_or(0);
+                let counts = IndexChanges {
+                    index_code: code.clone(),
+                    quote_days_added: days.len().saturating_sub(replaced),
+                    quote_days_replaced: replaced,
+                    ..IndexChanges::default()
+                };
+                (code.clone(), counts)
+            })
+            .collect();
         // The later days the batch left in place count too; their quotes are read from
         // the table, the batch's own are in memory.
         let mut kept = kept_quotes(tx, &batch, open_days).await?;
@@ -176,20 +222,30 @@ impl QuoteWriter {
             let (base, previous) = start_of(&starts, &code)?;
             rows.extend(index_rows(&code, base, previous, days)?);
         }
-        delete_daily(tx, &from).await?;
+        let before = delete_daily(tx, &from).await?;
         copy_daily(tx, &rows).await?;
+        count_daily(&mut changes, &before, &rows);
         let mut daily_rows = rows.len();
         for (composite, first) in composite_from {
             let (base, previous) = start_of(&starts, &composite.code)?;
             let previous = previous.map(|p| p.index_value);
             let rows = composite_rows(tx, composite, first, base, previous).await?;
             copy_daily(tx, &rows).await?;
+            count_daily(&mut changes, &before, &rows);
             daily_rows += rows.len();
+        }
+        // Every recalculated index is listed, also one left unchanged.
+        for code in from.keys() {
+            changes.entry(code.clone()).or_insert_with(|| IndexChanges {
+                index_code: code.clone(),
+                ..IndexChanges::default()
+            });
         }
         Ok(Recalculated {
             quotes,
             daily_rows,
             from,
+            changes: changes.into_values().collect(),
         })
     }
 }
@@ -358,22 +414,82 @@ async fn composite_rows(
     composite_index(&composite.code, base, previous, &composite.weights, &days)
 }
 
-/// Deletes the daily rows of each index in `from` from its date on.
+/// The values of a daily row after its key: what tells a revised row from a rewritten one.
+type DailyValues = (
+    Decimal,
+    Option<Decimal>,
+    Option<Decimal>,
+    Option<Decimal>,
+    Option<Decimal>,
+);
+
+/// The daily rows a recalculation deleted, by (index, date), to compare the new ones to.
+type DailyBefore = HashMap<(String, NaiveDate), DailyValues>;
+
+fn values_of(row: &DailyRow) -> DailyValues {
+    (
+        row.index_value,
+        row.weighted_price,
+        row.pre_value,
+        row.change,
+        row.pct_change,
+    )
+}
+
+/// Deletes the daily rows of each index in `from` from its date on; answers them.
 async fn delete_daily(
     tx: &Transaction<'_>,
     from: &BTreeMap<String, NaiveDate>,
-) -> Result<(), ApiError> {
+) -> Result<DailyBefore, ApiError> {
     let (codes, froms): (Vec<&str>, Vec<NaiveDate>) =
         from.iter().map(|(c, d)| (c.as_str(), *d)).unzip();
-    tx.execute_named(
-        "recalc.delete_daily",
-        "DELETE FROM index_daily d \
-         USING UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
-         WHERE d.index_code = f.index_code AND d.trade_date >= f.from_date",
-        &[&codes, &froms],
-    )
-    .await?;
-    Ok(())
+    let rows = tx
+        .query_named(
+            "recalc.delete_daily",
+            "DELETE FROM index_daily d \
+             USING UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
+             WHERE d.index_code = f.index_code AND d.trade_date >= f.from_date \
+             RETURNING d.trade_date, d.index_code, d.index_value, d.weighted_price, \
+                       d.pre_value, d.change, d.pct_change",
+            &[&codes, &froms],
+        )
+        .await?;
+    let mut before = DailyBefore::with_capacity(rows.len());
+    for r in &rows {
+        before.insert(
+            (r.try_get("index_code")?, r.try_get("trade_date")?),
+            (
+                r.try_get("index_value")?,
+                r.try_get("weighted_price")?,
+                r.try_get("pre_value")?,
+                r.try_get("change")?,
+                r.try_get("pct_change")?,
+            ),
+        );
+    }
+    Ok(before)
+}
+
+/// Counts each written row as added (no row before) or revised (a row before with
+/// another value; decimals compare by value, so `1.5` equals `1.500000`).
+fn count_daily(
+    changes: &mut BTreeMap<String, IndexChanges>,
+    before: &DailyBefore,
+    written: &[DailyRow],
+) {
+    for row in written {
+        let counts = changes
+            .entry(row.index_code.clone())
+            .or_insert_with(|| IndexChanges {
+                index_code: row.index_code.clone(),
+                ..IndexChanges::default()
+            });
+        match before.get(&(row.index_code.clone(), row.trade_date)) {
+            None => counts.daily_rows_added += 1,
+            Some(old) if *old != values_of(row) => counts.daily_rows_revised += 1,
+            Some(_) => {}
+        }
+    }
 }
 
 async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiError> {

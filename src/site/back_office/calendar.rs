@@ -3,23 +3,18 @@
 //! holidays (the year form of `PUT /api/v1/admin/calendar`, with its refusal to close
 //! a day that holds quotes).
 
-use std::collections::BTreeSet;
-
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{Datelike, NaiveDate};
+use chrono::Datelike;
 use iq_actors::calendar::CalendarChange;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{Admin, Staff};
 use crate::routes::AppState;
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
-use crate::site::format::parse_wire;
-use crate::site::reading::read;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
 
 #[derive(Deserialize)]
@@ -40,16 +35,6 @@ struct CalendarPage {
     fresh: bool,
 }
 
-fn checked_year(year: i32) -> Result<i32, PageError> {
-    if (1900..=2200).contains(&year) {
-        Ok(year)
-    } else {
-        Err(PageError::bad_request(
-            "The year must be between 1900 and 2200.",
-        ))
-    }
-}
-
 async fn page(
     req: &HttpRequest,
     staff: &Staff<Admin>,
@@ -57,21 +42,7 @@ async fn page(
     year: i32,
     problem: Option<String>,
 ) -> PageResult {
-    // The calendar is not market data under any delay: the website identity reads it
-    // whole, as the API does.
-    let reading = read(
-        req,
-        state,
-        vec![json!({"api_name": "trade_calendar",
-                    "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
-                    "fields": ["trade_date"], "limit": 5000})],
-    )
-    .await?;
-    let open: BTreeSet<NaiveDate> = reading
-        .table(0)?
-        .rows()
-        .filter_map(|r| parse_wire(&r.text("trade_date")))
-        .collect();
+    let (_, open) = calendar_grid::open_days(req, state, year).await?;
     let status = if problem.is_some() {
         StatusCode::CONFLICT
     } else {
@@ -96,7 +67,8 @@ pub async fn show(
     query: web::Query<YearQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let year = checked_year(query.year.unwrap_or_else(|| state.site.today().year()))?;
+    let year =
+        calendar_grid::checked_year(query.year.unwrap_or_else(|| state.site.today().year()))?;
     page(&req, &staff, &state, year, None).await
 }
 
@@ -112,7 +84,7 @@ pub async fn save(
         .one("year")
         .and_then(|y| y.parse().ok())
         .ok_or_else(|| PageError::bad_request("The form has no year."))?;
-    let year = checked_year(year)?;
+    let year = calendar_grid::checked_year(year)?;
     let change = CalendarChange {
         from_year: Some(year.into()),
         to_year: Some(year.into()),

@@ -12,7 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::imports::{ImportOutcome, ImportRecord, RowError, Source};
+use iq_actors::imports::{ImportOutcome, ImportRecord, IndexChanges, RowError, Source};
 use iq_actors::ApiError;
 use tracing::Instrument;
 
@@ -95,6 +95,7 @@ pub struct Changed {
     pub code: String,
     pub from_long: String,
     pub from_wire: String,
+    pub counts: Option<IndexChanges>,
 }
 
 #[derive(Template)]
@@ -121,6 +122,11 @@ impl Outcome {
                             code: code.clone(),
                             from_long: date.map(long_date).unwrap_or_default(),
                             from_wire: from.clone(),
+                            counts: outcome
+                                .changes
+                                .iter()
+                                .find(|c| &c.index_code == code)
+                                .cloned(),
                         }
                     })
                     .collect(),
@@ -135,10 +141,17 @@ impl Outcome {
                     error.errors.iter().map(|e| e.column.clone()).collect();
                 columns.sort();
                 columns.dedup();
+                let total = error.errors_total.max(error.errors.len());
+                // The API's message points at its JSON field; the page says it plainly.
+                let message = match total {
+                    0 => error.message,
+                    1 => "The file was refused: 1 problem, listed below.".to_owned(),
+                    n => format!("The file was refused: {n} problems, listed below."),
+                };
                 Outcome {
                     accepted: None,
                     changed: Vec::new(),
-                    message: error.message,
+                    message,
                     errors_total: error.errors_total.max(error.errors.len()),
                     errors: error.errors,
                     columns,
@@ -222,4 +235,116 @@ pub async fn upload(
         .extensions_mut()
         .insert(crate::http::envelope::BusinessCode(0));
     Ok(response)
+}
+
+#[derive(serde::Deserialize)]
+pub struct DetailQuery {
+    column: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/import.html")]
+struct DetailPage {
+    chrome: Chrome,
+    line: ImportLine,
+    changes: Vec<IndexChanges>,
+    errors: Vec<RowError>,
+    errors_listed: usize,
+    columns: Vec<String>,
+    column: String,
+}
+
+/// `GET /admin/imports/{id}?column=`: one import, what it changed per index, and a
+/// refused file's problems, filtered by column on the server.
+pub async fn show(
+    req: HttpRequest,
+    staff: Staff<Admin>,
+    id: web::Path<String>,
+    query: web::Query<DetailQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let detail = state.importer.detail(&id).await?;
+    let errors = detail.row_errors.unwrap_or_default();
+    let mut columns: Vec<String> = errors.iter().map(|e| e.column.clone()).collect();
+    columns.sort();
+    columns.dedup();
+    let column = query
+        .column
+        .clone()
+        .filter(|c| columns.contains(c))
+        .unwrap_or_default();
+    let errors_listed = errors.len();
+    let page = DetailPage {
+        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        line: ImportLine::from(detail.record),
+        changes: detail.changes.unwrap_or_default(),
+        errors: errors
+            .into_iter()
+            .filter(|e| column.is_empty() || e.column == column)
+            .collect(),
+        errors_listed,
+        columns,
+        column,
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `GET /admin/imports/{id}/errors.csv`: a refused file's problems as CSV (row,
+/// column, problem), safe to open in a spreadsheet: a cell that would start a formula
+/// is prefixed with an apostrophe.
+pub async fn errors_csv(
+    _: Staff<Admin>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let detail = state.importer.detail(&id).await?;
+    let mut csv = String::from("row,column,problem\r\n");
+    for e in detail.row_errors.unwrap_or_default() {
+        csv.push_str(&format!(
+            "{},{},{}\r\n",
+            e.row,
+            csv_cell(&e.column),
+            csv_cell(&e.reason)
+        ));
+    }
+    Ok(actix_web::HttpResponse::Ok()
+        .insert_header(("content-type", "text/csv; charset=utf-8"))
+        .insert_header((
+            "content-disposition",
+            format!(
+                "attachment; filename=\"import-{}-problems.csv\"",
+                detail.record.id
+            ),
+        ))
+        .insert_header(("cache-control", "private, no-store"))
+        .insert_header(("x-content-type-options", "nosniff"))
+        .body(csv))
+}
+
+/// One CSV cell: quoted when it must be (RFC 4180), and never a formula.
+fn csv_cell(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_cell;
+
+    #[test]
+    fn cells_are_quoted_when_needed_and_never_formulas() {
+        assert_eq!(csv_cell("weight"), "weight");
+        assert_eq!(csv_cell("a, b"), "\"a, b\"");
+        assert_eq!(csv_cell("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(csv_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(csv_cell("-1,5"), "\"'-1,5\"");
+    }
 }

@@ -10,7 +10,9 @@
 mod calendar;
 mod imports;
 mod indexes;
+mod keys;
 mod tiers;
+mod users;
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -75,8 +77,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(home))
         .route("/admin/imports", web::get().to(imports::list))
         .route("/admin/imports", web::post().to(imports::upload))
+        .route("/admin/imports/{id}", web::get().to(imports::show))
+        .route(
+            "/admin/imports/{id}/errors.csv",
+            web::get().to(imports::errors_csv),
+        )
         .route("/admin/calendar", web::get().to(calendar::show))
         .route("/admin/calendar", web::post().to(calendar::save))
+        .route("/admin/users", web::get().to(users::list))
+        .route("/admin/users", web::post().to(users::create))
+        .route("/admin/users/{id}", web::get().to(users::show))
+        .route("/admin/users/{id}", web::post().to(users::save))
+        .route("/admin/keys", web::get().to(keys::list))
+        .route("/admin/keys/{id}", web::get().to(keys::show))
+        .route("/admin/keys/{id}", web::post().to(keys::save))
         .route("/admin/tiers", web::get().to(tiers::list))
         .route("/admin/tiers/{tier}", web::post().to(tiers::save))
         .route("/admin/indexes", web::get().to(indexes::list))

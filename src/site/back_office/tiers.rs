@@ -81,6 +81,8 @@ struct TiersPage {
     chrome: Chrome,
     tiers: Vec<TierForm>,
     problem: Option<(String, String)>,
+    /// The tier just saved, for the notice.
+    saved: String,
 }
 
 /// `GET /admin/tiers`.
@@ -94,6 +96,7 @@ pub async fn list(
         chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
         tiers: tiers.iter().map(TierForm::from).collect(),
         problem: None,
+        saved: saved_tier(&req),
     };
     render(&page, StatusCode::OK, Caching::Private)
 }
@@ -140,6 +143,7 @@ pub async fn save(
             chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
             tiers: forms,
             problem: Some((name.to_string(), message)),
+            saved: String::new(),
         }
     };
     let settings = match wanted.settings() {
@@ -151,7 +155,7 @@ pub async fn save(
     };
     if form.one("action") == Some("save") {
         return match state.accounts.replace_tier(&name, settings).await {
-            Ok(_) => Ok(see_other("/admin/tiers").finish()),
+            Ok(_) => Ok(see_other(&format!("/admin/tiers?saved={name}")).finish()),
             Err(error) if error.code == iq_actors::ErrorCode::InvalidRequest => {
                 let page = refused(error.message, &tiers, wanted);
                 render(&page, StatusCode::BAD_REQUEST, Caching::Private)
@@ -213,4 +217,13 @@ fn changes(before: &TierForm, after: &TierForm) -> Vec<Change> {
         after,
     })
     .collect()
+}
+
+/// The `saved` tier of the query string, if it names one.
+fn saved_tier(req: &HttpRequest) -> String {
+    web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.get("saved").cloned())
+        .filter(|t| t.len() <= 32)
+        .unwrap_or_default()
 }

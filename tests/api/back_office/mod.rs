@@ -52,9 +52,13 @@ async fn visitor_index_codes(app: &TestApp) -> Vec<Value> {
 }
 
 mod guard;
+mod import_detail;
 mod indexes;
+mod key_rotation;
 mod keys;
+mod keys_admin;
 mod sessions;
 mod setup;
 mod tiers;
 mod users;
+mod users_list;

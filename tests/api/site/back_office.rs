@@ -309,3 +309,331 @@ async fn order(app: &TestApp) -> Vec<serde_json::Value> {
         .await
         .column("index_code")
 }
+
+/// The first `data-key-id` of a page.
+fn first_key_id(page: &PageReply) -> String {
+    let start = page.html.find("data-key-id=\"").expect("a key row") + 13;
+    page.html[start..start + page.html[start..].find('"').unwrap()].to_owned()
+}
+
+#[actix_web::test]
+async fn users_are_found_created_and_changed_from_their_pages() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "anna", "free").await;
+    app.user(&admin, "ben_x", "free").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let all = app.page_with(&root.cookies, "/admin/users").await;
+    assert_eq!(all.status, 200);
+    for name in ["root", "anna", "ben_x"] {
+        all.assert_has(&format!(r#"data-user="{name}""#));
+    }
+    // A search is a substring, and `_` is only itself.
+    let found = app.page_with(&root.cookies, "/admin/users?q=n_").await;
+    found.assert_has(r#"data-user="ben_x""#);
+    found.assert_lacks(r#"data-user="anna""#);
+    let token = all.csrf();
+    let created = app
+        .post_form(
+            &root.cookies,
+            "/admin/users",
+            &[
+                ("csrf", &token),
+                ("username", "cleo"),
+                ("password", PASSWORD),
+                ("role", "user"),
+                ("tier", "free"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 303, "{}", created.html);
+    let location = created.header("location").unwrap().to_owned();
+    let duplicate = app
+        .post_form(
+            &root.cookies,
+            "/admin/users",
+            &[
+                ("csrf", &token),
+                ("username", "cleo"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(duplicate.status, 400, "{}", duplicate.html);
+    duplicate.assert_has(r#"id="user-problem""#);
+    // Cleo becomes a pro member, without API access.
+    let saved = app
+        .post_form(
+            &root.cookies,
+            &location,
+            &[
+                ("csrf", &token),
+                ("tier", "pro"),
+                ("role", "user"),
+                ("active", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let page = app
+        .page_with(&root.cookies, &format!("{location}?saved=1"))
+        .await;
+    page.assert_has(r#"<option value="pro" selected>"#);
+    page.assert_has(r#"id="user-saved""#);
+    let cleo = app.login_ok("cleo").await;
+    assert_eq!(app.membership_as(&cleo).await.data()["tier"], "pro");
+}
+
+#[actix_web::test]
+async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let list = app.page_with(&root.cookies, "/admin/keys").await;
+    assert_eq!(list.status, 200);
+    list.assert_has(&format!(r#"data-key-id="{}""#, key.id));
+    list.assert_has(">kim</a>");
+    let page = app
+        .page_with(&root.cookies, &format!("/admin/keys/{}", key.id))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    let token = page.csrf();
+    let path = format!("/admin/keys/{}", key.id);
+    let bad = app
+        .post_form(
+            &root.cookies,
+            &path,
+            &[("csrf", &token), ("active", "1"), ("per_day", "many")],
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    bad.assert_has("Calls a day must be a whole number.");
+    let saved = app
+        .post_form(
+            &root.cookies,
+            &path,
+            &[
+                ("csrf", &token),
+                ("active", "1"),
+                ("per_day", "5"),
+                ("scope", "index:read"),
+                ("index_codes", "Server_Index, GPU_Index"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let reply = app
+        .query_with(json!({"api_name": "index_latest"}), Some(&key.key))
+        .await;
+    assert_eq!(reply.header("x-ratelimit-limit"), Some("5"));
+    assert_eq!(
+        reply.column("index_code"),
+        [json!("Server_Index"), json!("GPU_Index")]
+    );
+    // Only the scope kept: quotes are refused now.
+    let quotes = app
+        .query_with(json!({"api_name": "index_quote"}), Some(&key.key))
+        .await;
+    assert_eq!(quotes.status, 403);
+}
+
+#[actix_web::test]
+async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let kim_session = app.user(&admin, "kim", "pro").await;
+    let old = app
+        .new_key(
+            &kim_session,
+            json!({"name": "laptop", "index_codes": ["GPU_Index"]}),
+        )
+        .await;
+    let kim = app.form_login("kim", PASSWORD).await;
+    let keys = app.page_with(&kim.cookies, "/account/keys").await;
+    let id = first_key_id(&keys);
+    assert_eq!(id, old.id);
+    let rotated = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rotate"),
+            &[("csrf", &keys.csrf())],
+        )
+        .await;
+    assert_eq!(rotated.status, 200, "{}", rotated.html);
+    assert_eq!(rotated.header("cache-control"), Some("private, no-store"));
+    let start = rotated
+        .html
+        .find(r#"<code id="new-key" class="secret">"#)
+        .unwrap()
+        + 34;
+    let new = rotated.html[start..start + rotated.html[start..].find('<').unwrap()].to_owned();
+    assert_ne!(new, old.key);
+    app.query_with(json!({"api_name": "index_latest"}), Some(&old.key))
+        .await
+        .assert_error(401, 40102);
+    let works = app
+        .query_with(json!({"api_name": "index_latest"}), Some(&new))
+        .await;
+    assert_eq!(works.column("index_code"), [json!("GPU_Index")]);
+
+    let renamed = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rename"),
+            &[("csrf", &keys.csrf()), ("name", "desktop")],
+        )
+        .await;
+    assert_eq!(renamed.status, 303);
+    app.page_with(&kim.cookies, "/account/keys")
+        .await
+        .assert_has(r#"value="desktop""#);
+    let empty = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rename"),
+            &[("csrf", &keys.csrf()), ("name", "  ")],
+        )
+        .await;
+    assert_eq!(empty.status, 400);
+    empty.assert_has(r#"id="key-problem""#);
+    // Someone else's key is not found, whatever the form says.
+    let admin_browser = app.form_login("root", PASSWORD).await;
+    let root_keys = app.page_with(&admin_browser.cookies, "/account/keys").await;
+    let foreign = app
+        .post_form(
+            &admin_browser.cookies,
+            &format!("/account/keys/{id}/rotate"),
+            &[("csrf", &root_keys.csrf())],
+        )
+        .await;
+    assert_eq!(foreign.status, 404);
+}
+
+#[actix_web::test]
+async fn an_imports_record_shows_its_changes_and_its_problems_filtered_and_as_csv() {
+    let app = spawn_with_fixture().await;
+    let root = root(&app).await;
+    let accepted = upload(&app, &root, "good.csv", GOOD).await;
+    accepted.assert_has(r#"<tr data-index="Server_Index">"#);
+    let formula = "trade_date,index_code,specification,weight,price\n\
+        2026-11-05,=HYPERLINK(1),8x H100,1,100\n\
+        2026-11-07,Server_Index,8x H100,1,100\n";
+    upload(&app, &root, "formula.csv", formula)
+        .await
+        .assert_has(r#"id="import-refused""#);
+    let history = app.page_with(&root.cookies, "/admin/imports").await;
+    let ids: Vec<String> = history
+        .html
+        .match_indices("data-import-id=\"")
+        .map(|(i, m)| {
+            let start = i + m.len();
+            history.html[start..start + history.html[start..].find('"').unwrap()].to_owned()
+        })
+        .collect();
+    let (refused_id, accepted_id) = (&ids[0], &ids[1]);
+
+    let good = app
+        .page_with(&root.cookies, &format!("/admin/imports/{accepted_id}"))
+        .await;
+    assert_eq!(good.status, 200, "{}", good.html);
+    good.assert_has(r#"id="import-result">accepted<"#);
+    good.assert_has(r#"<tr data-index="Server_Index"><td><a href="/indexes/Server_Index">Server_Index</a></td><td class="num">1</td><td class="num">0</td>"#);
+
+    let bad = app
+        .page_with(&root.cookies, &format!("/admin/imports/{refused_id}"))
+        .await;
+    bad.assert_has(r#"id="errors-shown">2 of 2"#);
+    let filtered = app
+        .page_with(
+            &root.cookies,
+            &format!("/admin/imports/{refused_id}?column=trade_date"),
+        )
+        .await;
+    filtered.assert_has(r#"id="errors-shown">1 of 2"#);
+    filtered.assert_lacks(r#"data-column="index_code""#);
+    let csv = app
+        .http
+        .get(format!(
+            "{}/admin/imports/{refused_id}/errors.csv",
+            app.address
+        ))
+        .header("Cookie", &root.cookies)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), 200);
+    assert!(csv.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .starts_with("attachment"));
+    let text = csv.text().await.unwrap();
+    assert!(text.starts_with("row,column,problem\r\n"), "{text}");
+    assert!(text.contains("2,index_code,"), "{text}");
+    // A cell holding a formula is made inert.
+    assert!(
+        !text.contains(",=HYPERLINK") && !text.contains("\"=HYPERLINK"),
+        "{text}"
+    );
+    // Administrators only.
+    assert_eq!(
+        app.page(&format!("/admin/imports/{refused_id}/errors.csv"))
+            .await
+            .status,
+        303
+    );
+}
+
+#[actix_web::test]
+async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "ada", "free").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let users = app.page_with(&root.cookies, "/admin/users?q=ada").await;
+    let start = users.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
+    let ada_page = users.html[start..start + users.html[start..].find('"').unwrap()].to_owned();
+    let token = users.csrf();
+    let promoted = app
+        .post_form(
+            &root.cookies,
+            &ada_page,
+            &[
+                ("csrf", &token),
+                ("tier", "free"),
+                ("role", "admin"),
+                ("active", "1"),
+                ("api_access", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(promoted.status, 303, "{}", promoted.html);
+    let ada = app.form_login("ada", PASSWORD).await;
+    assert_eq!(
+        app.page_with(&ada.cookies, "/admin/imports").await.status,
+        200
+    );
+    // Root may not step down while no other super administrator exists.
+    let me = app.page_with(&root.cookies, "/admin/users?q=root").await;
+    let start = me.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
+    let root_page = me.html[start..start + me.html[start..].find('"').unwrap()].to_owned();
+    let refused = app
+        .post_form(
+            &root.cookies,
+            &root_page,
+            &[
+                ("csrf", &token),
+                ("tier", "free"),
+                ("role", "admin"),
+                ("active", "1"),
+                ("api_access", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 400, "{}", refused.html);
+    refused.assert_has("last active super administrator");
+    assert_eq!(
+        app.page_with(&root.cookies, "/admin/tiers").await.status,
+        200
+    );
+}

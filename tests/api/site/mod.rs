@@ -3,6 +3,7 @@
 
 mod back_office;
 mod browser;
+mod browser_back_office;
 mod member;
 mod public;
 mod security;

@@ -1,0 +1,246 @@
+//! Users (super administrators): a searchable, paged list; a new user; one user's
+//! settings (tier, role, active, API access), keys and usage.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use iq_actors::accounts::{NewUser, UserPatch, UserSummary};
+use iq_actors::paging::{PageRequest, SearchText};
+use serde::Deserialize;
+
+use super::{Staff, SuperAdmin};
+use crate::routes::AppState;
+use crate::site::chart::{self, FULL};
+use crate::site::chrome::Chrome;
+use crate::site::form::Form;
+use crate::site::format::{long_date, parse_wire};
+use crate::site::member::KeyLine;
+use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+
+/// Rows of a list page.
+const PAGE_ROWS: i64 = 50;
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    q: Option<String>,
+    page: Option<i64>,
+}
+
+/// Where a list page stands: the page number and whether others exist.
+pub struct Pager {
+    pub page: i64,
+    pub pages: i64,
+    pub total: i64,
+    /// The query string without `page`, for the links.
+    pub base: String,
+}
+
+impl Pager {
+    pub fn request(page: Option<i64>) -> Result<(i64, PageRequest), PageError> {
+        let page = page.unwrap_or(1).max(1);
+        let offset = (page - 1).saturating_mul(PAGE_ROWS);
+        Ok((page, PageRequest::standard(Some(PAGE_ROWS), Some(offset))?))
+    }
+
+    pub fn new(page: i64, total: i64, base: String) -> Pager {
+        Pager {
+            page,
+            pages: ((total + PAGE_ROWS - 1) / PAGE_ROWS).max(1),
+            total,
+            base,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "admin/users.html")]
+struct UsersPage {
+    chrome: Chrome,
+    users: Vec<UserSummary>,
+    q: String,
+    pager: Pager,
+    problem: Option<String>,
+    new_username: String,
+}
+
+async fn list_page(
+    req: &HttpRequest,
+    staff: &Staff<SuperAdmin>,
+    state: &AppState,
+    query: &ListQuery,
+    problem: Option<String>,
+    new_username: String,
+) -> PageResult {
+    let q = SearchText::new("The search", query.q.as_deref())?;
+    let (page, request) = Pager::request(query.page)?;
+    let found = state.accounts.list_users(request, &q).await?;
+    let status = if problem.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let base = format!("q={}", url_encode(q.as_str()));
+    let page = UsersPage {
+        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        pager: Pager::new(page, found.total, base),
+        users: found.items,
+        q: q.as_str().to_owned(),
+        problem,
+        new_username,
+    };
+    render(&page, status, Caching::Private)
+}
+
+/// `GET /admin/users?q=&page=`.
+pub async fn list(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    query: web::Query<ListQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    list_page(&req, &staff, &state, &query, None, String::new()).await
+}
+
+/// `POST /admin/users`: a new user.
+pub async fn create(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let username = form.one("username").unwrap_or_default().trim().to_owned();
+    let new = NewUser {
+        username: username.clone(),
+        password: form.one("password").unwrap_or_default().to_owned(),
+        role: form.one("role").map(str::to_owned),
+        tier: form.one("tier").map(str::to_owned),
+    };
+    match state.accounts.create_user(new).await {
+        Ok(user) => Ok(see_other(&format!("/admin/users/{}", user.account.user_id)).finish()),
+        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
+            let query = ListQuery {
+                q: None,
+                page: None,
+            };
+            list_page(&req, &staff, &state, &query, Some(error.message), username).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+pub struct UsageDay {
+    pub date_long: String,
+    pub calls: i64,
+}
+
+#[derive(Template)]
+#[template(path = "admin/user.html")]
+struct UserPage {
+    chrome: Chrome,
+    id: String,
+    username: String,
+    role: &'static str,
+    tier: String,
+    active: bool,
+    api_access: bool,
+    created: String,
+    tiers: Vec<String>,
+    keys: Vec<KeyLine>,
+    chart: String,
+    usage: Vec<UsageDay>,
+    problem: Option<String>,
+    saved: bool,
+}
+
+async fn user_page(
+    req: &HttpRequest,
+    staff: &Staff<SuperAdmin>,
+    state: &AppState,
+    id: &str,
+    problem: Option<String>,
+) -> PageResult {
+    let detail = state.accounts.user_detail(id).await?;
+    let tiers = state.accounts.tiers().await?;
+    let mut series: Vec<_> = detail
+        .usage
+        .iter()
+        .filter_map(|d| parse_wire(&d.date).map(|date| (date, d.calls.to_string())))
+        .collect();
+    series.reverse();
+    let status = if problem.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let page = UserPage {
+        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        id: id.to_owned(),
+        username: detail.user.account.username.clone(),
+        role: detail.user.account.role.as_str(),
+        tier: detail.user.tier.clone(),
+        active: detail.user.active,
+        api_access: detail.user.api_access,
+        created: long_date(detail.user.created_at.date_naive()),
+        tiers: tiers.into_iter().map(|t| t.name).collect(),
+        keys: detail.keys.into_iter().map(KeyLine::from).collect(),
+        chart: chart::line(&series, FULL, "API calls per day").unwrap_or_default(),
+        usage: detail
+            .usage
+            .iter()
+            .filter_map(|d| {
+                parse_wire(&d.date).map(|date| UsageDay {
+                    date_long: long_date(date),
+                    calls: d.calls,
+                })
+            })
+            .collect(),
+        problem,
+        saved: req.query_string().contains("saved=1"),
+    };
+    render(&page, status, Caching::Private)
+}
+
+/// `GET /admin/users/{id}`.
+pub async fn show(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    user_page(&req, &staff, &state, &id, None).await
+}
+
+/// `POST /admin/users/{id}`: tier, role, active and API access as the form says.
+pub async fn save(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let patch = UserPatch {
+        tier: form.one("tier").map(str::to_owned),
+        role: form.one("role").map(str::to_owned),
+        active: Some(form.one("active").is_some()),
+        api_access: Some(form.one("api_access").is_some()),
+    };
+    match state.accounts.patch_user(&id, patch).await {
+        Ok(_) => Ok(see_other(&format!("/admin/users/{id}?saved=1")).finish()),
+        Err(error)
+            if matches!(
+                error.code,
+                iq_actors::ErrorCode::InvalidRequest | iq_actors::ErrorCode::Conflict
+            ) =>
+        {
+            user_page(&req, &staff, &state, &id, Some(error.message)).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// A query-string value, percent-encoded.
+pub fn url_encode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}

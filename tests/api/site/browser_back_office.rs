@@ -1,0 +1,667 @@
+//! The back office in a real browser (headless Chromium): an administrator uploads a
+//! quote file through the form, reads a refused file's problems and filters them, fixes
+//! the file and sees the public page change; a super administrator changes a tier
+//! through its preview and a key feels it; the pages on a phone. The HTTP-level checks
+//! of the same pages are in `back_office`.
+//!
+//! Every test saves screenshots under `target/screenshots/browser_admin_*.png` to look
+//! at. A test waits for what it needs (an element, the page's `load` event, the page that
+//! replaces the one shown) and never sleeps.
+
+use std::path::{Path, PathBuf};
+
+use iq_test_support::browser::{Browser, Viewport};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+
+/// Runs `script` in the page and returns what it returns.
+async fn js(browser: &Browser, script: &str) -> Value {
+    browser
+        .client()
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|err| panic!("the script {script:?} failed: {err}"))
+}
+
+/// Waits for the current page's `load` event, after which its deferred script has run
+/// (and, for the import's streamed page, after its last chunk arrived).
+async fn loaded(browser: &Browser) {
+    let script = "const done = arguments[arguments.length - 1];
+        if (document.readyState === 'complete') { done(true); }
+        else { window.addEventListener('load', () => done(true), { once: true }); }";
+    browser
+        .client()
+        .execute_async(script, vec![])
+        .await
+        .unwrap_or_else(|err| panic!("the page never finished loading: {err}"));
+}
+
+/// Marks the page shown now, so that [`next_page`] can tell the page that replaces it.
+async fn mark_page(browser: &Browser) {
+    js(
+        browser,
+        "document.documentElement.setAttribute('data-left', '')",
+    )
+    .await;
+}
+
+/// Waits for a page other than the one [`mark_page`] marked, with an element matching
+/// `css`, to be shown and loaded.
+async fn next_page(browser: &Browser, css: &str) {
+    browser
+        .wait_for(&format!("html:not([data-left]) {css}"))
+        .await;
+    loaded(browser).await;
+}
+
+/// Opens `path` and waits for it to be loaded with an element matching `css`.
+async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str) {
+    browser.goto(&format!("{}{path}", app.address)).await;
+    browser.wait_for(css).await;
+    loaded(browser).await;
+}
+
+fn path_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.find('/').map_or("/", |at| &rest[at..])
+}
+
+/// Asserts the page is no wider than the window (nothing scrolls it sideways), naming the
+/// elements that stick out when it is.
+async fn assert_no_sideways_scroll(browser: &Browser, page: &str) {
+    let measured = js(
+        browser,
+        "const width = window.innerWidth;
+         const clipped = e => { for (let a = e.parentElement; a; a = a.parentElement) {
+             if (getComputedStyle(a).overflowX !== 'visible') return true; } return false; };
+         const out = [...document.body.querySelectorAll('*')]
+             .filter(e => e.getBoundingClientRect().right > width + 0.5 && !clipped(e))
+             .slice(0, 8)
+             .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+                 + (e.className && typeof e.className === 'string' ? '.' + e.className : '')
+                 + ' right=' + Math.round(e.getBoundingClientRect().right));
+         return { scroll: document.documentElement.scrollWidth, window: width, out: out };",
+    )
+    .await;
+    let scroll = measured["scroll"].as_f64().expect("scrollWidth");
+    let window = measured["window"].as_f64().expect("innerWidth");
+    assert!(
+        scroll <= window,
+        "{page} scrolls sideways: {scroll} px wide in a {window} px window; sticking out: {}",
+        measured["out"]
+    );
+}
+
+/// Asserts the page's main heading is shown in the first screen, whole and uncovered.
+async fn assert_heading_visible(browser: &Browser, page: &str) {
+    let heading = browser.find("main h1").await;
+    assert!(
+        heading
+            .is_displayed()
+            .await
+            .expect("is the heading displayed"),
+        "{page}: the main heading is not displayed"
+    );
+    let seen = js(
+        browser,
+        "const h = document.querySelector('main h1'), r = h.getBoundingClientRect();
+         const top = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
+         return { inside: r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+                      && r.right <= innerWidth && r.bottom <= innerHeight,
+                  uncovered: !!top && h.contains(top),
+                  text: h.textContent.trim() };",
+    )
+    .await;
+    assert_eq!(
+        (&seen["inside"], &seen["uncovered"]),
+        (&json!(true), &json!(true)),
+        "{page}: the main heading is not wholly visible: {seen}"
+    );
+    assert_ne!(seen["text"], json!(""), "{page}: an empty main heading");
+}
+
+/// Logs `username` in through the login form, typing as a person does, and waits for
+/// the account page it lands on.
+async fn log_in_with_the_form(browser: &Browser, app: &TestApp, username: &str) {
+    open(browser, app, "/login", "#login-form").await;
+    browser.fill("#username", username).await;
+    browser.fill("#password", PASSWORD).await;
+    mark_page(browser).await;
+    browser.click("#login-form button[type=submit]").await;
+    next_page(browser, "#tier").await;
+    assert_eq!(path_of(&browser.current_url().await), "/account");
+}
+
+/// The super administrator `root` (made through the API), logged in through the form.
+async fn root_in_the_browser(browser: &Browser, app: &TestApp) {
+    log_in_with_the_form(browser, app, "root").await;
+    browser.wait_for("#back-office-link").await;
+}
+
+/// The name the quote file has on disk, and so on the import's page and in the history.
+const FILE_NAME: &str = "november-quotes.csv";
+
+/// Three bad rows (3, 5 and 6 as a spreadsheet numbers them, the header being row 1)
+/// between good ones: a Saturday, an index that does not exist, a weight that is text.
+const BAD: &str = "trade_date,index_code,specification,weight,price\n\
+    2026-11-05,Server_Index,8x H100 SXM 80GB,1,123456.5\n\
+    2026-11-07,Server_Index,8x H100 SXM 80GB,1,123500.25\n\
+    2026-11-06,SSD_Index,4TB NVMe,1,310\n\
+    2026-11-06,Nope_Index,8x H100 SXM 80GB,1,100\n\
+    2026-11-04,Server_Index,8x H100 SXM 80GB,abc,120000\n";
+
+/// [`BAD`] with its three rows put right: a Friday, GPU_Index, a weight of 1.
+const FIXED: &str = "trade_date,index_code,specification,weight,price\n\
+    2026-11-05,Server_Index,8x H100 SXM 80GB,1,123456.5\n\
+    2026-11-06,Server_Index,8x H100 SXM 80GB,1,123500.25\n\
+    2026-11-06,SSD_Index,4TB NVMe,1,310\n\
+    2026-11-06,GPU_Index,H100 SXM5 80GB,1,29650\n\
+    2026-11-04,Server_Index,8x H100 SXM 80GB,1,120000\n";
+
+/// Writes `contents` to [`FILE_NAME`] in `folder`, replacing what was there, as someone
+/// saving the file again from their spreadsheet.
+fn save_file(folder: &Path, contents: &str) -> PathBuf {
+    let path = folder.join(FILE_NAME);
+    std::fs::write(&path, contents)
+        .unwrap_or_else(|err| panic!("could not write {}: {err}", path.display()));
+    path
+}
+
+/// On the imports page: chooses `file` in the file input (chromedriver uploads a local
+/// file whose path is typed into it), submits, and waits for the streamed page to end
+/// with an element matching `outcome`.
+async fn upload(browser: &Browser, file: &Path, outcome: &str) {
+    browser.wait_for("#import-form").await;
+    let input = browser.find("#import-file").await;
+    let path = file.to_str().expect("a temporary path in UTF-8");
+    input
+        .send_keys(path)
+        .await
+        .unwrap_or_else(|err| panic!("could not choose {path} in #import-file: {err}"));
+    let chosen = js(
+        browser,
+        "const f = document.getElementById('import-file').files;
+         return f.length === 1 ? [f[0].name, f[0].size] : null;",
+    )
+    .await;
+    let size = std::fs::metadata(file).expect("the file's size").len();
+    assert_eq!(chosen, json!([FILE_NAME, size]), "the chosen file");
+    mark_page(browser).await;
+    browser.click("#import-form button[type=submit]").await;
+    next_page(browser, outcome).await;
+    assert_eq!(path_of(&browser.current_url().await), "/admin/imports");
+    let heading = browser.text_of("main h1").await;
+    assert_eq!(
+        heading,
+        format!("Importing {FILE_NAME}"),
+        "the import's page"
+    );
+}
+
+/// The rows of the error table: (data-column, row number, column, problem, displayed).
+async fn error_rows(browser: &Browser) -> Vec<(String, String, String, String, bool)> {
+    let cells = js(
+        browser,
+        "return [...document.querySelectorAll('#import-errors tbody tr')].map(tr =>
+             [tr.getAttribute('data-column'), ...[...tr.cells].map(td => td.textContent.trim())])",
+    )
+    .await;
+    let cells: Vec<Vec<String>> = serde_json::from_value(cells).expect("rows of strings");
+    let mut rows = Vec::new();
+    for (i, cells) in cells.into_iter().enumerate() {
+        assert_eq!(
+            cells.len(),
+            4,
+            "row {} of the error table: {cells:?}",
+            i + 1
+        );
+        // WebDriver's own idea of what is shown, not the `hidden` attribute.
+        let displayed = browser
+            .find(&format!("#import-errors tbody tr:nth-child({})", i + 1))
+            .await
+            .is_displayed()
+            .await
+            .expect("is the row displayed");
+        let [column, row, named, reason]: [String; 4] = cells.try_into().unwrap();
+        rows.push((column, row, named, reason, displayed));
+    }
+    rows
+}
+
+/// The daily table of the index page shown: weighted price by `YYYYMMDD` date.
+async fn weighted_prices(browser: &Browser) -> Vec<(String, String)> {
+    let heads = js(
+        browser,
+        "return [...document.querySelectorAll('#daily thead th')].map(th => th.textContent.trim())",
+    )
+    .await;
+    assert_eq!(
+        heads.get(2),
+        Some(&json!("Weighted price")),
+        "the daily table's columns: {heads}"
+    );
+    let rows = js(
+        browser,
+        "return [...document.querySelectorAll('#daily tbody tr')].map(tr =>
+             [tr.querySelector('code.wire').textContent.trim(), tr.cells[2].textContent.trim()])",
+    )
+    .await;
+    serde_json::from_value(rows).expect("pairs of strings")
+}
+
+#[actix_web::test]
+async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_file() {
+    let app = spawn_with_fixture().await;
+    app.admin().await;
+    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
+    let browser = Browser::open(Viewport::Desktop).await;
+    root_in_the_browser(&browser, &app).await;
+
+    // To the imports by the links a person follows.
+    mark_page(&browser).await;
+    browser.click("#back-office-link").await;
+    next_page(&browser, "#back-office").await;
+    mark_page(&browser).await;
+    browser.click("#back-office a[href='/admin/imports']").await;
+    next_page(&browser, "#import-form").await;
+    assert!(
+        browser.text_of("main").await.contains("No imports yet."),
+        "a fresh service's history"
+    );
+    let label = js(
+        &browser,
+        "const i = document.getElementById('import-file');
+         return i.labels.length ? i.labels[0].textContent.trim() : null",
+    )
+    .await;
+    assert_eq!(label, json!("Quote file"), "the file input's label");
+    browser
+        .screenshot("browser_admin_imports_empty_desktop")
+        .await;
+
+    // The bad file: refused, with its three rows and nothing else.
+    let file = save_file(folder.path(), BAD);
+    upload(&browser, &file, "#import-refused").await;
+    let stages = browser.text_of("#progress .stages").await;
+    assert!(
+        stages.contains(&format!("reading {FILE_NAME}")),
+        "the import's progress: {stages:?}"
+    );
+    assert!(
+        browser
+            .find("#import-refused")
+            .await
+            .is_displayed()
+            .await
+            .unwrap(),
+        "the refusal is not shown"
+    );
+    let rows = error_rows(&browser).await;
+    let numbered: Vec<(&str, &str, &str, bool)> = rows
+        .iter()
+        .map(|(column, row, named, _, shown)| {
+            (column.as_str(), row.as_str(), named.as_str(), *shown)
+        })
+        .collect();
+    assert_eq!(
+        numbered,
+        [
+            ("trade_date", "3", "trade_date", true),
+            ("index_code", "5", "index_code", true),
+            ("weight", "6", "weight", true),
+        ],
+        "the error table: {rows:?}"
+    );
+    for (row, quoted) in [(0, "2026-11-07"), (1, "Nope_Index"), (2, "abc")] {
+        assert!(
+            rows[row].3.contains(quoted),
+            "the problem of row {} does not quote {quoted:?}: {:?}",
+            rows[row].1,
+            rows[row].3
+        );
+    }
+    browser
+        .screenshot("browser_admin_import_refused_desktop")
+        .await;
+
+    // The script shows the column filter (hidden without it) and filters by column.
+    let filter = browser.find("#error-column").await;
+    assert!(
+        filter.is_displayed().await.unwrap(),
+        "the script did not show the column filter"
+    );
+    let options = js(
+        &browser,
+        "return [...document.querySelectorAll('#error-column option')].map(o => o.value)",
+    )
+    .await;
+    assert_eq!(
+        options,
+        json!(["", "index_code", "trade_date", "weight"]),
+        "the filter's choices"
+    );
+    assert_eq!(
+        js(
+            &browser,
+            "const s = document.getElementById('error-column');
+             return s.labels.length ? s.labels[0].textContent.trim() : null"
+        )
+        .await,
+        json!("Show column"),
+        "the filter's label"
+    );
+    filter
+        .select_by_value("index_code")
+        .await
+        .expect("choosing index_code in the filter");
+    let shown: Vec<(String, bool)> = error_rows(&browser)
+        .await
+        .into_iter()
+        .map(|(column, _, _, _, shown)| (column, shown))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("trade_date".to_owned(), false),
+            ("index_code".to_owned(), true),
+            ("weight".to_owned(), false),
+        ],
+        "rows shown with the filter on index_code"
+    );
+    browser
+        .screenshot("browser_admin_import_refused_filtered_desktop")
+        .await;
+    filter
+        .select_by_value("")
+        .await
+        .expect("choosing all in the filter");
+    let shown = error_rows(&browser).await;
+    assert!(
+        shown.iter().all(|row| row.4),
+        "rows hidden with the filter back on all: {shown:?}"
+    );
+    // Nothing of the refused file reached the public page.
+    app.page("/indexes/Server_Index")
+        .await
+        .assert_lacks("123456.500000");
+
+    // Back to the form, where the history lists the refused attempt.
+    mark_page(&browser).await;
+    browser.click("main a[href='/admin/imports']").await;
+    next_page(&browser, "#imports tbody tr").await;
+    let history = browser.text_of("#imports tbody").await;
+    assert!(
+        history.contains(FILE_NAME) && history.contains("rejected (3 problems)"),
+        "the history after the refusal: {history:?}"
+    );
+
+    // The fixed file, saved over the bad one: accepted.
+    let file = save_file(folder.path(), FIXED);
+    upload(&browser, &file, "#import-accepted").await;
+    let summary = browser.text_of("#outcome p").await;
+    assert!(
+        summary.starts_with("5 quotes stored"),
+        "the accepted import's summary: {summary:?}"
+    );
+    let changed = js(
+        &browser,
+        "return [...document.querySelectorAll('#changed tbody tr')].map(tr =>
+             [tr.cells[0].textContent.trim(), tr.cells[1].textContent.trim()])",
+    )
+    .await;
+    let changed: Vec<(String, String)> = serde_json::from_value(changed).unwrap();
+    for (code, from) in [
+        ("Server_Index", "20261104"),
+        ("SSD_Index", "20261106"),
+        ("GPU_Index", "20261106"),
+    ] {
+        assert!(
+            changed.iter().any(|(c, f)| c == code && f.ends_with(from)),
+            "{code} recalculated from {from} is not in {changed:?}"
+        );
+    }
+    browser
+        .screenshot("browser_admin_import_accepted_desktop")
+        .await;
+
+    // The index's link leads to its public page, which shows the new values at once.
+    mark_page(&browser).await;
+    browser
+        .click("#changed a[href='/indexes/Server_Index']")
+        .await;
+    next_page(&browser, "#daily tbody tr").await;
+    assert_eq!(
+        path_of(&browser.current_url().await),
+        "/indexes/Server_Index"
+    );
+    let prices = weighted_prices(&browser).await;
+    for (date, price) in [
+        ("20261104", "120000.000000"),
+        ("20261105", "123456.500000"),
+        ("20261106", "123500.250000"),
+    ] {
+        assert!(
+            prices.iter().any(|(d, p)| d == date && p == price),
+            "no weighted price {price} on {date} in {prices:?}"
+        );
+    }
+    js(
+        &browser,
+        "document.querySelector('#daily').scrollIntoView()",
+    )
+    .await;
+    browser
+        .screenshot("browser_admin_import_index_page_desktop")
+        .await;
+    // And so does a visitor's (delayed up to 10 Nov).
+    app.page("/indexes/Server_Index")
+        .await
+        .assert_has("123456.500000");
+
+    // The history, newest first.
+    open(&browser, &app, "/admin/imports", "#imports tbody tr").await;
+    let results: Vec<String> = serde_json::from_value(
+        js(
+            &browser,
+            "return [...document.querySelectorAll('#imports tbody tr')].map(tr => tr.className)",
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(results, ["accepted", "rejected"], "the history's results");
+    browser
+        .screenshot("browser_admin_imports_history_desktop")
+        .await;
+    browser.close().await;
+}
+
+#[actix_web::test]
+async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "fred", "free").await;
+    let free = app.tier(&admin, "free").await;
+    let before = free["per_day"].as_i64().expect("the free tier's per_day");
+    let lowered = 4;
+    assert!(
+        lowered < before,
+        "the free tier allows {before} calls a day"
+    );
+    // The key's limit as it is now, which the service may keep in its caches.
+    let reply = app
+        .query_with(json!({"api_name": "index_basic"}), Some(&key.key))
+        .await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    assert_eq!(
+        reply.header("x-ratelimit-limit"),
+        Some(before.to_string().as_str()),
+        "the free key's limit before"
+    );
+
+    let browser = Browser::open(Viewport::Desktop).await;
+    root_in_the_browser(&browser, &app).await;
+    mark_page(&browser).await;
+    browser.click("#back-office-link").await;
+    next_page(&browser, "#back-office").await;
+    mark_page(&browser).await;
+    browser.click("#back-office a[href='/admin/tiers']").await;
+    next_page(&browser, "#tier-free #free-per-day").await;
+    let field = browser.find("#free-per-day").await;
+    assert_eq!(
+        field.prop("value").await.unwrap(),
+        Some(before.to_string()),
+        "the free tier's calls a day"
+    );
+    let label = js(
+        &browser,
+        "const i = document.getElementById('free-per-day');
+         return i.labels.length ? i.labels[0].textContent.trim() : null",
+    )
+    .await;
+    assert_eq!(label, json!("Calls a day (per key)"), "the field's label");
+    browser.fill("#free-per-day", &lowered.to_string()).await;
+    browser
+        .screenshot("browser_admin_tiers_edited_desktop")
+        .await;
+
+    // The preview: what changes, for whom; nothing saved yet.
+    mark_page(&browser).await;
+    browser.click("#tier-free button[type=submit]").await;
+    next_page(&browser, "#reach").await;
+    assert_eq!(browser.text_of("main h1").await, "Change the free tier");
+    let reach = browser.text_of("#reach").await;
+    assert!(
+        reach.contains("1 active user ") && reach.contains("1 key"),
+        "the preview's reach: {reach:?}"
+    );
+    let changes = js(
+        &browser,
+        "return [...document.querySelectorAll('#changes tbody tr')].map(tr =>
+             [...tr.cells].map(c => c.textContent.trim()))",
+    )
+    .await;
+    assert_eq!(
+        changes,
+        json!([["Calls a day", before.to_string(), lowered.to_string()]]),
+        "the preview's changes"
+    );
+    assert_eq!(
+        app.tier(&admin, "free").await["per_day"],
+        json!(before),
+        "a preview saved the change"
+    );
+    assert_eq!(
+        browser.text_of("#confirm button[type=submit]").await,
+        "Save these changes"
+    );
+    browser
+        .screenshot("browser_admin_tier_preview_desktop")
+        .await;
+
+    mark_page(&browser).await;
+    browser.click("#confirm button[type=submit]").await;
+    next_page(&browser, "#tier-free #free-per-day").await;
+    assert_eq!(
+        path_of(&browser.current_url().await),
+        "/admin/tiers?saved=free"
+    );
+    assert!(browser.text_of("#tier-saved").await.contains("free"));
+    assert_eq!(
+        browser
+            .find("#free-per-day")
+            .await
+            .prop("value")
+            .await
+            .unwrap(),
+        Some(lowered.to_string()),
+        "the saved calls a day"
+    );
+    browser
+        .screenshot("browser_admin_tiers_saved_desktop")
+        .await;
+
+    // The very next query with the free key runs under the new limit.
+    let reply = app
+        .query_with(json!({"api_name": "index_basic"}), Some(&key.key))
+        .await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    assert_eq!(
+        reply.header("x-ratelimit-limit"),
+        Some(lowered.to_string().as_str()),
+        "the free key's limit after the change"
+    );
+    browser.close().await;
+}
+
+#[actix_web::test]
+async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading() {
+    let app = spawn_with_fixture().await;
+    app.admin().await;
+    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
+    let browser = Browser::open(Viewport::Phone).await;
+    root_in_the_browser(&browser, &app).await;
+
+    for (path, ready, name) in [
+        (
+            "/admin/imports",
+            "#import-form",
+            "browser_admin_phone_imports",
+        ),
+        ("/admin/tiers", "#tier-free", "browser_admin_phone_tiers"),
+    ] {
+        open(&browser, &app, path, ready).await;
+        // Laid out for the phone (the viewport meta tag), not 980 pixels wide and shrunk.
+        assert_eq!(
+            js(&browser, "return window.innerWidth").await,
+            json!(390),
+            "{path}: the layout width"
+        );
+        assert_no_sideways_scroll(&browser, path).await;
+        assert_heading_visible(&browser, path).await;
+        browser.screenshot(name).await;
+    }
+    // The tiers' forms below the first screen: the widest part of the page.
+    js(
+        &browser,
+        "document.getElementById('tier-pro').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/admin/tiers (the pro tier)").await;
+    browser.screenshot("browser_admin_phone_tiers_pro").await;
+
+    // A refused import on the phone: its error table, and the history it leaves.
+    open(&browser, &app, "/admin/imports", "#import-form").await;
+    upload(&browser, &save_file(folder.path(), BAD), "#import-refused").await;
+    assert_no_sideways_scroll(&browser, "the refused import's page").await;
+    assert_heading_visible(&browser, "the refused import's page").await;
+    js(
+        &browser,
+        "document.getElementById('import-errors').scrollIntoView()",
+    )
+    .await;
+    browser
+        .screenshot("browser_admin_phone_import_refused")
+        .await;
+    open(&browser, &app, "/admin/imports", "#imports tbody tr").await;
+    js(
+        &browser,
+        "document.getElementById('imports').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/admin/imports with its history").await;
+    browser
+        .screenshot("browser_admin_phone_imports_history")
+        .await;
+
+    // A tier's preview on the phone.
+    open(&browser, &app, "/admin/tiers", "#free-per-day").await;
+    browser.fill("#free-per-day", "4").await;
+    mark_page(&browser).await;
+    browser.click("#tier-free button[type=submit]").await;
+    next_page(&browser, "#reach").await;
+    assert_no_sideways_scroll(&browser, "the tier's preview").await;
+    assert_heading_visible(&browser, "the tier's preview").await;
+    browser.screenshot("browser_admin_phone_tier_preview").await;
+    browser.close().await;
+}
