@@ -83,10 +83,13 @@ fn as_string<S: serde::Serializer>(id: &i64, s: S) -> Result<S::Ok, S::Error> {
 pub enum Caller {
     Visitor,
     Session(Account),
-    /// An API key, with the limits step 7 charges it against (D6).
+    /// An API key, with the limits step 7 charges it against (D6), and what the
+    /// membership of a key shows of it (D14).
     Key {
         key_id: String,
-        user_id: i64,
+        name: String,
+        owner: Account,
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
         limits: Limits,
     },
 }

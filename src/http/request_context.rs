@@ -233,11 +233,9 @@ pub struct QueryDataset(pub &'static str);
 pub fn record_caller(span: &Span, caller: &iq_actors::caller::Caller) {
     use iq_actors::caller::Caller;
     match caller {
-        Caller::Key {
-            key_id, user_id, ..
-        } => {
+        Caller::Key { key_id, owner, .. } => {
             span.record("key_id", key_id.as_str());
-            record_user(span, caller.kind(), *user_id);
+            record_user(span, caller.kind(), owner.user_id);
         }
         Caller::Session(account) => record_user(span, caller.kind(), account.user_id),
         Caller::Visitor => {

@@ -18,6 +18,7 @@ mod hostile;
 mod import_command;
 mod imports;
 mod keys;
+mod membership;
 mod metrics;
 mod otlp;
 mod paging;

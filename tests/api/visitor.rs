@@ -125,7 +125,8 @@ async fn membership_and_config_describe_the_visitor() {
             "delay_days": 7,
             "data_cutoff": "20261110",
             "indexes": ["Server_Index", "Server_Rental_Index", "GPU_Index", "DRAM_Index", "SSD_Index", "CPU_Index", "OI_Index"],
-            "quota": {"per_minute": 10, "per_day": 10, "max_keys": 1, "max_rows": 5000}
+            "quota": {"per_minute": 10, "per_day": 10, "max_keys": 1, "max_rows": 5000},
+            "protection": {"per_minute": 300}
         })
     );
     let config = app.config().await;

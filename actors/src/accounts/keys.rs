@@ -28,7 +28,10 @@ const MAX_ALLOWLIST: usize = 64;
 #[derive(Debug, Clone)]
 pub struct KeyRecord {
     pub key_id: String,
+    pub name: String,
     pub user_id: i64,
+    pub owner_username: String,
+    pub owner_role: crate::caller::Role,
     pub scopes: Arc<BTreeSet<Scope>>,
     pub index_codes: Option<Arc<BTreeSet<String>>>,
     pub ip_allowlist: Vec<IpNet>,
@@ -64,7 +67,7 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
                     k.ip_allowlist::text[] AS ip_allowlist, k.per_minute, k.per_day, \
                     k.expires_at, k.active, k.deleted_at IS NOT NULL AS deleted, \
                     u.active AS owner_active, u.api_access AS owner_api_access, \
-                    u.tier AS owner_tier \
+                    u.tier AS owner_tier, k.name, u.username, u.role \
              FROM api_keys k JOIN users u USING (user_id) WHERE k.key_hash = $1",
             &[&hash.as_slice()],
         )
@@ -80,9 +83,14 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
             "an IP allow-list entry of a key does not parse; the key admits no address"
         );
     }
+    let role: String = row.try_get("role")?;
     Ok(Some(KeyRecord {
         key_id: row.try_get("key_id")?,
+        name: row.try_get("name")?,
         user_id: row.try_get("user_id")?,
+        owner_username: row.try_get("username")?,
+        owner_role: crate::caller::Role::parse(&role)
+            .ok_or_else(|| ApiError::internal(format_args!("unknown role {role:?}")))?,
         scopes: Arc::new(scopes.iter().filter_map(|s| Scope::parse(s)).collect()),
         index_codes: index_codes.map(|codes| Arc::new(codes.into_iter().collect())),
         ip_allowlist: parsed,
@@ -680,7 +688,10 @@ mod tests {
     fn an_allowlist_admits_only_its_ranges() {
         let record = KeyRecord {
             key_id: "k".into(),
+            name: "k".into(),
             user_id: 1,
+            owner_username: "u".into(),
+            owner_role: crate::caller::Role::User,
             scopes: Arc::default(),
             index_codes: None,
             ip_allowlist: vec!["203.0.113.0/24".parse().unwrap()],

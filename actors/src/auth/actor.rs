@@ -19,7 +19,7 @@ use tracing::{Instrument, Span};
 use crate::accounts::api_key::{self, KeyHash, KeyHasher};
 use crate::accounts::sessions::{self, SessionLookup, SessionPolicy};
 use crate::accounts::{keys_find, tiers, KeyRecord};
-use crate::caller::{Caller, Credentials, Identity, Tier};
+use crate::caller::{Account, Caller, Credentials, Identity, Tier};
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
@@ -229,7 +229,13 @@ impl AuthService {
         Ok(Identity::key(
             Caller::Key {
                 key_id: record.key_id.clone(),
-                user_id: record.user_id,
+                name: record.name.clone(),
+                owner: Account {
+                    user_id: record.user_id,
+                    username: record.owner_username.clone(),
+                    role: record.owner_role,
+                },
+                expires_at: record.expires_at,
                 limits,
             },
             tier,
