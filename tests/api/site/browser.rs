@@ -4,67 +4,21 @@
 //!
 //! Every test saves screenshots under `target/screenshots/browser_*.png` to look at. A
 //! test waits for what it needs (an element, the page's `load` event, the page that
-//! replaces the one shown) and never sleeps.
+//! replaces the one shown) and never sleeps; the steps it shares with the back office's
+//! browser tests are in `browser_steps`.
 
 use iq_test_support::browser::{Browser, Viewport};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+use super::browser_steps::{
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js,
+    log_in_with_the_form, mark_page, next_page, open, path_of,
+};
+use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 /// WebDriver's keys (the code points fantoccini's `Key` sends).
 const TAB: &str = "\u{e004}";
 const ENTER: &str = "\u{e007}";
-
-/// Runs `script` in the page and returns what it returns.
-async fn js(browser: &Browser, script: &str) -> Value {
-    browser
-        .client()
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|err| panic!("the script {script:?} failed: {err}"))
-}
-
-/// Waits for the current page's `load` event, after which its deferred script has run.
-async fn loaded(browser: &Browser) {
-    let script = "const done = arguments[arguments.length - 1];
-        if (document.readyState === 'complete') { done(true); }
-        else { window.addEventListener('load', () => done(true), { once: true }); }";
-    browser
-        .client()
-        .execute_async(script, vec![])
-        .await
-        .unwrap_or_else(|err| panic!("the page never finished loading: {err}"));
-}
-
-/// Marks the page shown now, so that [`next_page`] can tell the page that replaces it.
-async fn mark_page(browser: &Browser) {
-    js(
-        browser,
-        "document.documentElement.setAttribute('data-left', '')",
-    )
-    .await;
-}
-
-/// Waits for a page other than the one [`mark_page`] marked, with an element matching
-/// `css`, to be shown and loaded.
-async fn next_page(browser: &Browser, css: &str) {
-    browser
-        .wait_for(&format!("html:not([data-left]) {css}"))
-        .await;
-    loaded(browser).await;
-}
-
-/// Opens `path` and waits for it to be loaded with an element matching `css`.
-async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str) {
-    browser.goto(&format!("{}{path}", app.address)).await;
-    browser.wait_for(css).await;
-    loaded(browser).await;
-}
-
-fn path_of(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.find('/').map_or("/", |at| &rest[at..])
-}
 
 /// The attribute `attribute` of each element matching `selector`, in document order.
 async fn attributes(browser: &Browser, selector: &str, attribute: &str) -> Vec<String> {
@@ -122,72 +76,6 @@ async fn assert_focus_is_visible(browser: &Browser) {
         "the focus on {} should be on screen and outlined",
         focused(browser).await
     );
-}
-
-/// Asserts the page is no wider than the window (nothing scrolls it sideways), naming the
-/// elements that stick out when it is.
-async fn assert_no_sideways_scroll(browser: &Browser, page: &str) {
-    let measured = js(
-        browser,
-        "const width = window.innerWidth;
-         const clipped = e => { for (let a = e.parentElement; a; a = a.parentElement) {
-             if (getComputedStyle(a).overflowX !== 'visible') return true; } return false; };
-         const out = [...document.body.querySelectorAll('*')]
-             .filter(e => e.getBoundingClientRect().right > width + 0.5 && !clipped(e))
-             .slice(0, 8)
-             .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
-                 + (e.className && typeof e.className === 'string' ? '.' + e.className : '')
-                 + ' right=' + Math.round(e.getBoundingClientRect().right));
-         return { scroll: document.documentElement.scrollWidth, window: width, out: out };",
-    )
-    .await;
-    let scroll = measured["scroll"].as_f64().expect("scrollWidth");
-    let window = measured["window"].as_f64().expect("innerWidth");
-    assert!(
-        scroll <= window,
-        "{page} scrolls sideways: {scroll} px wide in a {window} px window; sticking out: {}",
-        measured["out"]
-    );
-}
-
-/// Asserts the page's main heading is shown in the first screen, whole and uncovered.
-async fn assert_heading_visible(browser: &Browser, page: &str) {
-    let heading = browser.find("main h1").await;
-    assert!(
-        heading
-            .is_displayed()
-            .await
-            .expect("is the heading displayed"),
-        "{page}: the main heading is not displayed"
-    );
-    let seen = js(
-        browser,
-        "const h = document.querySelector('main h1'), r = h.getBoundingClientRect();
-         const top = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
-         return { inside: r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
-                      && r.right <= innerWidth && r.bottom <= innerHeight,
-                  uncovered: !!top && h.contains(top),
-                  text: h.textContent.trim() };",
-    )
-    .await;
-    assert_eq!(
-        (&seen["inside"], &seen["uncovered"]),
-        (&json!(true), &json!(true)),
-        "{page}: the main heading is not wholly visible: {seen}"
-    );
-    assert_ne!(seen["text"], json!(""), "{page}: an empty main heading");
-}
-
-/// Logs `username` in through the login form, typing as a person does, and waits for
-/// the account page it lands on.
-async fn log_in_with_the_form(browser: &Browser, app: &TestApp, username: &str) {
-    open(browser, app, "/login", "#login-form").await;
-    browser.fill("#username", username).await;
-    browser.fill("#password", PASSWORD).await;
-    mark_page(browser).await;
-    browser.click("#login-form button[type=submit]").await;
-    next_page(browser, "#tier").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account");
 }
 
 /// A request id as the service makes them: `req_` and 32 hex digits.
@@ -429,6 +317,116 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
     browser.close().await;
 }
 
+/// Asserts the keys page shown lists the key `id` and no other, and returns the start
+/// of its secret that its row shows (`iq_Ab3xYz…`), without the ellipsis.
+async fn the_only_keys_hint(browser: &Browser, id: &str) -> String {
+    let listed = attributes(browser, "tr[data-key-id]", "data-key-id").await;
+    assert_eq!(listed, [id], "the keys listed");
+    let row = format!("tr[data-key-id={}]", json!(id));
+    let shown = browser.text_of(&format!("{row} code")).await;
+    shown
+        .strip_suffix('…')
+        .unwrap_or_else(|| panic!("the key's hint in {row}: {shown:?}"))
+        .to_owned()
+}
+
+#[actix_web::test]
+async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let kim = app.user(&admin, "kim", "pro").await;
+    let old = app.new_key(&kim, json!({"name": "laptop"})).await;
+    let latest = json!({"api_name": "index_latest"});
+    // The old secret works, and so sits in the service's key cache.
+    let reply = app.query_with(latest.clone(), Some(&old.key)).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let browser = Browser::open(Viewport::Desktop).await;
+
+    log_in_with_the_form(&browser, &app, "kim").await;
+    let row = format!("tr[data-key-id={}]", json!(old.id));
+    open(&browser, &app, "/account/keys", &row).await;
+    let hint = the_only_keys_hint(&browser, &old.id).await;
+    assert!(old.key.starts_with(&hint), "the row shows {hint:?}");
+    browser
+        .screenshot("browser_keys_before_rotation_desktop")
+        .await;
+
+    // A new secret, shown once on its own page.
+    mark_page(&browser).await;
+    browser
+        .click("button[aria-label='New secret for key laptop']")
+        .await;
+    next_page(&browser, "#new-key").await;
+    assert_eq!(browser.text_of("main h1").await, "Your new key: laptop");
+    let new = browser.text_of("#new-key").await;
+    assert!(
+        new.starts_with("iq_") && new.len() == old.key.len(),
+        "the new secret: {new:?}"
+    );
+    assert_ne!(new, old.key, "the rotation showed the old secret again");
+    browser
+        .screenshot("browser_key_rotated_new_secret_desktop")
+        .await;
+
+    // The old secret is refused at once; the new one works.
+    app.query_with(latest.clone(), Some(&old.key))
+        .await
+        .assert_error(401, 40102);
+    let reply = app.query_with(latest.clone(), Some(&new)).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+
+    // Back to the keys: the same key, under the new secret's hint, which is not shown whole.
+    mark_page(&browser).await;
+    browser.click("main a[href='/account/keys']").await;
+    next_page(&browser, &row).await;
+    assert_eq!(path_of(&browser.current_url().await), "/account/keys");
+    let hint = the_only_keys_hint(&browser, &old.id).await;
+    assert!(
+        new.starts_with(&hint) && !old.key.starts_with(&hint),
+        "the row shows {hint:?} after the rotation"
+    );
+    assert!(
+        !browser.page_source().await.contains(&new),
+        "the keys page shows the new secret"
+    );
+    browser
+        .screenshot("browser_keys_after_rotation_desktop")
+        .await;
+
+    // A new name, typed into the row's own form.
+    let name = format!("{row} input[name=name]");
+    browser.fill(&name, "desk").await;
+    browser.screenshot("browser_key_rename_typed_desktop").await;
+    mark_page(&browser).await;
+    browser
+        .click(&format!("{row} form.rename button[type=submit]"))
+        .await;
+    next_page(&browser, &row).await;
+    assert_eq!(path_of(&browser.current_url().await), "/account/keys");
+    let renamed = browser
+        .find(&name)
+        .await
+        .prop("value")
+        .await
+        .expect("the name field's value");
+    assert_eq!(renamed.as_deref(), Some("desk"), "the key's name");
+    assert_eq!(
+        attributes(&browser, &format!("{row} button[aria-label]"), "aria-label").await,
+        ["New secret for key desk", "Delete key desk"],
+        "the row's buttons after the rename"
+    );
+    assert_eq!(
+        the_only_keys_hint(&browser, &old.id).await,
+        hint,
+        "the rename changed the secret's hint"
+    );
+    browser.screenshot("browser_key_renamed_desktop").await;
+    // A new name, the same secret.
+    let reply = app.query_with(latest, Some(&new)).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    browser.close().await;
+}
+
 #[actix_web::test]
 async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     let app = spawn_with_fixture().await;
@@ -436,26 +434,20 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     app.user(&admin, "pat", "pro").await;
     let browser = Browser::open(Viewport::Phone).await;
 
-    for (path, ready, name) in [
-        ("/", "li.card", "browser_phone_home"),
-        (
-            "/indexes/Server_Index",
-            "#chart svg.chart",
-            "browser_phone_index",
-        ),
-        ("/login", "#login-form", "browser_phone_login"),
-    ] {
-        open(&browser, &app, path, ready).await;
-        // Laid out for the phone (the viewport meta tag), not 980 pixels wide and shrunk.
-        assert_eq!(
-            js(&browser, "return window.innerWidth").await,
-            json!(390),
-            "{path}: the layout width"
-        );
-        assert_no_sideways_scroll(&browser, path).await;
-        assert_heading_visible(&browser, path).await;
-        browser.screenshot(name).await;
-    }
+    assert_pages_fit_the_phone(
+        &browser,
+        &app,
+        &[
+            ("/", "li.card", "browser_phone_home"),
+            (
+                "/indexes/Server_Index",
+                "#chart svg.chart",
+                "browser_phone_index",
+            ),
+            ("/login", "#login-form", "browser_phone_login"),
+        ],
+    )
+    .await;
     // The lower part of the index page: its tables are the widest things on it.
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
     js(

@@ -6,132 +6,19 @@
 //!
 //! Every test saves screenshots under `target/screenshots/browser_admin_*.png` to look
 //! at. A test waits for what it needs (an element, the page's `load` event, the page that
-//! replaces the one shown) and never sleeps.
+//! replaces the one shown) and never sleeps; the steps it shares with the website's
+//! browser tests are in `browser_steps`.
 
 use std::path::{Path, PathBuf};
 
 use iq_test_support::browser::{Browser, Viewport};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
-
-/// Runs `script` in the page and returns what it returns.
-async fn js(browser: &Browser, script: &str) -> Value {
-    browser
-        .client()
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|err| panic!("the script {script:?} failed: {err}"))
-}
-
-/// Waits for the current page's `load` event, after which its deferred script has run
-/// (and, for the import's streamed page, after its last chunk arrived).
-async fn loaded(browser: &Browser) {
-    let script = "const done = arguments[arguments.length - 1];
-        if (document.readyState === 'complete') { done(true); }
-        else { window.addEventListener('load', () => done(true), { once: true }); }";
-    browser
-        .client()
-        .execute_async(script, vec![])
-        .await
-        .unwrap_or_else(|err| panic!("the page never finished loading: {err}"));
-}
-
-/// Marks the page shown now, so that [`next_page`] can tell the page that replaces it.
-async fn mark_page(browser: &Browser) {
-    js(
-        browser,
-        "document.documentElement.setAttribute('data-left', '')",
-    )
-    .await;
-}
-
-/// Waits for a page other than the one [`mark_page`] marked, with an element matching
-/// `css`, to be shown and loaded.
-async fn next_page(browser: &Browser, css: &str) {
-    browser
-        .wait_for(&format!("html:not([data-left]) {css}"))
-        .await;
-    loaded(browser).await;
-}
-
-/// Opens `path` and waits for it to be loaded with an element matching `css`.
-async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str) {
-    browser.goto(&format!("{}{path}", app.address)).await;
-    browser.wait_for(css).await;
-    loaded(browser).await;
-}
-
-fn path_of(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.find('/').map_or("/", |at| &rest[at..])
-}
-
-/// Asserts the page is no wider than the window (nothing scrolls it sideways), naming the
-/// elements that stick out when it is.
-async fn assert_no_sideways_scroll(browser: &Browser, page: &str) {
-    let measured = js(
-        browser,
-        "const width = window.innerWidth;
-         const clipped = e => { for (let a = e.parentElement; a; a = a.parentElement) {
-             if (getComputedStyle(a).overflowX !== 'visible') return true; } return false; };
-         const out = [...document.body.querySelectorAll('*')]
-             .filter(e => e.getBoundingClientRect().right > width + 0.5 && !clipped(e))
-             .slice(0, 8)
-             .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
-                 + (e.className && typeof e.className === 'string' ? '.' + e.className : '')
-                 + ' right=' + Math.round(e.getBoundingClientRect().right));
-         return { scroll: document.documentElement.scrollWidth, window: width, out: out };",
-    )
-    .await;
-    let scroll = measured["scroll"].as_f64().expect("scrollWidth");
-    let window = measured["window"].as_f64().expect("innerWidth");
-    assert!(
-        scroll <= window,
-        "{page} scrolls sideways: {scroll} px wide in a {window} px window; sticking out: {}",
-        measured["out"]
-    );
-}
-
-/// Asserts the page's main heading is shown in the first screen, whole and uncovered.
-async fn assert_heading_visible(browser: &Browser, page: &str) {
-    let heading = browser.find("main h1").await;
-    assert!(
-        heading
-            .is_displayed()
-            .await
-            .expect("is the heading displayed"),
-        "{page}: the main heading is not displayed"
-    );
-    let seen = js(
-        browser,
-        "const h = document.querySelector('main h1'), r = h.getBoundingClientRect();
-         const top = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
-         return { inside: r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
-                      && r.right <= innerWidth && r.bottom <= innerHeight,
-                  uncovered: !!top && h.contains(top),
-                  text: h.textContent.trim() };",
-    )
-    .await;
-    assert_eq!(
-        (&seen["inside"], &seen["uncovered"]),
-        (&json!(true), &json!(true)),
-        "{page}: the main heading is not wholly visible: {seen}"
-    );
-    assert_ne!(seen["text"], json!(""), "{page}: an empty main heading");
-}
-
-/// Logs `username` in through the login form, typing as a person does, and waits for
-/// the account page it lands on.
-async fn log_in_with_the_form(browser: &Browser, app: &TestApp, username: &str) {
-    open(browser, app, "/login", "#login-form").await;
-    browser.fill("#username", username).await;
-    browser.fill("#password", PASSWORD).await;
-    mark_page(browser).await;
-    browser.click("#login-form button[type=submit]").await;
-    next_page(browser, "#tier").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account");
-}
+use super::browser_steps::{
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js,
+    log_in_with_the_form, mark_page, next_page, open, path_of,
+};
+use crate::helpers::{spawn_with_fixture, TestApp};
 
 /// The super administrator `root` (made through the API), logged in through the form.
 async fn root_in_the_browser(browser: &Browser, app: &TestApp) {
@@ -602,25 +489,19 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     let browser = Browser::open(Viewport::Phone).await;
     root_in_the_browser(&browser, &app).await;
 
-    for (path, ready, name) in [
-        (
-            "/admin/imports",
-            "#import-form",
-            "browser_admin_phone_imports",
-        ),
-        ("/admin/tiers", "#tier-free", "browser_admin_phone_tiers"),
-    ] {
-        open(&browser, &app, path, ready).await;
-        // Laid out for the phone (the viewport meta tag), not 980 pixels wide and shrunk.
-        assert_eq!(
-            js(&browser, "return window.innerWidth").await,
-            json!(390),
-            "{path}: the layout width"
-        );
-        assert_no_sideways_scroll(&browser, path).await;
-        assert_heading_visible(&browser, path).await;
-        browser.screenshot(name).await;
-    }
+    assert_pages_fit_the_phone(
+        &browser,
+        &app,
+        &[
+            (
+                "/admin/imports",
+                "#import-form",
+                "browser_admin_phone_imports",
+            ),
+            ("/admin/tiers", "#tier-free", "browser_admin_phone_tiers"),
+        ],
+    )
+    .await;
     // The tiers' forms below the first screen: the widest part of the page.
     js(
         &browser,

@@ -1,9 +1,11 @@
 //! The website (D19) over plain HTTP: what each page shows to whom, its headers, its
-//! forms and their CSRF tokens. The real-browser tests are in `browser`.
+//! forms and their CSRF tokens. The real-browser tests are in `browser` and
+//! `browser_back_office`, and the steps they share in `browser_steps`.
 
 mod back_office;
 mod browser;
 mod browser_back_office;
+mod browser_steps;
 mod member;
 mod public;
 mod security;
