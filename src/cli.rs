@@ -30,6 +30,9 @@ pub enum Command {
     },
     /// Print the dataset catalogue (parameters, fields, defaults) as JSON.
     Catalogue,
+    /// Print the OpenAPI 3.1 document of the HTTP API as JSON (what
+    /// /api/v1/openapi.json serves).
+    Openapi,
 }
 
 impl Cli {

@@ -10,6 +10,7 @@ pub mod http;
 pub mod import_command;
 pub mod local_secret;
 pub mod migrations;
+pub mod openapi;
 pub mod routes;
 pub mod settings;
 pub mod site;

@@ -27,6 +27,11 @@ async fn main() -> ExitCode {
             }
         };
     }
+    if let Command::Openapi = command {
+        // The API's OpenAPI document, built from the code alone: no settings, no database.
+        println!("{}", iq_service::openapi::pretty_json());
+        return ExitCode::SUCCESS;
+    }
     let settings = match Settings::from_env() {
         Ok(settings) => settings,
         Err(err) => {

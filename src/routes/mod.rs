@@ -66,6 +66,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
     cfg.service(
         web::scope("/api/v1")
             .route("/query", web::post().to(query::query))
+            .route("/openapi.json", web::get().to(crate::openapi::openapi_json))
             .route("/config", web::get().to(config::config))
             .route("/membership", web::get().to(membership::membership))
             .route("/setup", web::post().to(session::setup))
@@ -95,6 +96,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
                 web::patch().to(admin::patch_index),
             ),
     );
+    cfg.route("/docs", web::get().to(crate::openapi::docs_page));
     crate::site::configure(cfg);
 }
 

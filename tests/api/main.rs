@@ -20,6 +20,7 @@ mod imports;
 mod keys;
 mod membership;
 mod metrics;
+mod openapi;
 mod otlp;
 mod paging;
 mod python_client;

@@ -1,0 +1,293 @@
+//! The error envelope, every business code with its HTTP status, and one reusable
+//! response per status. Codes come from [`ErrorCode`] and statuses from
+//! [`status_for`], the service's own mapping, so the document cannot drift from them:
+//! a new variant does not compile until [`meaning`] describes it, and a response lists
+//! exactly the codes `status_for` maps to its status.
+
+use std::borrow::Cow;
+
+use actix_web::http::StatusCode;
+use iq_actors::ErrorCode;
+use serde_json::json;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::schema::{AllOfBuilder, ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::{PartialSchema, ToResponse, ToSchema};
+
+use super::headers;
+use crate::http::envelope::status_for;
+
+macro_rules! codes {
+    ($($variant:ident => $meaning:literal,)+) => {
+        /// Every business error code, in numeric order.
+        pub const CODES: &[ErrorCode] = &[$(ErrorCode::$variant),+];
+
+        /// What a code tells a client. The match is exhaustive: a new [`ErrorCode`] does
+        /// not compile until it is described here, which also puts it in [`CODES`].
+        pub fn meaning(code: ErrorCode) -> &'static str {
+            match code {
+                $(ErrorCode::$variant => $meaning,)+
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidRequest => "bad body, parameter, field, header or date; the message names the culprit",
+    ImportRejected => "the quote file was rejected: `errors` lists its first bad rows (at most 1,000) and `errors_total` counts them all",
+    AuthenticationRequired => "authentication required: this endpoint needs a session",
+    InvalidCredentials => "credentials (API key, password, session) invalid",
+    CredentialsExpired => "credentials (API key, session) expired",
+    Forbidden => "not allowed (role, CSRF token, key, user, IP address, scope, member index, website quotes)",
+    IndexNotPermitted => "index outside the key's range",
+    NotFound => "no such resource or endpoint (also a method an endpoint does not take)",
+    Conflict => "duplicate or conflict (already initialised, taken name, key limit, an import running, days holding data)",
+    RateLimited => "per-minute limit (key, account, website caller, login attempts); `Retry-After` says when to come back",
+    DailyQuotaExhausted => "daily quota used up; waiting a minute does not help",
+    Internal => "internal error; quote the `request_id`",
+}
+
+/// The HTTP status of `code`, as the service answers it.
+pub fn status(code: ErrorCode) -> u16 {
+    status_for(code).as_u16()
+}
+
+/// `InvalidRequest` for 40001: the variant's name, for readers and code generators.
+pub fn name(code: ErrorCode) -> String {
+    format!("{code:?}")
+}
+
+/// The `code` of an error envelope: every business code, with its status and meaning.
+pub struct ErrorCodeSchema;
+
+impl PartialSchema for ErrorCodeSchema {
+    fn schema() -> RefOr<Schema> {
+        let mut table = String::from(
+            "The business code of an error; programs decide on it, never on `message`.\n\n\
+             | code | HTTP | name | meaning |\n|---|---|---|---|\n",
+        );
+        let mut listed = Vec::new();
+        for &code in CODES {
+            table.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                code.as_u32(),
+                status(code),
+                name(code),
+                meaning(code)
+            ));
+            listed.push(json!({
+                "code": code.as_u32(),
+                "status": status(code),
+                "name": name(code),
+                "meaning": meaning(code),
+            }));
+        }
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some(CODES.iter().map(|c| c.as_u32())))
+            .description(Some(table))
+            .extensions(Some(
+                ExtensionsBuilder::new()
+                    .add("x-error-codes", listed)
+                    .build(),
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for ErrorCodeSchema {
+    fn name() -> Cow<'static, str> {
+        "ErrorCode".into()
+    }
+}
+
+/// One problem of a rejected quote file.
+pub struct RowErrorSchema;
+
+impl PartialSchema for RowErrorSchema {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .description(Some("One problem of a rejected quote file."))
+            .property(
+                "row",
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .description(Some(
+                        "the row as a spreadsheet numbers it (the header is row 1)",
+                    )),
+            )
+            .required("row")
+            .property(
+                "column",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("the column of the problem")),
+            )
+            .required("column")
+            .property(
+                "reason",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("what is wrong with it")),
+            )
+            .required("reason")
+            .into()
+    }
+}
+
+impl ToSchema for RowErrorSchema {
+    fn name() -> Cow<'static, str> {
+        "RowError".into()
+    }
+}
+
+/// `{request_id, code, message, data: null, errors?, errors_total?}`.
+pub struct ErrorEnvelope;
+
+impl PartialSchema for ErrorEnvelope {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .description(Some(
+                "Every refusal and failure: `data` is null; `errors` and `errors_total` \
+                 appear only with code 40002 (a rejected quote file).",
+            ))
+            .property("request_id", headers::request_id_schema())
+            .required("request_id")
+            .property("code", Ref::from_schema_name(ErrorCodeSchema::name()))
+            .required("code")
+            .property(
+                "message",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("for people: it may change; decide on `code`")),
+            )
+            .required("message")
+            .property(
+                "data",
+                ObjectBuilder::new()
+                    .schema_type(Type::Null)
+                    .description(Some("always null in an error")),
+            )
+            .required("data")
+            .property(
+                "errors",
+                ArrayBuilder::new()
+                    .items(Ref::from_schema_name(RowErrorSchema::name()))
+                    .max_items(Some(1000))
+                    .description(Some(
+                        "40002 only: the file's first problems, in row order (at most 1,000)",
+                    )),
+            )
+            .property(
+                "errors_total",
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .description(Some("40002 only: how many problems the file has in all")),
+            )
+            .into()
+    }
+}
+
+impl ToSchema for ErrorEnvelope {
+    fn name() -> Cow<'static, str> {
+        "ErrorEnvelope".into()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((ErrorCodeSchema::name().into(), ErrorCodeSchema::schema()));
+        schemas.push((RowErrorSchema::name().into(), RowErrorSchema::schema()));
+    }
+}
+
+/// The response for `status`: the error envelope narrowed to the codes the service maps
+/// to that status, each listed with its meaning.
+pub fn response_for(status: StatusCode, summary: &str) -> Response {
+    let codes: Vec<ErrorCode> = CODES
+        .iter()
+        .copied()
+        .filter(|&c| status_for(c) == status)
+        .collect();
+    assert!(!codes.is_empty(), "no business code answers {status}");
+    let mut description = format!("{summary}\n\n");
+    for &code in &codes {
+        description.push_str(&format!("- `{}`: {}\n", code.as_u32(), meaning(code)));
+    }
+    let mut narrowed = ObjectBuilder::new().property(
+        "code",
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some(codes.iter().map(|c| c.as_u32()))),
+    );
+    if codes.contains(&ErrorCode::ImportRejected) {
+        narrowed = narrowed.required("errors").required("errors_total");
+    }
+    let schema = AllOfBuilder::new()
+        .item(Ref::from_schema_name(ErrorEnvelope::name()))
+        .item(narrowed);
+    let mut response = ResponseBuilder::new()
+        .description(description.trim_end())
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(schema)).build(),
+        )
+        .header("X-Request-Id", headers::request_id());
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        response = response.header("Retry-After", headers::retry_after());
+    }
+    response.build()
+}
+
+macro_rules! error_responses {
+    ($($name:ident => $status:ident, $summary:literal;)+) => {
+        $(
+            #[doc = $summary]
+            pub struct $name;
+
+            impl<'r> ToResponse<'r> for $name {
+                fn response() -> (&'r str, RefOr<Response>) {
+                    (stringify!($name), response_for(StatusCode::$status, $summary).into())
+                }
+            }
+        )+
+    };
+}
+
+error_responses! {
+    BadRequest => BAD_REQUEST, "The request is malformed: body, parameter, header or a key in the URL.";
+    ImportRejected => UNPROCESSABLE_ENTITY, "The quote file breaks the import rules; nothing was stored.";
+    Unauthorized => UNAUTHORIZED, "Credentials are missing, unknown or expired.";
+    Forbidden => FORBIDDEN, "The caller may not do this.";
+    NotFound => NOT_FOUND, "No such resource (or someone else's).";
+    Conflict => CONFLICT, "The change conflicts with the current state.";
+    TooManyRequests => TOO_MANY_REQUESTS, "A limit is used up; `Retry-After` gives the seconds to wait.";
+    InternalError => INTERNAL_SERVER_ERROR, "The service failed; quote the `request_id`.";
+}
+
+/// 503 / 50000: up but not ready (`/readyz` only, the one answer whose status is not its
+/// code's).
+pub struct NotReady;
+
+impl<'r> ToResponse<'r> for NotReady {
+    fn response() -> (&'r str, RefOr<Response>) {
+        ("NotReady", not_ready().into())
+    }
+}
+
+fn not_ready() -> Response {
+    ResponseBuilder::new()
+        .description(format!(
+            "Not ready: the database does not answer or lacks this build's migrations; \
+             code `{}` with the reason in `message`.",
+            ErrorCode::Internal.as_u32()
+        ))
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(ErrorEnvelope::name())))
+                .build(),
+        )
+        .header("X-Request-Id", headers::request_id())
+        .build()
+}

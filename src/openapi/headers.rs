@@ -1,0 +1,127 @@
+//! Response headers: `X-Request-Id` on every answer, `Retry-After` on a 429, and the
+//! rate-limit headers of a query made with a key.
+
+use utoipa::openapi::header::{Header, HeaderBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{OpenApi, RefOr};
+use utoipa::Modify;
+
+use super::operations_mut;
+
+/// The request id's shape: `req_` and a UUIDv7 in hex.
+pub fn request_id_schema() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some("^req_"))
+        .description(Some(
+            "this request's id, also in the `X-Request-Id` header and in every log line of \
+             the request; quote it when you report a problem",
+        ))
+}
+
+pub fn request_id() -> Header {
+    HeaderBuilder::new()
+        .schema(request_id_schema())
+        .description(Some(
+            "The request's id, as in the body's `request_id`; on every answer.",
+        ))
+        .build()
+}
+
+fn seconds(description: &str) -> Header {
+    HeaderBuilder::new()
+        .schema(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(1)),
+        )
+        .description(Some(description))
+        .build()
+}
+
+pub fn retry_after() -> Header {
+    seconds("Whole seconds to wait before trying again.")
+}
+
+/// The headers every answer to a query made with a valid key carries, refusals
+/// included (D6).
+fn rate_limit_headers() -> Vec<(&'static str, Header)> {
+    let text = |description: &str| {
+        HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(description))
+            .build()
+    };
+    vec![
+        (
+            "X-RateLimit-Limit",
+            HeaderBuilder::new()
+                .schema(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .minimum(Some(0)),
+                )
+                .description(Some(
+                    "With a valid key: the limit of the binding window (of the key's and the \
+                     account's minute and day windows, the one with the fewest calls left; \
+                     on a 429 the refusing one).",
+                ))
+                .build(),
+        ),
+        (
+            "X-RateLimit-Remaining",
+            HeaderBuilder::new()
+                .schema(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .minimum(Some(0)),
+                )
+                .description(Some("With a valid key: calls left in that window."))
+                .build(),
+        ),
+        (
+            "X-RateLimit-Reset",
+            seconds("With a valid key: whole seconds until that window resets."),
+        ),
+        (
+            "RateLimit-Policy",
+            text(
+                "With a valid key: both windows, IETF draft syntax \
+                 (`\"minute\";q=10;w=60, \"day\";q=10;w=86400`).",
+            ),
+        ),
+        (
+            "RateLimit",
+            text(
+                "With a valid key: both windows' state (`\"minute\";r=9;t=42, \
+                 \"day\";r=9;t=72000`: `r` calls left, `t` seconds to reset).",
+            ),
+        ),
+    ]
+}
+
+/// Adds `X-Request-Id` to every response written in place (the shared error responses
+/// carry it themselves), and the rate-limit headers to every answer of the query.
+pub struct Common;
+
+impl Modify for Common {
+    fn modify(&self, openapi: &mut OpenApi) {
+        for (path, _, operation) in operations_mut(openapi) {
+            let is_query = path == super::query::PATH;
+            for response in operation.responses.responses.values_mut() {
+                let RefOr::T(response) = response else {
+                    continue;
+                };
+                response
+                    .headers
+                    .entry("X-Request-Id".into())
+                    .or_insert_with(request_id);
+                if is_query {
+                    for (name, header) in rate_limit_headers() {
+                        response.headers.insert(name.into(), header);
+                    }
+                }
+            }
+        }
+    }
+}
