@@ -62,6 +62,65 @@ def error(
     )
 
 
+def membership_data(
+    *,
+    identity: str = "key",
+    cutoff: Optional[str] = "20261120",
+    tier: str = "pro",
+    delay_days: int = 0,
+    **overrides: Any,
+) -> Dict[str, Any]:
+    """The ``data`` of ``GET /api/v1/membership`` as the service sends it."""
+    data: Dict[str, Any] = {
+        "identity": identity,
+        "user": {"id": "7", "username": "kim", "role": "user"},
+        "tier": tier,
+        "delay_days": delay_days,
+        "data_cutoff": cutoff,
+        "indexes": ["Server_Index", "GPU_Index"],
+        "key": {
+            "id": "key_01",
+            "name": "laptop",
+            "scopes": ["index:read", "quote:read", "calendar:read"],
+            "index_codes": None,
+            "expires_at": None,
+        },
+        "quota": {
+            "per_minute": 60,
+            "per_day": 10000,
+            "max_keys": 5,
+            "max_rows": 5000,
+            "used_minute": 2,
+            "used_day": 40,
+            "remaining_minute": 58,
+            "remaining_day": 9960,
+        },
+    }
+    if identity != "key":
+        data["user"] = None
+        del data["key"]
+        for name in ("used_minute", "used_day", "remaining_minute", "remaining_day"):
+            del data["quota"][name]
+        data["protection"] = {"per_minute": 300}
+    data.update(overrides)
+    return data
+
+
+def membership(request_id: str = "req_who", **options: Any) -> HTTPResponse:
+    """A ``GET /api/v1/membership`` answer (see :func:`membership_data`)."""
+    body = {
+        "request_id": request_id,
+        "code": 0,
+        "message": "ok",
+        "data": membership_data(**options),
+    }
+    return HTTPResponse.build(
+        200,
+        {"Content-Type": "application/json", "X-Request-Id": request_id},
+        json.dumps(body).encode(),
+    )
+
+
 def raw(status: int, body: bytes, content_type: str = "text/html") -> HTTPResponse:
     """An answer that is not an envelope (a proxy's error page, say)."""
     return HTTPResponse.build(status, {"Content-Type": content_type}, body)
@@ -80,15 +139,26 @@ class FakeTransport:
 
     A reply may be a response, an exception to raise, or a function of the request.
     Running out of replies fails the test (a request that should not have been sent).
+
+    With ``membership`` set, every ``GET /api/v1/membership`` is answered with it and
+    recorded in ``membership_requests`` only (``requests`` and ``bodies`` hold the
+    queries); without it, such a request takes the next scripted reply like any other.
     """
 
-    def __init__(self, *replies: Reply, repeat_last: bool = False) -> None:
+    def __init__(
+        self, *replies: Reply, repeat_last: bool = False, membership: Optional[Reply] = None
+    ) -> None:
         self.replies: List[Reply] = list(replies)
         self.repeat_last = repeat_last
+        self.membership = membership
         self.requests: List[HTTPRequest] = []
+        self.membership_requests: List[HTTPRequest] = []
         self.timeouts: List[float] = []
 
     def send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
+        if self.membership is not None and request.url.endswith("/api/v1/membership"):
+            self.membership_requests.append(request)
+            return _answer(self.membership, request)
         self.requests.append(request)
         self.timeouts.append(timeout)
         if not self.replies:
@@ -98,16 +168,20 @@ class FakeTransport:
             if (self.repeat_last and len(self.replies) == 1)
             else self.replies.pop(0)
         )
-        if isinstance(reply, Exception):
-            raise reply
-        if callable(reply):
-            return reply(request)
-        return reply
+        return _answer(reply, request)
 
     @property
     def bodies(self) -> List[Dict[str, Any]]:
-        """The JSON bodies sent, in order."""
-        return [json.loads(r.body) for r in self.requests]
+        """The JSON bodies of the queries sent, in order."""
+        return [json.loads(r.body) for r in self.requests if r.method == "POST"]
+
+
+def _answer(reply: Reply, request: HTTPRequest) -> HTTPResponse:
+    if isinstance(reply, Exception):
+        raise reply
+    if callable(reply):
+        return reply(request)
+    return reply
 
 
 class Sleeps:
@@ -120,14 +194,20 @@ class Sleeps:
         self.calls.append(seconds)
 
 
+#: What the fakes' service reports by default: a pro key, cutoff 2026-11-20.
+DEFAULT_MEMBERSHIP = membership()
+
+
 def make_client(
     *replies: Reply,
     repeat_last: bool = False,
     jitter: float = 0.5,
+    membership: Optional[Reply] = DEFAULT_MEMBERSHIP,
     **options: Any,
 ) -> "tuple[Client, FakeTransport, Sleeps]":
-    """A client on a FakeTransport with a recording sleep and fixed jitter."""
-    transport = FakeTransport(*replies, repeat_last=repeat_last)
+    """A client on a FakeTransport with a recording sleep and fixed jitter; the
+    membership (for pinning ``end_date``) answers cutoff 2026-11-20 unless told."""
+    transport = FakeTransport(*replies, repeat_last=repeat_last, membership=membership)
     sleeps = Sleeps()
     options.setdefault("api_key", TEST_KEY)
     options.setdefault("base_url", "http://iq.test")

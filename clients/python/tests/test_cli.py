@@ -12,7 +12,7 @@ import pytest
 
 from iq_client import Client
 
-from fakes import TEST_KEY, FakeTransport, error, ok
+from fakes import DEFAULT_MEMBERSHIP, TEST_KEY, FakeTransport, error, ok
 
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 ROWS = [
@@ -21,8 +21,8 @@ ROWS = [
 ]
 
 
-def run(argv: List[str], *replies: Any):
-    transport = FakeTransport(*replies)
+def run(argv: List[str], *replies: Any, membership: Any = DEFAULT_MEMBERSHIP):
+    transport = FakeTransport(*replies, membership=membership)
     made = {}
 
     def factory(**options: Any) -> Client:
@@ -172,7 +172,7 @@ class _ClosedPipe(io.StringIO):
 def test_a_closed_pipe_ends_quietly() -> None:
     from iq_client.cli import main
 
-    transport = FakeTransport(ok(DAILY, ROWS))
+    transport = FakeTransport(ok(DAILY, ROWS), membership=DEFAULT_MEMBERSHIP)
     err = io.StringIO()
     status = main(
         ["query", "index_daily", "--csv", "--api-key", TEST_KEY],
@@ -182,3 +182,83 @@ def test_a_closed_pipe_ends_quietly() -> None:
     )
     assert status == 0
     assert err.getvalue() == ""
+
+
+# -- spreadsheet-safe CSV, --version, whoami -------------------------------------------
+
+QUOTE = ["trade_date", "index_code", "specification", "weight", "price"]
+HOSTILE_ROWS = [
+    ["20261105", "GPU_Index", '=HYPERLINK("http://x.test")', "0.500000", "-1.500000"],
+    ["20261105", "GPU_Index", "@SUM(A1:A2)", "0.500000", "29700.000000"],
+]
+
+
+def test_csv_is_spreadsheet_safe_by_default() -> None:
+    status, out, _, _, _ = run(
+        ["query", "index_quote", "--trade-date", "20261105", "--csv"], ok(QUOTE, HOSTILE_ROWS)
+    )
+    assert status == 0
+    lines = out.split("\r\n")
+    assert lines[1] == '2026-11-05,GPU_Index,"\'=HYPERLINK(""http://x.test"")",0.500000,-1.500000'
+    assert lines[2] == "2026-11-05,GPU_Index,'@SUM(A1:A2),0.500000,29700.000000"
+
+
+def test_raw_csv_turns_the_escaping_off() -> None:
+    status, out, _, _, _ = run(
+        ["query", "index_quote", "--trade-date", "20261105", "--raw-csv"],
+        ok(QUOTE, HOSTILE_ROWS),
+    )
+    assert status == 0
+    lines = out.split("\n")
+    assert lines[1] == '2026-11-05,GPU_Index,"=HYPERLINK(""http://x.test"")",0.500000,-1.500000'
+    assert lines[2] == "2026-11-05,GPU_Index,@SUM(A1:A2),0.500000,29700.000000"
+
+
+def test_csv_flags_are_exclusive(capsys: pytest.CaptureFixture) -> None:
+    status, _, _, transport, _ = run(["query", "index_latest", "--csv", "--raw-csv"])
+    assert status == 2 and transport.requests == []
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_csv_to_a_file_is_spreadsheet_safe(tmp_path) -> None:
+    path = tmp_path / "quotes.csv"
+    status, out, _, _, _ = run(
+        ["query", "index_quote", "--trade-date", "20261105", "--csv", "-o", str(path)],
+        ok(QUOTE, HOSTILE_ROWS),
+    )
+    assert status == 0 and out == ""
+    assert "'@SUM(A1:A2)" in path.read_bytes().decode("utf-8")
+
+
+def test_version() -> None:
+    from iq_client import __version__
+
+    status, out, err, transport, _ = run(["--version"])
+    assert (status, out, err) == (0, f"iq-client {__version__}\n", "")
+    result = subprocess.run(
+        [sys.executable, "-m", "iq_client", "--version"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout == f"iq-client {__version__}\n"
+
+
+def test_no_command_is_a_usage_error() -> None:
+    result = subprocess.run([sys.executable, "-m", "iq_client"], capture_output=True, text=True)
+    assert result.returncode == 2 and "COMMAND" in result.stderr
+
+
+def test_whoami() -> None:
+    from fakes import membership
+
+    status, out, _, transport, made = run(
+        ["whoami", "--api-key", TEST_KEY], membership(), membership=None
+    )
+    assert status == 0 and made["api_key"] == TEST_KEY
+    shown = {line.split("  ")[0]: line.split("  ", 1)[1].strip() for line in out.splitlines()}
+    assert shown["identity"] == "key" and shown["tier"] == "pro"
+    assert shown["data_cutoff"] == "2026-11-20"
+    assert shown["calls a day"] == "40 of 10000 used"
+    assert transport.requests[0].url.endswith("/api/v1/membership")
+    status, out, _, _, _ = run(["whoami", "--json"], membership(), membership=None)
+    assert status == 0 and json.loads(out)["data_cutoff"] == "20261120"
+    status, _, err, _, _ = run(["whoami"], error(401, 40102, "invalid API key"), membership=None)
+    assert status == 1 and "40102" in err

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 
 import pytest
 
 from iq_client import AuthenticationError, Client, HTTPRequest
 
-from fakes import OTHER_KEY, TEST_KEY, FakeTransport, ok
+from fakes import OTHER_KEY, TEST_KEY, FakeTransport, membership, ok
 
 LATEST = ["trade_date"]
 
@@ -165,8 +164,8 @@ def test_the_key_is_not_shown_in_a_requests_repr() -> None:
 
 
 def test_only_index_code_may_be_positional() -> None:
-    transport = FakeTransport(ok(LATEST, []), repeat_last=True)
-    client = Client(TEST_KEY, transport=transport, today=lambda: dt.date(2026, 11, 20))
+    transport = FakeTransport(ok(LATEST, []), repeat_last=True, membership=membership())
+    client = Client(TEST_KEY, transport=transport)
     client.index_daily("GPU_Index", trade_date="20261120")
     client.index_quote("GPU_Index", specification="H100")
     client.index_basic("GPU_Index")

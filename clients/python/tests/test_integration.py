@@ -23,6 +23,7 @@ No test sleeps: clients get a recording ``sleep``.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import subprocess
@@ -35,6 +36,7 @@ import pytest
 
 import iq_client
 from iq_client import (
+    AsyncClient,
     AuthenticationError,
     Client,
     LocalValidationError,
@@ -97,7 +99,6 @@ def today() -> dt.date:
 def client_for(key_var: str, **options: Any) -> Client:
     options.setdefault("sleep", Sleeps())
     options.setdefault("random", lambda: 0.0)
-    options.setdefault("today", today)
     return Client(ENV[key_var], base_url=ENV["IQ_TEST_BASE_URL"], timeout=10, **options)
 
 
@@ -210,6 +211,104 @@ def test_a_bulk_pull_follows_has_more_with_a_fixed_end_date(pro: Client) -> None
     pages = list(pro.iter_query("index_quote", page_size=3000))
     assert [len(p) for p in pages[:-1]] == [3000] * (len(pages) - 1)
     assert sum(len(p) for p in pages) == len(frame)
+
+
+def test_a_bulk_pull_is_pinned_to_the_cutoff_the_service_reports() -> None:
+    """end_date comes from GET /api/v1/membership, never from a zone in the client:
+    for the free key it is its delayed cutoff, not today."""
+    client = client_for("IQ_TEST_KEY_FREE")
+    who = client.whoami()
+    assert who.tier == "free" and who.delay_days == 7
+    assert who.data_cutoff is not None and who.data_cutoff < today()
+    frame = client.index_daily(start_date="20261101")
+    assert frame.attrs["params"] == {"start_date": "20261101", "end_date": who.data_cutoff_str}
+    assert frame["trade_date"].max() == pd.Timestamp(who.data_cutoff)
+    # The visitor has the free tier's delay: the same cutoff.
+    assert Client(base_url=ENV["IQ_TEST_BASE_URL"]).whoami().data_cutoff == who.data_cutoff
+
+
+# -- whoami ----------------------------------------------------------------------------
+
+
+def test_whoami_describes_the_key_its_owner_and_its_use(pro: Client) -> None:
+    who = pro.whoami()
+    assert who.identity == "key" and who.tier == "pro" and who.delay_days == 0
+    assert who.user is not None and who.user.username == "py_pro"
+    assert who.data_cutoff_str == ENV["IQ_TEST_TODAY"]
+    assert set(who.indexes) == ALL_INDEXES
+    assert who.key is not None and who.key.name == "all" and who.key.index_codes is None
+    assert "quote:read" in who.key.scopes and who.key.expires_at is None
+    assert who.request_id and who.request_id.startswith("req_")
+    used = who.quota.used_day
+    assert used is not None and who.quota.remaining_day == who.quota.per_day - used
+    assert pro.whoami().quota.used_day == used  # asking is never counted
+    pro.trade_calendar(trade_date="20261120")
+    assert pro.whoami().quota.used_day == used + 1
+
+
+def test_whoami_of_a_restricted_key_and_of_the_visitor() -> None:
+    allowed = ENV["IQ_TEST_RESTRICTED_INDEXES"].split(",")
+    who = client_for("IQ_TEST_KEY_RESTRICTED").whoami()
+    assert who.key is not None and set(who.key.index_codes or ()) == set(allowed)
+    assert set(who.indexes) == set(allowed)
+    visitor = Client(base_url=ENV["IQ_TEST_BASE_URL"]).whoami()
+    assert visitor.identity == "visitor" and visitor.user is None and visitor.key is None
+    assert visitor.protection is not None and visitor.protection.per_minute >= 0
+    assert visitor.quota.used_day is None
+
+
+def test_whoami_with_a_refused_key() -> None:
+    client = Client("iq_thisIsNotAValidKeyAtAll00000000000000000", base_url=ENV["IQ_TEST_BASE_URL"])
+    with pytest.raises(AuthenticationError) as caught:
+        client.whoami()
+    assert (caught.value.code, caught.value.http_status) == (40102, 401)
+
+
+# -- the asyncio client ----------------------------------------------------------------
+
+
+def test_the_async_client_against_the_service() -> None:
+    async def go() -> None:
+        sleeps = Sleeps()
+        async with AsyncClient(
+            ENV["IQ_TEST_KEY_ALL"],
+            base_url=ENV["IQ_TEST_BASE_URL"],
+            timeout=10,
+            sleep=sleeps,
+            random=lambda: 0.0,
+        ) as client:
+            who = await client.whoami()
+            assert who.identity == "key" and who.data_cutoff_str == ENV["IQ_TEST_TODAY"]
+            daily = await client.index_daily("GPU_Index", start_date="20261101")
+            assert_typed(daily, "index_daily")
+            assert daily.attrs["params"]["end_date"] == ENV["IQ_TEST_TODAY"]
+            assert daily["trade_date"].max() == pd.Timestamp(today())
+            blocking = client_for("IQ_TEST_KEY_ALL").index_daily(
+                "GPU_Index", start_date="20261101", end_date=ENV["IQ_TEST_TODAY"]
+            )
+            pd.testing.assert_frame_equal(daily, blocking)
+            sizes = [
+                len(page)
+                async for page in client.iter_query(
+                    "index_quote", start_date="20261101", page_size=100
+                )
+            ]
+            assert len(sizes) > 1 and all(size == 100 for size in sizes[:-1])
+            quotes = await client.index_quote(
+                index_code="Server_Index", trade_date="20261105", decimals="decimal"
+            )
+            assert sum(quotes["weight"]) == Decimal(1)
+        async with AsyncClient(
+            ENV["IQ_TEST_KEY_RESTRICTED"], base_url=ENV["IQ_TEST_BASE_URL"], timeout=10
+        ) as restricted:
+            outside = next(iter(ALL_INDEXES - set(ENV["IQ_TEST_RESTRICTED_INDEXES"].split(","))))
+            with pytest.raises(PermissionDenied) as caught:
+                await restricted.index_daily(index_code=outside)
+            assert (caught.value.code, caught.value.http_status) == (40302, 403)
+            assert caught.value.request_id.startswith("req_")
+        assert sleeps == []
+
+    asyncio.run(go())
 
 
 # -- who sees what -------------------------------------------------------------------
@@ -354,4 +453,16 @@ def test_the_cli_against_the_service() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "trade_date,index_code,index_value,weighted_price,change,pct_change"
     assert lines[-1].startswith("2026-11-20,GPU_Index,")
-    assert iq_client.__version__
+    version = subprocess.run(
+        [sys.executable, "-m", "iq_client", "--version"], capture_output=True, text=True
+    )
+    assert version.stdout == f"iq-client {iq_client.__version__}\n"
+    who = subprocess.run(
+        [sys.executable, "-m", "iq_client", "whoami"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert who.returncode == 0, who.stderr
+    assert "data_cutoff" in who.stdout and "2026-11-20" in who.stdout

@@ -8,9 +8,9 @@ import json
 import pandas as pd
 import pytest
 
-from iq_client import APIError, HTTPResponse
+from iq_client import APIError, AuthenticationError, Client, HTTPResponse
 
-from fakes import make_client, ok
+from fakes import TEST_KEY, FakeTransport, error, make_client, membership, ok
 
 CAL = ["trade_date", "pretrade_date"]
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
@@ -77,10 +77,10 @@ def test_iter_query_validates_at_once() -> None:
     assert transport.requests == []
 
 
-def test_end_date_is_pinned_for_a_bulk_pull_of_a_delayed_dataset() -> None:
+def test_end_date_is_pinned_to_the_data_cutoff_the_service_reports() -> None:
     first = ok(DAILY, [["20261119", "GPU_Index", "1", "2", "3", "4"]], limit=1, has_more=True)
     second = ok(DAILY, [["20261120", "GPU_Index", "1", "2", "3", "4"]], offset=1, limit=1)
-    client, transport, _ = make_client(first, second, today=lambda: dt.date(2026, 11, 20))
+    client, transport, _ = make_client(first, second, membership=membership(cutoff="20261120"))
     frame = client.index_daily(start_date="20261101")
     assert len(frame) == 2
     assert [b["params"] for b in transport.bodies] == [
@@ -88,31 +88,109 @@ def test_end_date_is_pinned_for_a_bulk_pull_of_a_delayed_dataset() -> None:
         {"start_date": "20261101", "end_date": "20261120"},
     ]
     assert frame.attrs["params"]["end_date"] == "20261120"
+    # One membership lookup for the whole pull, with the key, never counted.
+    [asked] = transport.membership_requests
+    assert asked.method == "GET" and asked.url == "http://iq.test/api/v1/membership"
+    assert asked.headers["X-API-Key"] == TEST_KEY and asked.body == b""
+
+
+def test_a_service_ahead_of_utc_plus_8_keeps_its_newest_day() -> None:
+    """SERVICE_TZ east of Shanghai (Pacific/Kiritimati, UTC+14): at 20:00 UTC+8 on
+    20 November it is already the 21st there, and the service's data for the 21st
+    exists. The client never guesses "today" itself: it pins end_date to the cutoff
+    the service reports, a day later than "today" in UTC+8."""
+    shanghai_today = dt.datetime.now(dt.timezone(dt.timedelta(hours=8))).date()
+    tomorrow = (shanghai_today + dt.timedelta(days=1)).strftime("%Y%m%d")
+    newest = ok(DAILY, [[tomorrow, "GPU_Index", "1", "2", "3", "4"]])
+    client, transport, _ = make_client(newest, membership=membership(cutoff=tomorrow))
+    frame = client.index_daily(index_code="GPU_Index")
+    assert transport.bodies[0]["params"] == {"index_code": "GPU_Index", "end_date": tomorrow}
+    assert frame["trade_date"].iloc[-1] == pd.Timestamp(tomorrow)
+    client, transport, _ = make_client(newest, membership=membership(cutoff=tomorrow))
+    assert len(list(client.iter_query("index_daily", start_date=shanghai_today))) == 1
+    assert transport.bodies[0]["params"]["end_date"] == tomorrow
+
+
+def test_a_free_key_is_pinned_to_its_delayed_cutoff() -> None:
+    client, transport, _ = make_client(
+        ok(["trade_date"], []), membership=membership(cutoff="20261110", tier="free", delay_days=7)
+    )
+    client.index_quote(start_date="20261101")
+    assert transport.bodies[0]["params"] == {"start_date": "20261101", "end_date": "20261110"}
+
+
+def test_the_visitor_is_pinned_to_the_visitors_cutoff() -> None:
+    transport = FakeTransport(
+        ok(["trade_date"], []), membership=membership(identity="visitor", cutoff="20261110")
+    )
+    Client(base_url="http://iq.test", transport=transport).index_quote()
+    assert transport.bodies[0]["params"] == {"end_date": "20261110"}
+    assert "X-API-Key" not in transport.membership_requests[0].headers
+
+
+@pytest.mark.parametrize(
+    "answer, why",
+    [
+        (membership(cutoff=None), "no open day is old enough: nothing to pin to"),
+        (membership(identity="visitor"), "the service did not describe the key"),
+    ],
+)
+def test_end_date_is_left_open_when_the_cutoff_cannot_be_trusted(answer, why) -> None:
+    client, transport, _ = make_client(ok(["trade_date"], []), membership=answer)
+    client.index_quote()
+    assert transport.bodies[0].get("params") is None, why
+    assert len(transport.membership_requests) == 1
 
 
 def test_end_date_is_not_pinned_when_not_needed() -> None:
-    today = lambda: dt.date(2026, 11, 20)  # noqa: E731
     cases = [
         (lambda c: c.index_daily(end_date="20261110"), {"end_date": "20261110"}),
         (lambda c: c.index_daily(trade_date="20261110"), {"trade_date": "20261110"}),
         (lambda c: c.index_daily(start_date="20261201"), {"start_date": "20261201"}),
         (lambda c: c.query("index_daily", fixed_end_date=False), None),
+        (lambda c: c.index_daily(fixed_end_date=False), None),
+        (lambda c: c.index_quote(fixed_end_date=False), None),
+        (lambda c: c.iter_query("index_quote", fixed_end_date=False).__next__(), None),
         (lambda c: c.trade_calendar(), None),  # not delayed: future days exist
         (lambda c: c.index_latest(), None),
+        (lambda c: c.index_basic(), None),
         (lambda c: c.fetch_page("index_quote"), None),
     ]
     for call, expected in cases:
-        client, transport, _ = make_client(ok(["trade_date"], []), today=today)
+        client, transport, _ = make_client(ok(["trade_date"], []))
         call(client)
         assert transport.bodies[0].get("params") == expected
+        # The membership is asked only when a pin is possible (start_date 20261201
+        # is after the cutoff: asked, then left open).
+        asked = 1 if expected == {"start_date": "20261201"} else 0
+        assert len(transport.membership_requests) == asked
 
 
-def test_the_default_today_is_the_service_time_zone() -> None:
-    client, transport, _ = make_client(ok(["trade_date"], []))
+def test_a_failed_membership_lookup_is_retried_and_raised_like_a_query() -> None:
+    client, transport, sleeps = make_client(
+        error(503, 50000),
+        membership(cutoff="20261119"),
+        ok(["trade_date"], []),
+        membership=None,
+        jitter=0.0,
+    )
     client.index_quote()
-    pinned = transport.bodies[0]["params"]["end_date"]
-    shanghai = dt.datetime.now(dt.timezone(dt.timedelta(hours=8))).strftime("%Y%m%d")
-    assert pinned == shanghai
+    assert [r.method for r in transport.requests] == ["GET", "GET", "POST"]
+    assert transport.bodies[0]["params"] == {"end_date": "20261119"}
+    assert sleeps.calls == [1.0]
+    client, transport, _ = make_client(error(401, 40102, "invalid API key"), membership=None)
+    with pytest.raises(AuthenticationError):
+        client.index_daily()
+    assert len(transport.requests) == 1  # no query after a refused key
+
+
+def test_iter_query_asks_the_membership_lazily() -> None:
+    client, transport, _ = make_client(ok(DAILY, []))
+    pages = client.iter_query("index_daily")
+    assert transport.membership_requests == [] and transport.requests == []
+    assert [len(p) for p in pages] == [0]
+    assert len(transport.membership_requests) == 1
+    assert transport.bodies[0]["params"] == {"end_date": "20261120"}
 
 
 def test_the_next_offset_is_the_one_asked_for_plus_rows_returned() -> None:

@@ -8,9 +8,16 @@ typed exceptions carrying ``code``, ``message``, ``request_id`` and ``http_statu
     >>> from iq_client import Client
     >>> client = Client()  # key from IQ_API_KEY, service from IQ_BASE_URL
     >>> df = client.index_daily(index_code="GPU_Index", start_date="20260101")
+    >>> client.whoami().data_cutoff      # what the service says this key sees
+    datetime.date(2026, 11, 20)
+
+:class:`AsyncClient` is the same for asyncio (``pip install 'iq-client[async]'``).
 """
 
+from typing import Any
+
 from ._version import __version__
+from .aio import AsyncClient
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
 from .errors import (
@@ -27,14 +34,32 @@ from .errors import (
     ServerError,
     TransportError,
 )
+from .export import escape_formulas, to_csv
+from .membership import (
+    KeylessProtection,
+    Membership,
+    MembershipKey,
+    MembershipQuota,
+    MembershipUser,
+)
 from .paging import Page
 from .ratelimit import RateLimitInfo
 from .retry import RetryPolicy
-from .transport import HTTPRequest, HTTPResponse, RequestsTransport, Transport
+from .transport import AsyncTransport, HTTPRequest, HTTPResponse, RequestsTransport, Transport
 
 __all__ = [
     "__version__",
     "Client",
+    "AsyncClient",
+    "Membership",
+    "MembershipUser",
+    "MembershipKey",
+    "MembershipQuota",
+    "KeylessProtection",
+    "to_csv",
+    "escape_formulas",
+    "AsyncTransport",
+    "HttpxTransport",
     "Page",
     "RetryPolicy",
     "RateLimitInfo",
@@ -61,3 +86,13 @@ __all__ = [
     "ServerError",
     "TransportError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # HttpxTransport needs the optional httpx: imported on first use only, so that
+    # `import iq_client` works without it.
+    if name == "HttpxTransport":
+        from .httpx_transport import HttpxTransport
+
+        return HttpxTransport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

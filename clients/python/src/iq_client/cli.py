@@ -2,10 +2,16 @@
 
 Examples::
 
+    python -m iq_client --version
+    python -m iq_client whoami
     python -m iq_client datasets
     python -m iq_client describe index_daily
     python -m iq_client query index_daily --index-code GPU_Index --csv
     python -m iq_client query index_quote --trade-date 2026-11-05 --json -o quotes.json
+
+``--csv`` is spreadsheet-safe: text cells that a spreadsheet would run as a formula
+(starting with ``=``, ``+``, ``-``, ``@``, tab or CR) get a leading ``'``; numbers are
+never changed. ``--raw-csv`` writes every value exactly as sent.
 
 The key comes from ``IQ_API_KEY`` (or ``--api-key``, which other users can see in
 ``ps`` and which lands in the shell history), the service from ``--base-url`` or
@@ -28,9 +34,12 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence
 
 import pandas as pd
 
+from ._version import __version__
 from .catalogue import catalogue, dataset
 from .client import DEFAULT_TIMEOUT, Client
 from .errors import IQError, LocalValidationError
+from .export import to_csv
+from .membership import Membership
 
 __all__ = ["main", "build_parser"]
 
@@ -46,20 +55,51 @@ def _all_param_names() -> List[str]:
     return names
 
 
+def _connection_options() -> argparse.ArgumentParser:
+    """The options that say how to reach the service (query, whoami)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    connection = parent.add_argument_group("connection")
+    connection.add_argument(
+        "--api-key",
+        help="API key (default: $IQ_API_KEY, recommended: a key given here is visible "
+        "in ps and the shell history)",
+    )
+    connection.add_argument("--base-url", help="service URL (default: $IQ_BASE_URL)")
+    connection.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request"
+    )
+    connection.add_argument(
+        "--max-retries", type=int, default=None, help="retries on 429/5xx (default 5)"
+    )
+    return parent
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
         prog="python -m iq_client",
         description="Query the AI-hardware price index service.",
     )
+    parser.add_argument(
+        "--version", action="store_true", help="print the client's version and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.required = True
+    connection = _connection_options()
 
     commands.add_parser("datasets", help="list the datasets (offline)")
     describe = commands.add_parser("describe", help="parameters and fields of a dataset (offline)")
     describe.add_argument("api_name", choices=list(catalogue()))
 
-    query = commands.add_parser("query", help="run a query and print the rows")
+    whoami = commands.add_parser(
+        "whoami",
+        parents=[connection],
+        help="the key's owner, tier, data cutoff, scopes and quota use (not counted)",
+    )
+    whoami.add_argument("--json", action="store_true", help="print the service's answer as JSON")
+
+    query = commands.add_parser(
+        "query", parents=[connection], help="run a query and print the rows"
+    )
     query.add_argument("api_name", choices=list(catalogue()))
     filters = query.add_argument_group("filters (each dataset accepts its own)")
     for name in _all_param_names():
@@ -82,23 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--offset", type=int, default=0, help="skip this many rows")
     query.add_argument("--page-size", type=int, help="rows per request")
     output = query.add_mutually_exclusive_group()
-    output.add_argument("--csv", action="store_true", help="print CSV")
+    output.add_argument(
+        "--csv",
+        action="store_true",
+        help="print CSV, spreadsheet-safe: text cells starting with = + - @ (or a tab "
+        "or CR) get a leading ' so a spreadsheet does not run them as formulas",
+    )
+    output.add_argument(
+        "--raw-csv",
+        action="store_true",
+        help="print CSV with every value exactly as sent (no ' escaping): for programs, "
+        "not spreadsheets",
+    )
     output.add_argument("--json", action="store_true", help="print a JSON array of rows")
     query.add_argument("-o", "--output", help="write to this file instead of stdout")
     query.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
-    connection = query.add_argument_group("connection")
-    connection.add_argument(
-        "--api-key",
-        help="API key (default: $IQ_API_KEY, recommended: a key given here is visible "
-        "in ps and the shell history)",
-    )
-    connection.add_argument("--base-url", help="service URL (default: $IQ_BASE_URL)")
-    connection.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request"
-    )
-    connection.add_argument(
-        "--max-retries", type=int, default=None, help="retries on 429/5xx (default 5)"
-    )
     return parser
 
 
@@ -145,8 +183,8 @@ def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _write(frame: pd.DataFrame, args: argparse.Namespace, out: IO[str]) -> None:
-    if args.csv:
-        frame.to_csv(out, index=False, date_format="%Y-%m-%d")
+    if args.csv or args.raw_csv:
+        to_csv(frame, out, spreadsheet_safe=not args.raw_csv)
     elif args.json:
         rows = [
             {name: _plain(value) for name, value in zip(frame.columns, row)}
@@ -171,6 +209,44 @@ def _describe(api_name: str, out: IO[str]) -> None:
     out.write(ds.fields_frame().to_string(index=False) + "\n")
 
 
+def _show_membership(who: Membership, as_json: bool, out: IO[str]) -> None:
+    if as_json:
+        json.dump(who.raw, out, ensure_ascii=False, indent=1)
+        out.write("\n")
+        return
+    rows: List[Any] = [("identity", who.identity)]
+    if who.user is not None:
+        rows.append(("user", f"{who.user.username} ({who.user.role}, id {who.user.id})"))
+    rows += [
+        ("tier", who.tier),
+        ("delay_days", who.delay_days),
+        ("data_cutoff", who.data_cutoff.isoformat() if who.data_cutoff else "none"),
+        ("indexes", ", ".join(who.indexes) or "none"),
+    ]
+    if who.key is not None:
+        key = who.key
+        rows += [
+            ("key", f"{key.name} (id {key.id})"),
+            ("scopes", ", ".join(key.scopes) or "none"),
+            (
+                "index_codes",
+                "all of the tier" if key.index_codes is None else ", ".join(key.index_codes),
+            ),
+            ("expires_at", key.expires_at.isoformat() if key.expires_at else "never"),
+        ]
+    q = who.quota
+    minute = (
+        f"{q.per_minute}" if q.used_minute is None else f"{q.used_minute} of {q.per_minute} used"
+    )
+    day = f"{q.per_day}" if q.used_day is None else f"{q.used_day} of {q.per_day} used"
+    rows += [("calls a minute", minute), ("calls a day", day), ("rows a page", q.max_rows)]
+    if who.protection is not None:
+        rows.append(("keyless limit a minute", who.protection.per_minute))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        out.write(f"{name:<{width}}  {value}\n")
+
+
 def main(
     argv: Optional[Sequence[str]] = None,
     *,
@@ -184,6 +260,11 @@ def main(
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.version:
+            out.write(f"iq-client {__version__}\n")
+            return 0
+        if args.command is None:
+            parser.error("a COMMAND is required (datasets, describe, whoami, query)")
     except SystemExit as stop:  # --help, or a usage error argparse already printed
         return int(stop.code or 0)
     if args.command == "datasets":
@@ -205,6 +286,9 @@ def main(
         return 2
     try:
         with client:
+            if args.command == "whoami":
+                _show_membership(client.whoami(), args.json, out)
+                return 0
             frame = client.query(
                 args.api_name,
                 _params(args),

@@ -12,8 +12,18 @@ for delayed datasets; see :meth:`iq_client.Client.query`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional
+from typing import (
+    Any,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    List,
+    Optional,
+    Tuple,
+)
 
 import pandas as pd
 
@@ -22,7 +32,7 @@ from .errors import APIError
 from .frames import to_frame
 from .ratelimit import RateLimitInfo
 
-__all__ = ["Page", "walk", "with_progress"]
+__all__ = ["Page", "Pager", "walk", "awalk", "with_progress", "awith_progress"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,57 @@ class Page:
         return to_frame(self.dataset, self.fields, self.items, decimals=decimals, dates=dates)
 
 
+class Pager:
+    """The paging rules of this module without any I/O, shared by the blocking and the
+    asyncio clients: ask :meth:`next_request` what to fetch, hand the answer to
+    :meth:`accept`, repeat until :meth:`next_request` returns ``None``.
+
+    Args:
+        offset: where to start.
+        page_size: the ``limit`` to ask for (the service may use less).
+        max_rows: stop after this many rows in total (``None``: all of them).
+    """
+
+    def __init__(self, *, offset: int = 0, page_size: int, max_rows: Optional[int] = None) -> None:
+        self.offset = offset
+        self.page_size = page_size
+        self.max_rows = max_rows
+        self.fetched = 0
+        self._last: Optional[Page] = None
+        self._done = False
+
+    def next_request(self) -> Optional[Tuple[int, int]]:
+        """``(offset, limit)`` of the next request, or ``None`` when the walk is over.
+
+        Raises:
+            APIError: the previous page claimed ``has_more`` but held no row.
+        """
+        if self._done:
+            return None
+        last = self._last
+        if last is not None and last.returned == 0:
+            raise APIError(
+                "the service reported has_more with an empty page; stopping",
+                request_id=last.request_id,
+            )
+        left = None if self.max_rows is None else self.max_rows - self.fetched
+        return self.offset, self.page_size if left is None else min(self.page_size, left)
+
+    def accept(self, page: Page) -> Page:
+        """Takes the answer to the request :meth:`next_request` named; returns it,
+        cut to ``max_rows`` when it holds more than are still wanted."""
+        if self.max_rows is not None and page.returned > self.max_rows - self.fetched:
+            keep = self.max_rows - self.fetched
+            page = dataclasses.replace(page, items=page.items[:keep], returned=keep, has_more=True)
+        self.fetched += page.returned
+        self._last = page
+        if not page.has_more or (self.max_rows is not None and self.fetched >= self.max_rows):
+            self._done = True
+        else:
+            self.offset += page.returned  # rule 2: the offset asked for + rows returned
+        return page
+
+
 def walk(
     fetch: Callable[[int, int], Page],
     *,
@@ -100,54 +161,63 @@ def walk(
     page_size: int,
     max_rows: Optional[int] = None,
 ) -> Iterator[Page]:
-    """Follows ``has_more`` from ``offset``.
+    """Follows ``has_more`` from ``offset`` (see :class:`Pager`).
 
     Args:
         fetch: sends one request for ``(offset, limit)`` and returns its page.
-        offset: where to start.
-        page_size: the ``limit`` to ask for (the service may use less).
-        max_rows: stop after this many rows in total (``None``: all of them).
     """
-    fetched = 0
+    pager = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
     while True:
-        want = page_size if max_rows is None else min(page_size, max_rows - fetched)
-        page = fetch(offset, want)
-        if max_rows is not None and page.returned > max_rows - fetched:
-            keep = max_rows - fetched
-            page = Page(
-                dataset=page.dataset,
-                fields=page.fields,
-                items=page.items[:keep],
-                limit=page.limit,
-                offset=page.offset,
-                returned=keep,
-                has_more=True,
-                request_id=page.request_id,
-                rate_limit=page.rate_limit,
-            )
-        yield page
-        fetched += page.returned
-        if not page.has_more or (max_rows is not None and fetched >= max_rows):
+        ask = pager.next_request()
+        if ask is None:
             return
-        if page.returned == 0:
-            raise APIError(
-                "the service reported has_more with an empty page; stopping",
-                request_id=page.request_id,
-            )
-        offset += page.returned  # spec 4.3 rule 2: the offset asked for + rows returned
+        yield pager.accept(fetch(*ask))
+
+
+async def awalk(
+    fetch: Callable[[int, int], Awaitable[Page]],
+    *,
+    offset: int = 0,
+    page_size: int,
+    max_rows: Optional[int] = None,
+) -> AsyncIterator[Page]:
+    """:func:`walk` for an ``async`` ``fetch``."""
+    pager = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
+    while True:
+        ask = pager.next_request()
+        if ask is None:
+            return
+        yield pager.accept(await fetch(*ask))
+
+
+def _progress_bar(desc: str, total: Optional[int]) -> Any:
+    try:
+        from tqdm.auto import tqdm
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("progress=True needs tqdm: pip install 'iq-client[progress]'") from err
+    return tqdm(desc=desc, unit="row", total=total)
 
 
 def with_progress(
     pages: Iterator[Page], *, desc: str, total: Optional[int] = None
 ) -> Iterator[Page]:
     """``pages``, counting rows on a tqdm progress bar (``pip install iq-client[progress]``)."""
-    try:
-        from tqdm.auto import tqdm
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("progress=True needs tqdm: pip install 'iq-client[progress]'") from err
-    bar = tqdm(desc=desc, unit="row", total=total)
+    bar = _progress_bar(desc, total)
     try:
         for page in pages:
+            bar.update(page.returned)
+            yield page
+    finally:
+        bar.close()
+
+
+async def awith_progress(
+    pages: AsyncIterator[Page], *, desc: str, total: Optional[int] = None
+) -> AsyncIterator[Page]:
+    """:func:`with_progress` for an async iterator of pages."""
+    bar = _progress_bar(desc, total)
+    try:
+        async for page in pages:
             bar.update(page.returned)
             yield page
     finally:

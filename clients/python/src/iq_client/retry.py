@@ -15,18 +15,22 @@ most 5 retries, never retrying with no delay. In addition:
   or header: ``TransportError.retryable`` false) is not.
 * Everything else (bad request, bad key, no permission) is raised at once.
 
-``sleep`` and ``random`` are injected, so tests never wait.
+The decisions live in :meth:`RetryPolicy.wait_for`; :func:`call_with_retries` (the
+blocking :class:`iq_client.Client`) and :func:`acall_with_retries` (the
+:class:`iq_client.AsyncClient`) only loop over them. ``sleep`` and ``random`` are
+injected, so tests never wait.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from dataclasses import dataclass
-from typing import Callable, Optional, TypeVar
+from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 from .errors import IQError, QuotaExhausted, RateLimited, ServerError, TransportError
 
-__all__ = ["RetryPolicy", "call_with_retries"]
+__all__ = ["RetryPolicy", "call_with_retries", "acall_with_retries"]
 
 T = TypeVar("T")
 
@@ -91,6 +95,16 @@ class RetryPolicy:
         return max(self.backoff(retry), floor) + random() * self.max_jitter
 
 
+def _note(error: IQError, retry: int, policy: RetryPolicy, wait: float) -> None:
+    log.warning(
+        "iq_client: %s; retry %d of %d in %.2f s",
+        error,
+        retry + 1,
+        policy.max_retries,
+        wait,
+    )
+
+
 def call_with_retries(
     attempt: Callable[[], T],
     policy: RetryPolicy,
@@ -110,12 +124,32 @@ def call_with_retries(
             wait = policy.wait_for(error, retry, random)
             if wait is None:
                 raise
-            log.warning(
-                "iq_client: %s; retry %d of %d in %.2f s",
-                error,
-                retry + 1,
-                policy.max_retries,
-                wait,
-            )
+            _note(error, retry, policy, wait)
             sleep(wait)
+            retry += 1
+
+
+async def acall_with_retries(
+    attempt: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], Any],
+    random: Callable[[], float],
+) -> T:
+    """:func:`call_with_retries` for an ``async`` attempt: the same decisions
+    (:meth:`RetryPolicy.wait_for`), waiting with ``sleep``, which may be a coroutine
+    function (``asyncio.sleep``, the default of :class:`iq_client.AsyncClient`) or a
+    plain function."""
+    retry = 0
+    while True:
+        try:
+            return await attempt()
+        except IQError as error:
+            wait = policy.wait_for(error, retry, random)
+            if wait is None:
+                raise
+            _note(error, retry, policy, wait)
+            waited = sleep(wait)
+            if inspect.isawaitable(waited):
+                await waited
             retry += 1

@@ -2,7 +2,9 @@
 
 The client builds an :class:`HTTPRequest` and hands it to a :class:`Transport`; it
 never touches ``requests`` itself. Tests (and callers with special needs: a proxy
-library, recording, an async bridge) pass their own object with a ``send`` method.
+library, recording) pass their own object with a ``send`` method. The asyncio client
+uses the same :class:`HTTPRequest` / :class:`HTTPResponse` with an
+:class:`AsyncTransport` (by default :class:`iq_client.HttpxTransport`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import requests
 from .credentials import key_hint
 from .errors import TransportError
 
-__all__ = ["HTTPRequest", "HTTPResponse", "Transport", "RequestsTransport"]
+__all__ = ["HTTPRequest", "HTTPResponse", "Transport", "AsyncTransport", "RequestsTransport"]
 
 #: Failures to build the request (a malformed URL or header): sending it again would
 #: fail the same way. ``InvalidHeader``'s message quotes the header's whole value.
@@ -84,6 +86,16 @@ class Transport(Protocol):
         """Sends ``request``. ``timeout`` is in seconds; for the default transport it
         is ``requests``' connect and read timeout (per socket operation), not a cap
         on the whole exchange."""
+        ...
+
+
+class AsyncTransport(Protocol):
+    """:class:`Transport` for :class:`iq_client.AsyncClient`: ``send`` is a
+    coroutine. The default is :class:`iq_client.HttpxTransport`."""
+
+    async def send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
+        """Sends ``request``; raises :class:`iq_client.TransportError` when no HTTP
+        answer arrives, returns every HTTP answer (4xx and 5xx included)."""
         ...
 
 

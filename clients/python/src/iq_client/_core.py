@@ -1,0 +1,336 @@
+"""What :class:`iq_client.Client` and :class:`iq_client.AsyncClient` share.
+
+Everything but the I/O lives here, once: configuration and its checks, validation of
+a query and its paging options, the requests to send, reading the answers (typed
+exceptions, rate-limit headers, request ids), the decision to pin ``end_date`` and
+to what, and assembling pages into one typed DataFrame. The paging rules are
+:class:`iq_client.paging.Pager` and the retry decisions
+:meth:`iq_client.RetryPolicy.wait_for`; each client only loops over them with its own
+way of sending and waiting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import pandas as pd
+
+from ._version import __version__
+from .catalogue import list_datasets, list_fields, list_params
+from .credentials import check_api_key, check_base_url, key_hint
+from .envelope import Envelope, read_envelope
+from .errors import APIError
+from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
+from .membership import Membership, parse_membership
+from .paging import Page
+from .ratelimit import RateLimitInfo
+from .retry import RetryPolicy
+from .transport import HTTPRequest, HTTPResponse
+from .validation import (
+    FieldsArg,
+    ParamsArg,
+    ValidQuery,
+    check_int,
+    merge_params,
+    validate_query,
+    yyyymmdd,
+)
+
+__all__ = ["ClientCore", "Plan", "Collector", "DEFAULT_BASE_URL", "DEFAULT_TIMEOUT"]
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8080"
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_PAGE_SIZE = 5000
+
+log = logging.getLogger("iq_client")
+
+
+def _resolve_key(api_key: Optional[str]) -> Optional[str]:
+    """The key to send: ``api_key``, else ``IQ_API_KEY``, checked; ``None`` only when
+    neither is set (the anonymous visitor)."""
+    if api_key is not None:
+        return check_api_key(api_key, "api_key")
+    from_env = os.environ.get("IQ_API_KEY")
+    if from_env is not None:
+        return check_api_key(from_env, "IQ_API_KEY")
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """A validated paged query: what to ask for and how to page and convert it.
+
+    ``pin`` tells whether ``end_date`` is still to be pinned to the caller's data
+    cutoff (read from ``GET /api/v1/membership`` just before the first page).
+    """
+
+    query: ValidQuery
+    modes: Dict[str, str]
+    page_size: int
+    limit: Optional[int]
+    offset: int
+    progress: bool
+    pin: bool
+
+
+class Collector:
+    """Pages of one query turned into one DataFrame, page by page (so raw rows are
+    not all held at once)."""
+
+    def __init__(self, query: ValidQuery, modes: Mapping[str, str]) -> None:
+        self.query = query
+        self.modes = dict(modes)
+        self.frames: List[pd.DataFrame] = []
+        self.request_ids: List[str] = []
+
+    def add(self, page: Page) -> None:
+        self.frames.append(page.to_frame(**self.modes))
+        if page.request_id:
+            self.request_ids.append(page.request_id)
+
+    def frame(self) -> pd.DataFrame:
+        query = self.query
+        if self.frames:
+            empty = self.frames[0].iloc[0:0]
+        else:
+            empty = to_frame(query.dataset, query.result_fields(), [], **self.modes)
+        frame = concat(self.frames, empty)
+        frame.attrs.update(
+            {
+                "api_name": query.api_name,
+                "params": dict(query.params),
+                "request_ids": list(self.request_ids),
+            }
+        )
+        return frame
+
+
+class ClientCore:
+    """Configuration, request building, answer reading and the pinning decision of a
+    client; no I/O (see the module's docstring)."""
+
+    def __init__(
+        self,
+        api_key: Optional[str],
+        *,
+        base_url: Optional[str],
+        timeout: float,
+        max_retries: Optional[int],
+        retry: Optional[RetryPolicy],
+        page_size: int,
+        decimals: DecimalMode,
+        dates: DateMode,
+    ) -> None:
+        self._api_key: Optional[str] = _resolve_key(api_key)
+        if self._api_key is None:
+            log.info(
+                "iq_client: no API key (api_key not given, IQ_API_KEY unset): querying "
+                "as the anonymous visitor (public indexes, free-tier delay)"
+            )
+        base = base_url or os.environ.get("IQ_BASE_URL") or DEFAULT_BASE_URL
+        base = check_base_url(base).rstrip("/")
+        if base.endswith("/api/v1"):
+            base = base[: -len("/api/v1")]
+        self.base_url: str = base
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.timeout: float = float(timeout)
+        policy = retry or RetryPolicy()
+        if max_retries is not None:
+            if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+                raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+            policy = dataclasses.replace(policy, max_retries=max_retries)
+        self.retry: RetryPolicy = policy
+        self.page_size: int = check_int("page_size", page_size, 1)
+        check_modes(decimals, dates)
+        self.decimals: str = decimals
+        self.dates: str = dates
+        #: Quota headers of the latest answer that carried them.
+        self.last_rate_limit: Optional[RateLimitInfo] = None
+        #: ``request_id`` of the latest answer (success or error).
+        self.last_request_id: Optional[str] = None
+
+    # -- housekeeping -------------------------------------------------------------
+
+    @property
+    def api_key(self) -> Optional[str]:
+        """The key sent as ``X-API-Key`` (``None``: anonymous)."""
+        return self._api_key
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(base_url={self.base_url!r}, "
+            f"api_key={key_hint(self._api_key)!r})"
+        )
+
+    # -- the catalogue, offline ---------------------------------------------------
+
+    @staticmethod
+    def datasets() -> List[str]:
+        """Every dataset's ``api_name`` (no request is sent)."""
+        return list_datasets()
+
+    @staticmethod
+    def params(api_name: str) -> pd.DataFrame:
+        """The input parameters of ``api_name`` (no request is sent)."""
+        return list_params(api_name)
+
+    @staticmethod
+    def fields(api_name: str) -> pd.DataFrame:
+        """The fields of ``api_name``: type, default flag, pandas dtype (no request)."""
+        return list_fields(api_name)
+
+    # -- requests and answers -----------------------------------------------------
+
+    def _headers(self, *, body: bool) -> Dict[str, str]:
+        headers = {
+            "Accept": "application/json",
+            "User-Agent": f"iq-client-python/{__version__}",
+        }
+        if body:
+            headers["Content-Type"] = "application/json"
+        if self._api_key is not None:
+            headers["X-API-Key"] = self._api_key
+        return headers
+
+    def _query_request(self, body: Mapping[str, Any]) -> HTTPRequest:
+        """``POST /api/v1/query`` with ``body``."""
+        return HTTPRequest(
+            method="POST",
+            url=f"{self.base_url}/api/v1/query",
+            headers=self._headers(body=True),
+            body=json.dumps(body, separators=(",", ":")).encode("utf-8"),
+        )
+
+    def _membership_request(self) -> HTTPRequest:
+        """``GET /api/v1/membership`` (never counted against a quota)."""
+        return HTTPRequest(
+            method="GET",
+            url=f"{self.base_url}/api/v1/membership",
+            headers=self._headers(body=False),
+        )
+
+    def _read(self, response: HTTPResponse) -> Envelope:
+        """The success envelope of ``response``, remembering its request id and
+        rate-limit headers; an error envelope raises its typed exception."""
+        self.last_request_id = response.header("x-request-id")
+        try:
+            envelope = read_envelope(response)
+        except APIError as error:
+            self._remember(error.request_id, error.rate_limit)
+            raise
+        self._remember(envelope.request_id, envelope.rate_limit)
+        return envelope
+
+    def _remember(self, request_id: Optional[str], rate_limit: Optional[RateLimitInfo]) -> None:
+        if request_id:
+            self.last_request_id = request_id
+        if rate_limit is not None:
+            self.last_rate_limit = rate_limit
+
+    @staticmethod
+    def _page(query: ValidQuery, envelope: Envelope) -> Page:
+        return Page.from_data(
+            query.dataset,
+            envelope.data,
+            request_id=envelope.request_id,
+            rate_limit=envelope.rate_limit,
+        )
+
+    @staticmethod
+    def _membership(envelope: Envelope) -> Membership:
+        return parse_membership(envelope.data, request_id=envelope.request_id)
+
+    # -- validation ---------------------------------------------------------------
+
+    def _single(
+        self,
+        api_name: str,
+        params: ParamsArg,
+        fields: FieldsArg,
+        keyword_params: Mapping[str, Any],
+        limit: Optional[int],
+        offset: int,
+    ) -> Tuple[ValidQuery, HTTPRequest]:
+        """The query of :meth:`fetch_page` and its one request (no pinning)."""
+        query = validate_query(api_name, merge_params(params, keyword_params), fields)
+        size = self.page_size if limit is None else check_int("limit", limit, 1)
+        body = query.body(limit=size, offset=check_int("offset", offset, 0))
+        return query, self._query_request(body)
+
+    def _plan(
+        self,
+        api_name: str,
+        params: ParamsArg,
+        fields: FieldsArg,
+        keyword_params: Mapping[str, Any],
+        *,
+        limit: Optional[int],
+        offset: int,
+        page_size: Optional[int],
+        decimals: Optional[str],
+        dates: Optional[str],
+        progress: bool,
+        fixed_end_date: bool,
+    ) -> Plan:
+        """Checks a paged query and its options; raises before anything is sent."""
+        if limit is not None:
+            check_int("limit", limit, 1)
+        check_int("offset", offset, 0)
+        size = self.page_size if page_size is None else check_int("page_size", page_size, 1)
+        modes = {"decimals": decimals or self.decimals, "dates": dates or self.dates}
+        check_modes(modes["decimals"], modes["dates"])
+        query = validate_query(api_name, merge_params(params, keyword_params), fields)
+        return Plan(
+            query=query,
+            modes=modes,
+            page_size=size,
+            limit=limit,
+            offset=offset,
+            progress=bool(progress),
+            pin=bool(fixed_end_date) and self._needs_pin(query),
+        )
+
+    # -- pinning end_date for a bulk pull ------------------------------------------
+
+    @staticmethod
+    def _needs_pin(query: ValidQuery) -> bool:
+        """Whether a bulk pull of ``query`` gets ``end_date`` pinned: a delayed
+        dataset (``index_daily``, ``index_quote``) asked without ``end_date`` and
+        without ``trade_date``."""
+        ds = query.dataset
+        if not ds.delayed or ds.param("end_date") is None:
+            return False
+        return "end_date" not in query.params and "trade_date" not in query.params
+
+    def _pin(self, query: ValidQuery, membership: Membership) -> ValidQuery:
+        """``query`` with ``end_date`` pinned to the data cutoff the service reports
+        for this key: the latest trade date the key sees, in the service's own time
+        zone and after the key's delay. No visible row is later, so none is lost, and
+        rows that appear during the pull cannot shift the pages.
+
+        Left unpinned (the pull still works, only without that guarantee) when the
+        service reports no cutoff (no open day is old enough: nothing is visible), when
+        ``start_date`` is after the cutoff (nothing is visible either), or when the
+        membership is not the one of this client's key (a service that ignored the key
+        there would report the visitor's earlier cutoff, and pinning to it would lose
+        rows)."""
+        expected = "key" if self._api_key is not None else None
+        if (expected == "key") != (membership.identity == "key"):
+            log.warning(
+                "iq_client: the service described identity %r for this client's %s; "
+                "end_date is not pinned",
+                membership.identity,
+                "key" if expected else "keyless requests",
+            )
+            return query
+        if membership.data_cutoff is None:
+            return query
+        cutoff = yyyymmdd(membership.data_cutoff)
+        if query.params.get("start_date", "") > cutoff:
+            return query
+        return dataclasses.replace(query, params={**query.params, "end_date": cutoff})
