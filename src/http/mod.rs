@@ -7,6 +7,7 @@ pub mod body_pace;
 pub mod client_ip;
 pub mod cors;
 pub mod credentials;
+pub mod csv_answer;
 pub mod envelope;
 pub mod error;
 pub mod guard;

@@ -11,7 +11,7 @@ use super::AppState;
 use crate::front::{QueryOutcome, RunQuery};
 use crate::http::protection::Subject;
 use crate::http::request_context::QueryDataset;
-use crate::http::{credentials, envelope, json_body, rate_limit, RequestId};
+use crate::http::{credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
 use iq_actors::caller::Credentials;
 use iq_actors::ApiError;
 
@@ -58,6 +58,10 @@ pub async fn query(
         Err(error) => QueryOutcome::from(ApiError::from(error)),
     };
     let mut response = match &outcome.result {
+        // CSV when asked for (D18); refusals stay envelopes.
+        Ok(page) if csv_answer::wanted(&req) => {
+            csv_answer::answer(page).unwrap_or_else(|error| envelope::failure(&request_id, &error))
+        }
         Ok(page) => envelope::success(&request_id, &*page.data),
         Err(error) => envelope::failure(&request_id, error),
     };

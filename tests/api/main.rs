@@ -10,6 +10,7 @@ mod browser_smoke;
 mod calendar;
 mod composite;
 mod cors;
+mod csv_answers;
 mod datasets;
 mod embedded;
 mod envelope;

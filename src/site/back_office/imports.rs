@@ -17,7 +17,7 @@ use iq_actors::ApiError;
 use tracing::Instrument;
 
 use super::{Admin, Staff};
-use crate::http::upload;
+use crate::http::{csv_answer, upload};
 use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form_token::{self, FIELD};
@@ -323,15 +323,10 @@ pub async fn errors_csv(
 
 /// One CSV cell: quoted when it must be (RFC 4180), and never a formula.
 fn csv_cell(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        csv_answer::quote(&format!("'{text}")).into_owned()
     } else {
-        text.to_owned()
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
+        csv_answer::quote(text).into_owned()
     }
 }
 
