@@ -18,6 +18,7 @@ use iq_actors::db::PoolSettings;
 use iq_actors::imports::ImportLimits;
 use iq_actors::quota::QuotaSettings;
 
+use crate::http::access_log::AccessLog;
 use crate::http::body_pace::BodyPace;
 
 /// Where the data lives. `Debug` hides the URL, which usually holds a password.
@@ -121,6 +122,8 @@ pub struct Settings {
     /// Open connections one client address may hold (`MAX_CONNECTIONS_PER_IP`); 0: no
     /// cap. Trusted proxies are not capped.
     pub max_connections_per_ip: u32,
+    /// Which requests get an access-log line at info (`ACCESS_LOG`).
+    pub access_log: AccessLog,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -306,6 +309,7 @@ impl Settings {
                 min_bytes_per_sec: parsed("BODY_MIN_BYTES_PER_SEC", pace.min_bytes_per_sec)?,
             },
             max_connections_per_ip: parsed("MAX_CONNECTIONS_PER_IP", 256)?,
+            access_log: parsed("ACCESS_LOG", AccessLog::default())?,
             clock: Arc::new(SystemClock),
         })
     }

@@ -223,6 +223,7 @@ impl Application {
             None => None,
         };
         let body_pace = settings.body_pace;
+        let access_log = settings.access_log;
         let options = ListenOptions {
             workers: settings.workers,
             max_connections_per_ip: settings.max_connections_per_ip,
@@ -233,6 +234,7 @@ impl Application {
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
                 .app_data(body_pace)
+                .app_data(access_log)
                 .configure(|cfg| routes::configure(cfg, !separate_metrics))
         })
         .map_err(listen)?;

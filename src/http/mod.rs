@@ -2,6 +2,7 @@
 //! access log), JSON bodies, the client's address, the website session and the
 //! rate-limit headers.
 
+pub mod access_log;
 pub mod answer;
 pub mod body_pace;
 pub mod client_ip;

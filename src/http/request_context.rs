@@ -23,6 +23,7 @@ use opentelemetry::trace::TraceContextExt;
 use tracing::{field, Instrument, Span};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
+use super::access_log::AccessLog;
 use super::envelope::{failure, BusinessCode};
 use super::listener::OverCap;
 use crate::telemetry::propagation::remote_parent;
@@ -203,6 +204,12 @@ fn finish(
     // Probes and scrapes arrive every few seconds from machines, not people: their
     // lines are debug, so the access log stays the callers' (failures still show).
     let routine = matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics") && status < 500;
+    let kept = response
+        .request()
+        .app_data::<AccessLog>()
+        .copied()
+        .unwrap_or_default()
+        .keeps(status);
     metrics()
         .requests
         .get_or_create(&RequestLabels {
@@ -213,7 +220,7 @@ fn finish(
         .observe(started.elapsed().as_secs_f64());
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     span.in_scope(|| {
-        if routine {
+        if routine || !kept {
             tracing::debug!(latency_ms, status, code, "request completed");
         } else {
             tracing::info!(latency_ms, status, code, "request completed");

@@ -109,6 +109,7 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
         website_per_minute: 300,
         body_pace: BodyPace::default(),
         max_connections_per_ip: 0,
+        access_log: Default::default(),
         clock,
     }
 }
