@@ -6,7 +6,7 @@
 //! answer to the form that made it (never in a URL, never cached).
 
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{NaiveTime, TimeDelta};
 use iq_actors::accounts::{Credentials, KeyView, NewKey};
@@ -132,16 +132,16 @@ pub async fn logout(
         .finish())
 }
 
-/// The signed-in account, or the way to the login page.
+/// The signed-in account and what it may see; without one, the way to the login page.
 async fn member(
     req: &HttpRequest,
     state: &web::Data<AppState>,
-) -> Result<Result<(Reading, Account), HttpResponse>, PageError> {
+) -> Result<(Reading, Account), PageError> {
     let reading = read(req, state, Vec::new()).await?;
-    Ok(match reading.membership.user.clone() {
+    match reading.membership.user.clone() {
         Some(account) => Ok((reading, account)),
-        None => Err(see_other("/login").finish()),
-    })
+        None => Err(PageError::log_in_first()),
+    }
 }
 
 pub struct KeyLine {
@@ -196,10 +196,7 @@ struct AccountPage {
 
 /// `GET /account`: tier, delay, data cutoff, quotas and today's use.
 pub async fn account(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let (reading, account) = match member(&req, &state).await? {
-        Ok(member) => member,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (reading, account) = member(&req, &state).await?;
     let keys = state.accounts.list_keys(&account).await?;
     let today = state.accounts.account_usage(&account, 1).await?;
     let membership = &reading.membership;
@@ -238,10 +235,7 @@ struct KeysPage {
 
 /// `GET /account/keys`.
 pub async fn keys(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let (reading, account) = match member(&req, &state).await? {
-        Ok(member) => member,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (reading, account) = member(&req, &state).await?;
     keys_page(
         &req,
         &state,
@@ -289,10 +283,7 @@ pub async fn create_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let (reading, account) = match member(&req, &state).await? {
-        Ok(member) => member,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (reading, account) = member(&req, &state).await?;
     let name = form.one("name").unwrap_or_default().trim().to_owned();
     let index_codes = form.all("index_code");
     let new = new_key(name.clone(), index_codes, form.one("expires_on"));
@@ -363,10 +354,7 @@ pub async fn rotate_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     Form::read(&req, payload, &state).await?;
-    let account = match member(&req, &state).await? {
-        Ok((_, account)) => account,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (_, account) = member(&req, &state).await?;
     let rotated = state.accounts.rotate_key(&account, &id).await?;
     let page = KeyCreated {
         chrome: Chrome::new(&req, &state, Some(&account), "keys"),
@@ -384,10 +372,7 @@ pub async fn rename_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let (reading, account) = match member(&req, &state).await? {
-        Ok(member) => member,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (reading, account) = member(&req, &state).await?;
     let name = form.one("name").unwrap_or_default().to_owned();
     let rename = iq_actors::accounts::KeyRename { name };
     match state.accounts.rename_key(&account, &id, rename).await {
@@ -417,10 +402,7 @@ pub async fn delete_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     Form::read(&req, payload, &state).await?;
-    let account = match member(&req, &state).await? {
-        Ok((_, account)) => account,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (_, account) = member(&req, &state).await?;
     if id.contains('\0') {
         return Err(PageError::not_found("There is no such key."));
     }
@@ -448,10 +430,7 @@ const USAGE_DAYS: u32 = 30;
 
 /// `GET /account/usage`: the account's calls per UTC day over the last 30 days.
 pub async fn usage(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let (_, account) = match member(&req, &state).await? {
-        Ok(member) => member,
-        Err(redirect) => return Ok(redirect),
-    };
+    let (_, account) = member(&req, &state).await?;
     let days = state.accounts.account_usage(&account, USAGE_DAYS).await?;
     let mut series: Vec<_> = days
         .iter()

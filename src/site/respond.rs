@@ -113,6 +113,8 @@ impl PageError {
     pub fn log_in_first() -> Self {
         PageError {
             location: Some("/login"),
+            // Logged as what it is: a page that needs a session.
+            code: ErrorCode::AuthenticationRequired.as_u32(),
             ..PageError::new(StatusCode::SEE_OTHER, "Log in first.")
         }
     }
