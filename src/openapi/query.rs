@@ -43,6 +43,12 @@ const DEFAULT_MAX_LIMIT: u32 = 5000;
 /// `Retry-After`. Key checks come first (401, 403), then the body (400), then scope and
 /// range (403), then the quota (429). Callers without a key are limited per minute
 /// (`WEBSITE_PER_MINUTE`), with no quota.
+///
+/// With `Accept: text/csv` a success is CSV instead (`text/csv; charset=utf-8`): a header
+/// row of `data.fields`, then one RFC 4180 line per item (CRLF line ends), each cell
+/// exactly the JSON value (`null` an empty cell, never escaped for spreadsheets), and
+/// the page in the headers `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More`.
+/// Errors stay JSON envelopes.
 #[utoipa::path(
     post,
     path = "/api/v1/query",
@@ -54,7 +60,26 @@ const DEFAULT_MAX_LIMIT: u32 = 5000;
         description = "The dataset, its filters, the columns and the page."
     ),
     responses(
-        (status = 200, description = "One page of rows.", body = QueryPage),
+        (
+            status = 200,
+            description = "One page of rows: the envelope, or with `Accept: text/csv` the \
+                           page as CSV (a header row of `data.fields`, then one RFC 4180 line \
+                           per item; `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More` \
+                           carry the rest of `data`).",
+            content(
+                (QueryPage = "application/json"),
+                (
+                    String = "text/csv; charset=utf-8",
+                    example = json!("trade_date,index_value\r\n20260105,1003.417711\r\n")
+                ),
+            ),
+            headers(
+                ("X-Limit" = u32, description = "CSV answers only: `data.limit`, the page size used."),
+                ("X-Offset" = u64, description = "CSV answers only: `data.offset`, the rows skipped."),
+                ("X-Returned" = u32, description = "CSV answers only: `data.returned`, the rows in the body."),
+                ("X-Has-More" = bool, description = "CSV answers only: `data.has_more`, `true` or `false`."),
+            ),
+        ),
         (status = 400, response = inline(BadRequest)),
         (status = 401, response = inline(Unauthorized)),
         (status = 403, response = inline(Forbidden)),

@@ -12,7 +12,7 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::ffi::OsString;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
@@ -20,10 +20,10 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use nix::fcntl::{Flock, FlockArg};
 use serde_json::{json, Value};
 
 use crate::helpers::{now, spawn_with_demo, Key, TestApp};
+use crate::python_venv::{self, Venv};
 
 /// How long the whole pytest run may take before it is killed.
 const PYTEST_DEADLINE: Duration = Duration::from_secs(300);
@@ -138,20 +138,6 @@ fn catalogue_differences_are_named_by_path() {
 
 // --- the Python environment ----------------------------------------------------------
 
-fn run_quietly(command: &mut Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
-    match command.stdin(Stdio::null()).output() {
-        Ok(output) if output.status.success() => Ok(()),
-        Ok(output) => Err(format!(
-            "{shown} exited with {}:\n{}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )),
-        Err(err) => Err(format!("{shown} could not start: {err}")),
-    }
-}
-
 /// A hash of `pyproject.toml`: the venv is reinstalled when it changes.
 fn pyproject_stamp() -> String {
     let pyproject = client_dir().join("pyproject.toml");
@@ -163,64 +149,19 @@ fn pyproject_stamp() -> String {
 
 /// `target/python-venv` with the client installed (editable, with its test extra).
 fn build_venv() -> PathBuf {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target directory")
-        .to_path_buf();
-    let venv = target.join("python-venv");
-    let python = venv.join("bin").join("python");
-    let stamp_path = venv.join(".iq-client-stamp");
-    let stamp = pyproject_stamp();
-
-    // Other test processes (a second `cargo test`) may be building it right now.
-    let lock_file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(target.join("python-venv.lock"))
-        .expect("open target/python-venv.lock");
-    let _lock = Flock::lock(lock_file, FlockArg::LockExclusive)
-        .map_err(|(_, errno)| errno)
-        .expect("lock target/python-venv.lock");
-
-    if python.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
-        return python;
-    }
-    if !python.exists() {
-        run_quietly(Command::new("python3").arg("-m").arg("venv").arg(&venv)).unwrap_or_else(
-            |err| {
-                panic!(
-                    "the Python client's tests need python3 with the venv module \
-                     (Debian: apt-get install python3-venv), or IQ_PYTHON set to an \
-                     interpreter that has `pip install -e 'clients/python[test]'` done.\n{err}"
-                )
-            },
-        );
-    }
     let mut requirement = OsString::from(client_dir());
     requirement.push("[test]");
-    run_quietly(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .arg("--editable")
-            .arg(&requirement)
-            .env("PIP_NO_INPUT", "1"),
-    )
-    .unwrap_or_else(|err| {
-        panic!(
-            "pip could not install the Python client into {} (is PyPI reachable? \
-             set IQ_PYTHON to use a prepared interpreter instead):\n{err}",
-            venv.display()
-        )
-    });
-    fs::write(&stamp_path, &stamp).expect("write the venv stamp");
-    python
+    python_venv::build(&Venv {
+        name: "python-venv",
+        what: "the Python client",
+        stamp_file: ".iq-client-stamp",
+        stamp: pyproject_stamp(),
+        requirements: vec!["--editable".into(), requirement],
+        no_venv_hint: "the Python client's tests need python3 with the venv module \
+                       (Debian: apt-get install python3-venv), or IQ_PYTHON set to an \
+                       interpreter that has `pip install -e 'clients/python[test]'` done.",
+        pip_hint: "is PyPI reachable? set IQ_PYTHON to use a prepared interpreter instead",
+    })
 }
 
 /// The interpreter to run the client's tests with: `IQ_PYTHON`, or the venv.

@@ -1,0 +1,104 @@
+//! Virtual environments under `target/` for the tests that run a Python tool against
+//! the service (`python_client`, `schemathesis`).
+//!
+//! [`build`] creates `target/NAME` with `python3 -m venv` and runs one `pip install`
+//! into it, again only when the install's stamp changes (a stamp file in the venv holds
+//! it). A file lock, `target/NAME.lock`, keeps parallel test runs from building the same
+//! venv at the same time.
+
+use std::ffi::OsString;
+use std::fs::{self, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use nix::fcntl::{Flock, FlockArg};
+
+/// One venv and what goes in it.
+pub struct Venv<'a> {
+    /// The directory under `target/`.
+    pub name: &'a str,
+    /// What is installed, for messages.
+    pub what: &'a str,
+    /// The file in the venv that holds `stamp`.
+    pub stamp_file: &'a str,
+    /// Changes whenever `requirements` must be installed again.
+    pub stamp: String,
+    /// The arguments after `pip install`.
+    pub requirements: Vec<OsString>,
+    /// Said when the venv cannot be created.
+    pub no_venv_hint: &'a str,
+    /// Said when pip fails.
+    pub pip_hint: &'a str,
+}
+
+pub fn run_quietly(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    match command.stdin(Stdio::null()).output() {
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => Err(format!(
+            "{shown} exited with {}:\n{}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )),
+        Err(err) => Err(format!("{shown} could not start: {err}")),
+    }
+}
+
+/// The target directory (`target/`).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .to_path_buf()
+}
+
+/// `target/NAME` with `requirements` installed; its interpreter.
+pub fn build(spec: &Venv) -> PathBuf {
+    let target = target_dir();
+    let venv = target.join(spec.name);
+    let python = venv.join("bin").join("python");
+    let stamp_path = venv.join(spec.stamp_file);
+
+    // Other test processes (a second `cargo test`) may be building it right now.
+    let lock_path = target.join(format!("{}.lock", spec.name));
+    let lock_file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .unwrap_or_else(|e| panic!("open {}: {e}", lock_path.display()));
+    let _lock = Flock::lock(lock_file, FlockArg::LockExclusive)
+        .map_err(|(_, errno)| errno)
+        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
+
+    if python.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(&spec.stamp) {
+        return python;
+    }
+    if !python.exists() {
+        run_quietly(Command::new("python3").arg("-m").arg("venv").arg(&venv))
+            .unwrap_or_else(|err| panic!("{}\n{err}", spec.no_venv_hint));
+    }
+    run_quietly(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(&spec.requirements)
+            .env("PIP_NO_INPUT", "1"),
+    )
+    .unwrap_or_else(|err| {
+        panic!(
+            "pip could not install {} into {} ({}):\n{err}",
+            spec.what,
+            venv.display(),
+            spec.pip_hint
+        )
+    });
+    fs::write(&stamp_path, &spec.stamp).expect("write the venv stamp");
+    python
+}
