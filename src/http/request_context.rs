@@ -113,6 +113,11 @@ pub async fn request_context(
         response
             .head_mut()
             .set_connection_type(actix_web::http::ConnectionType::Close);
+        // Every 429 says when to come back: a connection may close any moment.
+        response.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            HeaderValue::from_static("1"),
+        );
         let response = req.into_response(response);
         return Ok(finish(response, &request_id, &span, &method, started));
     }

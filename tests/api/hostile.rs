@@ -280,6 +280,12 @@ async fn connections_per_address_are_capped() {
     }
     assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
     assert_eq!(envelope_of(&refused)["code"], 42901);
+    assert!(
+        refused
+            .to_ascii_lowercase()
+            .contains("\r\nretry-after: 1\r\n"),
+        "{refused}"
+    );
     // Closing them frees the address again.
     drop(held);
     let mut served = false;
