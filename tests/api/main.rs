@@ -12,6 +12,7 @@ mod composite;
 mod cors;
 mod csv_answers;
 mod datasets;
+mod docs;
 mod embedded;
 mod envelope;
 mod health;

@@ -1,0 +1,73 @@
+//! docs/api.md's dataset tables are the catalogue's: every dataset's parameters, its
+//! fields in order, which are defaults, and its sort key, as the service validates
+//! them. A change to the catalogue that the docs do not follow fails here.
+
+use iq_actors::catalogue::DATASETS;
+
+const API_MD: &str = include_str!("../../docs/api.md");
+
+/// The names in the first column of each table row (`| \`name\` | ...`) of a section,
+/// table by table, with the row's cells.
+fn tables(section: &str) -> Vec<Vec<Vec<String>>> {
+    let mut tables = Vec::new();
+    let mut current: Vec<Vec<String>> = Vec::new();
+    for line in section.lines() {
+        if line.starts_with("| `") {
+            let cells = line
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_owned())
+                .collect();
+            current.push(cells);
+        } else if !current.is_empty() {
+            tables.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        tables.push(current);
+    }
+    tables
+}
+
+#[test]
+fn the_dataset_tables_are_the_catalogues() {
+    for dataset in DATASETS.iter() {
+        let heading = format!("\n### {}\n", dataset.api_name);
+        let start = API_MD
+            .find(&heading)
+            .unwrap_or_else(|| panic!("docs/api.md has no section for {}", dataset.api_name))
+            + heading.len();
+        let end = API_MD[start..]
+            .find("\n## ")
+            .map_or(API_MD.len(), |e| start + e);
+        let end = API_MD[start..end].find("\n### ").map_or(end, |e| start + e);
+        let section = &API_MD[start..end];
+        let name = dataset.api_name;
+        assert!(
+            section.contains(&format!("sorted by `{}`", dataset.sort_key.join(", "))),
+            "{name}: sort key"
+        );
+        let tables = tables(section);
+        let (params, fields) = match tables.as_slice() {
+            [fields] if dataset.params.is_empty() => (&Vec::new(), fields),
+            [params, fields] => (params, fields),
+            other => panic!(
+                "{name}: expected a parameter and a field table, found {}",
+                other.len()
+            ),
+        };
+        let documented: Vec<&str> = params.iter().map(|row| row[0].as_str()).collect();
+        let real: Vec<&str> = dataset.params.iter().map(|p| p.name).collect();
+        assert_eq!(documented, real, "{name}: parameters");
+        let documented: Vec<(&str, bool)> = fields
+            .iter()
+            .map(|row| (row[0].as_str(), row[2] == "yes"))
+            .collect();
+        let real: Vec<(&str, bool)> = dataset
+            .fields
+            .iter()
+            .map(|f| (f.name, dataset.default_fields.contains(&f.name)))
+            .collect();
+        assert_eq!(documented, real, "{name}: fields and defaults");
+    }
+}
