@@ -1,5 +1,6 @@
 //! Cross-origin reads for browsers and notebooks (D16): `POST /api/v1/query`,
-//! `GET /api/v1/membership` and `GET /api/v1/config` answer cross-origin requests that
+//! `GET /api/v1/membership`, `GET /api/v1/config` and the OpenAPI document (so editors
+//! and generators on other origins can read it) answer cross-origin requests that
 //! carry no cookie, to any origin (`*`), with a preflight that names the headers a key
 //! caller sends and exposes the headers a client reads.
 //!
@@ -12,11 +13,17 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::HttpResponse;
 
 /// The endpoints open to cross-origin calls.
-const OPEN: [&str; 3] = ["/api/v1/query", "/api/v1/membership", "/api/v1/config"];
+const OPEN: [&str; 4] = [
+    "/api/v1/query",
+    "/api/v1/membership",
+    "/api/v1/config",
+    "/api/v1/openapi.json",
+];
 
 const ALLOW_HEADERS: &str = "Content-Type, X-API-Key, Authorization";
 const EXPOSE_HEADERS: &str = "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, \
-                              X-RateLimit-Reset, Retry-After, RateLimit, RateLimit-Policy";
+                              X-RateLimit-Reset, Retry-After, RateLimit, RateLimit-Policy, \
+                              X-Limit, X-Offset, X-Returned, X-Has-More";
 
 /// Whether a request is a cross-origin one without a cookie to an open endpoint.
 pub fn applies(path: &str, headers: &HeaderMap) -> bool {

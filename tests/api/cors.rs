@@ -43,6 +43,17 @@ async fn open_endpoints_answer_other_origins_without_cookies_only() {
         .to_str()
         .unwrap();
     assert!(exposed.contains("X-Request-Id") && exposed.contains("Retry-After"));
+    // A CSV answer's page headers are readable too.
+    assert!(exposed.contains("X-Has-More"), "{exposed}");
+    // The OpenAPI document is open to editors and generators on other origins.
+    let document = app
+        .http
+        .get(url("/api/v1/openapi.json"))
+        .header("Origin", ORIGIN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(document.headers()["access-control-allow-origin"], "*");
     let reply = TestApp::reply(query).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
 
