@@ -23,11 +23,11 @@ use actix_web::http::StatusCode;
 use actix_web::{web, FromRequest, HttpRequest};
 use askama::Template;
 use iq_actors::caller::{Account, Role};
+use iq_actors::ErrorCode;
 
 use super::chrome::Chrome;
 use super::respond::{render, Caching, PageError, PageResult};
-use crate::http::guard::Rank;
-use crate::http::session::session_id;
+use crate::http::guard::{signed_in, Rank};
 use crate::routes::AppState;
 
 pub use crate::http::{Admin, SuperAdmin};
@@ -45,20 +45,12 @@ impl<R: Rank> FromRequest for Staff<R> {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let state = req
-                .app_data::<web::Data<AppState>>()
-                .ok_or_else(|| PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "no state"))?;
-            let id = session_id(&req).ok_or_else(PageError::log_in_first)?;
-            let session = state
-                .accounts
-                .session(&id)
-                .await?
-                .require()
-                .map_err(|_| PageError::log_in_first())?;
-            crate::http::request_context::record_session(
-                &tracing::Span::current(),
-                session.account.user_id,
-            );
+            // Whatever is wrong with the session, the answer is the login form; a
+            // fault of the service stays a fault.
+            let session = signed_in(&req).await.map_err(|e| match e.code {
+                ErrorCode::Internal => PageError::from(e),
+                _ => PageError::log_in_first(),
+            })?;
             if session.account.role < R::ROLE {
                 return Err(PageError::forbidden(match R::ROLE {
                     Role::SuperAdmin => "This page is for super administrators.",
