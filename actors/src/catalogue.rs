@@ -4,9 +4,10 @@
 //! Python client's local checks all read this table. Column expressions here are static
 //! SQL written by us; client input never becomes SQL text (it is bound as parameters).
 //!
-//! SQL templates use three placeholders the builder fills: `{where}` (the filters),
-//! `{cutoff}` (the caller's delay cutoff date) and `{detailed}` (the indexes whose
-//! detail fields the caller may see).
+//! SQL templates use placeholders the builder fills: `{where}` (the filters),
+//! `{cutoff}` (the caller's delay cutoff date), `{detailed}` (the indexes whose
+//! detail fields the caller may see), and `{index_daily}` / `{index_quotes}` (the
+//! table, or with `as_of` the rows current at that instant: D17).
 
 use serde::Serialize;
 
@@ -50,6 +51,8 @@ pub enum ValueKind {
     Decimal {
         scale: u32,
     },
+    /// An instant, RFC 3339 in UTC with microseconds: `2026-11-23T10:15:30.123456Z`.
+    Timestamp,
 }
 
 #[derive(Debug, Serialize)]
@@ -61,6 +64,10 @@ pub struct FieldDef {
     /// The column expression; may use `{detailed}`.
     #[serde(skip)]
     pub sql: &'static str,
+    /// Computed only when the query asks for the field (it costs a lookup per row);
+    /// otherwise the statement selects NULL in its place.
+    #[serde(skip)]
+    pub on_demand: bool,
 }
 
 /// What a parameter filters on.
@@ -77,6 +84,12 @@ pub enum ParamRole {
     EndDate,
     /// Exact, case-sensitive equality on a text column.
     Exact { column: &'static str },
+    /// The instant the data is read as of (D17): RFC 3339 with an offset, or a date
+    /// meaning the end of that day in the service time zone.
+    AsOf,
+    /// Only rows that became visible to the caller after this instant (D17): RFC 3339
+    /// with an offset.
+    UpdatedSince,
 }
 
 impl ParamRole {
@@ -120,6 +133,20 @@ pub struct Dataset {
     /// Column the date parameters filter on.
     #[serde(skip)]
     pub date_column: Option<&'static str>,
+    /// The alias of the versioned rows (with `trade_date`, `index_code` and `vintage`
+    /// columns) the `as_of` and `updated_since` parameters apply to; `None` for a
+    /// dataset without history.
+    #[serde(skip)]
+    pub versioned: Option<Versioned>,
+}
+
+/// How a dataset's rows are versioned (D17).
+#[derive(Debug, Clone, Copy)]
+pub struct Versioned {
+    /// The alias of the rows in the dataset's `from`.
+    pub alias: &'static str,
+    /// `updated_since` answers whole (date, index) days (quotes) rather than rows.
+    pub by_day: bool,
 }
 
 impl Dataset {
@@ -147,6 +174,18 @@ const fn field(
         kind,
         description,
         sql,
+        on_demand: false,
+    }
+}
+
+/// When the row's current version was published (D17); not among the default fields.
+const fn published_at(sql: &'static str) -> FieldDef {
+    FieldDef {
+        name: "published_at",
+        kind: ValueKind::Timestamp,
+        description: "when the row's current values were published (RFC 3339, UTC)",
+        sql,
+        on_demand: true,
     }
 }
 
@@ -172,6 +211,17 @@ const TRADE_DATE: ParamDef = param(
 );
 const START_DATE: ParamDef = param("start_date", ParamRole::StartDate, "first date, inclusive");
 const END_DATE: ParamDef = param("end_date", ParamRole::EndDate, "last date, inclusive");
+const AS_OF: ParamDef = param(
+    "as_of",
+    ParamRole::AsOf,
+    "the data as it stood at this instant: RFC 3339 with an offset, or a date \
+     (end of that day in the service time zone)",
+);
+const UPDATED_SINCE: ParamDef = param(
+    "updated_since",
+    ParamRole::UpdatedSince,
+    "only rows that became visible after this instant (RFC 3339 with an offset)",
+);
 
 /// index_daily and index_latest share their fields (decisions D2).
 const DAILY_FIELDS: &[FieldDef] = &[
@@ -197,6 +247,7 @@ const DAILY_FIELDS: &[FieldDef] = &[
         "d.pct_change",
         "change in percent of pre_value",
     ),
+    published_at("(SELECT v.published_at FROM vintages v WHERE v.vintage = d.vintage)"),
 ];
 
 const DAILY_DEFAULTS: &[&str] = &[
@@ -273,6 +324,7 @@ pub static DATASETS: [Dataset; 5] = [
         order_by: "i.sort_no, i.index_code",
         index_column: Some("i.index_code"),
         date_column: None,
+        versioned: None,
     },
     Dataset {
         api_name: "index_daily",
@@ -280,14 +332,25 @@ pub static DATASETS: [Dataset; 5] = [
         scope: Scope::IndexRead,
         delayed: true,
         detail_only: false,
-        params: &[INDEX_CODE, TRADE_DATE, START_DATE, END_DATE],
+        params: &[
+            INDEX_CODE,
+            TRADE_DATE,
+            START_DATE,
+            END_DATE,
+            AS_OF,
+            UPDATED_SINCE,
+        ],
         fields: DAILY_FIELDS,
         default_fields: DAILY_DEFAULTS,
         sort_key: &["trade_date", "index_code"],
-        from: "FROM index_daily d WHERE d.trade_date <= {cutoff} AND {where}",
+        from: "FROM {index_daily} d WHERE d.trade_date <= {cutoff} AND {where}",
         order_by: "d.trade_date, d.index_code",
         index_column: Some("d.index_code"),
         date_column: Some("d.trade_date"),
+        versioned: Some(Versioned {
+            alias: "d",
+            by_day: false,
+        }),
     },
     Dataset {
         api_name: "index_latest",
@@ -295,16 +358,20 @@ pub static DATASETS: [Dataset; 5] = [
         scope: Scope::IndexRead,
         delayed: true,
         detail_only: false,
-        params: &[INDEX_CODE],
+        params: &[INDEX_CODE, AS_OF, UPDATED_SINCE],
         fields: DAILY_FIELDS,
         default_fields: DAILY_DEFAULTS,
         sort_key: &["sort_no", "index_code"],
-        from: "FROM indexes i CROSS JOIN LATERAL (SELECT * FROM index_daily x \
+        from: "FROM indexes i CROSS JOIN LATERAL (SELECT * FROM {index_daily} x \
                WHERE x.index_code = i.index_code AND x.trade_date <= {cutoff} \
                ORDER BY x.trade_date DESC LIMIT 1) d WHERE {where}",
         order_by: "i.sort_no, i.index_code",
         index_column: Some("i.index_code"),
         date_column: None,
+        versioned: Some(Versioned {
+            alias: "d",
+            by_day: false,
+        }),
     },
     Dataset {
         api_name: "index_quote",
@@ -324,6 +391,8 @@ pub static DATASETS: [Dataset; 5] = [
                 },
                 "specification name; exact match",
             ),
+            AS_OF,
+            UPDATED_SINCE,
         ],
         fields: &[
             field("trade_date", ValueKind::Date, "q.trade_date", "quote date"),
@@ -341,6 +410,7 @@ pub static DATASETS: [Dataset; 5] = [
                 "weight in the index; 0.6 means 60 percent",
             ),
             field("price", P6, "q.price", "unit price of the specification"),
+            published_at("(SELECT v.published_at FROM vintages v WHERE v.vintage = q.vintage)"),
         ],
         default_fields: &[
             "trade_date",
@@ -350,10 +420,14 @@ pub static DATASETS: [Dataset; 5] = [
             "price",
         ],
         sort_key: &["trade_date", "index_code", "specification"],
-        from: "FROM index_quotes q WHERE q.trade_date <= {cutoff} AND {where}",
+        from: "FROM {index_quotes} q WHERE q.trade_date <= {cutoff} AND {where}",
         order_by: "q.trade_date, q.index_code, q.specification",
         index_column: Some("q.index_code"),
         date_column: Some("q.trade_date"),
+        versioned: Some(Versioned {
+            alias: "q",
+            by_day: true,
+        }),
     },
     Dataset {
         api_name: "trade_calendar",
@@ -383,6 +457,7 @@ pub static DATASETS: [Dataset; 5] = [
         order_by: "c.trade_date",
         index_column: None,
         date_column: Some("c.trade_date"),
+        versioned: None,
     },
 ];
 
@@ -412,6 +487,17 @@ mod tests {
             assert_eq!(date_param, ds.date_column.is_some(), "{}", ds.api_name);
             let index_param = ds.params.iter().any(|p| p.role == ParamRole::IndexCode);
             assert_eq!(index_param, ds.index_column.is_some(), "{}", ds.api_name);
+            let history_param = ds
+                .params
+                .iter()
+                .any(|p| matches!(p.role, ParamRole::AsOf | ParamRole::UpdatedSince));
+            assert_eq!(history_param, ds.versioned.is_some(), "{}", ds.api_name);
+            let versioned = ds.from.contains("{index_daily}") || ds.from.contains("{index_quotes}");
+            assert_eq!(versioned, ds.versioned.is_some(), "{}", ds.api_name);
+            // Fields computed on demand are never among the defaults.
+            for f in ds.fields.iter().filter(|f| f.on_demand) {
+                assert!(!ds.default_fields.contains(&f.name), "{}", f.name);
+            }
         }
     }
 }

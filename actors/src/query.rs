@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, SubsecRound, Utc};
 use serde_json::{Map, Value};
 
 use crate::catalogue::{self, Dataset, FieldDef, ParamRole};
@@ -26,6 +26,9 @@ const TOP_LEVEL_KEYS: [&str; 5] = ["api_name", "params", "fields", "limit", "off
 pub enum ParamValue {
     Text(String),
     Date(NaiveDate),
+    /// An instant with an offset, normalised to UTC and truncated to microseconds (the
+    /// precision `published_at` is kept at), so equal instants are one cache entry.
+    Instant(DateTime<Utc>),
 }
 
 /// A query whose dataset, parameters and fields are all known to the catalogue.
@@ -159,15 +162,34 @@ fn parse_params(
                 def.name
             )));
         }
-        let parsed = if def.role.is_date() {
-            ParamValue::Date(parse_date(text).ok_or_else(|| {
+        let parsed = match def.role {
+            role if role.is_date() => ParamValue::Date(parse_date(text).ok_or_else(|| {
                 ApiError::invalid(format!(
                     "parameter '{}' must be a real date as YYYYMMDD or YYYY-MM-DD",
                     def.name
                 ))
-            })?)
-        } else {
-            ParamValue::Text(text.clone())
+            })?),
+            ParamRole::AsOf => match (parse_instant(text), parse_date(text)) {
+                (Some(instant), _) => ParamValue::Instant(instant),
+                (None, Some(date)) => ParamValue::Date(date),
+                (None, None) => {
+                    return Err(ApiError::invalid(format!(
+                        "parameter '{}' must be an RFC 3339 timestamp with an offset \
+                         (2026-11-20T18:00:00Z) or a date as YYYYMMDD or YYYY-MM-DD",
+                        def.name
+                    )))
+                }
+            },
+            ParamRole::UpdatedSince => {
+                ParamValue::Instant(parse_instant(text).ok_or_else(|| {
+                    ApiError::invalid(format!(
+                        "parameter '{}' must be an RFC 3339 timestamp with an offset, \
+                         such as 2026-11-20T18:00:00Z",
+                        def.name
+                    ))
+                })?)
+            }
+            _ => ParamValue::Text(text.clone()),
         };
         params.insert(def.name, parsed);
     }
@@ -249,6 +271,13 @@ fn default_fields(dataset: &'static Dataset) -> Vec<&'static FieldDef> {
         .iter()
         .filter_map(|name| dataset.field(name))
         .collect()
+}
+
+/// An RFC 3339 timestamp with an offset (`Z` or `+hh:mm`), as UTC to the microsecond.
+pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc).trunc_subsecs(6))
 }
 
 /// `YYYYMMDD` or `YYYY-MM-DD`, and a real calendar date.

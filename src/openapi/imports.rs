@@ -108,6 +108,9 @@ pub struct ImportOutcome {
     recalculated_from: BTreeMap<String, String>,
     /// what changed for each recalculated index (the composite included), by code
     changes: Vec<IndexChanges>,
+    /// when its data was published: `as_of` this instant or later sees it
+    #[schema(format = DateTime)]
+    published_at: String,
 }
 
 /// What one import changed for one index.
@@ -145,6 +148,14 @@ pub struct ImportRecord {
     started_at: String,
     #[schema(format = DateTime)]
     finished_at: String,
+    /// when an accepted import's data was published (`as_of` this instant or later
+    /// sees it); null for one not accepted or accepted before this was kept
+    #[schema(required = true, format = DateTime)]
+    published_at: Option<String>,
+    /// accepted: per recalculated index; `[]` for a refused or failed one; null for an
+    /// accepted import recorded before these counts were kept
+    #[schema(required = true)]
+    changes: Option<Vec<IndexChanges>>,
 }
 
 /// One import with what it changed or its problems.
@@ -152,10 +163,6 @@ pub struct ImportRecord {
 pub struct ImportDetail {
     #[serde(flatten)]
     record: ImportRecord,
-    /// accepted: per recalculated index; `[]` for a refused or failed one; null for an
-    /// accepted import recorded before these counts were kept
-    #[schema(required = true)]
-    changes: Option<Vec<IndexChanges>>,
     /// rejected: the problems its answer listed (at most 1,000, in row order); `[]`
     /// otherwise; null for a refusal recorded before these were kept
     #[schema(required = true)]

@@ -10,8 +10,8 @@ use iq_actors::catalogue::{Dataset, ParamRole, ValueKind, DATASETS};
 use iq_actors::query::{DEFAULT_LIMIT, MAX_PARAM_CHARS};
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, Discriminator, ObjectBuilder, OneOfBuilder, Schema,
-    SchemaFormat, SchemaType, Type,
+    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, ObjectBuilder, OneOfBuilder,
+    Schema, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{OpenApi, Ref, RefOr};
 use utoipa::{Modify, PartialSchema, ToSchema};
@@ -158,14 +158,27 @@ fn param_schema(role: ParamRole, description: &str) -> ObjectBuilder {
     let schema = string()
         .min_length(Some(1))
         .max_length(Some(MAX_PARAM_CHARS));
-    if role.is_date() {
-        schema
-            .pattern(Some("^([0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2})$"))
+    const DATE: &str = "[0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2}";
+    const INSTANT: &str =
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})";
+    match role {
+        role if role.is_date() => schema
+            .pattern(Some(format!("^({DATE})$")))
             .description(Some(format!(
                 "{description}; a real date as `YYYYMMDD` or `YYYY-MM-DD`"
-            )))
-    } else {
-        schema.description(Some(description))
+            ))),
+        ParamRole::AsOf => schema
+            .pattern(Some(format!("^({DATE}|{INSTANT})$")))
+            .description(Some(format!(
+                "{description}; for example `2026-11-20T18:00:00Z` or `20261120`"
+            ))),
+        ParamRole::UpdatedSince => schema
+            .pattern(Some(format!("^{INSTANT}$")))
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .description(Some(format!(
+                "{description}; for example `2026-11-20T18:00:00Z`"
+            ))),
+        _ => schema.description(Some(description)),
     }
 }
 
@@ -240,6 +253,9 @@ fn value_schema(kind: ValueKind) -> ObjectBuilder {
             .schema_type(nullable(Type::String))
             .pattern(Some(format!("^-?[0-9]+\\.[0-9]{{{scale}}}$")))
             .format(Some(SchemaFormat::Custom(format!("decimal({scale})")))),
+        ValueKind::Timestamp => ObjectBuilder::new()
+            .schema_type(nullable(Type::String))
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
     }
 }
 

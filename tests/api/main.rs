@@ -25,6 +25,7 @@ mod metrics;
 mod openapi;
 mod otlp;
 mod paging;
+mod point_in_time;
 mod python_client;
 mod python_venv;
 mod quota;

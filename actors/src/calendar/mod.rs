@@ -13,12 +13,32 @@ pub mod service;
 pub use change::{CalendarChange, CalendarPlan, CalendarSummary};
 pub use service::Calendar;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 
 /// Today's date in the service time zone.
 pub fn service_today(now: DateTime<Utc>, tz: Tz) -> NaiveDate {
     now.with_timezone(&tz).date_naive()
+}
+
+/// The last microsecond of `date` in `tz`: what an `as_of` given as a date means (D17).
+/// Where local midnight does not exist (a clock change at midnight), the day ends at
+/// the first instant of the next one, less a microsecond.
+pub fn end_of_day(date: NaiveDate, tz: Tz) -> DateTime<Utc> {
+    let next = date.succ_opt().unwrap_or(date);
+    let midnight = next.and_time(chrono::NaiveTime::MIN);
+    let start = tz
+        .from_local_datetime(&midnight)
+        .earliest()
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|| {
+            // A gap at midnight: the local day begins an hour later at most.
+            tz.from_local_datetime(&(midnight + chrono::Duration::hours(1)))
+                .earliest()
+                .map(|t| t.with_timezone(&Utc))
+                .unwrap_or_else(|| midnight.and_utc())
+        });
+    start - chrono::Duration::microseconds(1)
 }
 
 /// The delay cutoff of D5: with `recent_open_days` the open trading days on or before

@@ -2,8 +2,9 @@
 //!
 //! It owns three caches: rendered pages keyed by everything a page depends on (dataset,
 //! normalised params, fields, limit, offset, the resolved visible and detailed index
-//! sets, the delay cutoff) and never by who asked; the index registry; and delay cutoffs
-//! per (today, delay). [`Invalidate`] drops them all when data changes.
+//! sets, the delay cutoff, the resolved point in time) and never by who asked; the index
+//! registry; and delay cutoffs per (day, delay). [`Invalidate`] drops them all when data
+//! changes, so a page read `as_of` a future instant never outlives the next import.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,9 +17,10 @@ use deadpool_postgres::Pool;
 use tracing::{field, Instrument, Span};
 
 use super::page::Page;
-use super::sql;
-use crate::calendar::{delay_cutoff, service_today};
+use super::sql::{self, PointInTime};
+use crate::calendar::{delay_cutoff, end_of_day, service_today};
 use crate::caller::Grant;
+use crate::catalogue::ParamRole;
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
@@ -61,6 +63,7 @@ struct PageKey {
     /// Empty where the dataset does not depend on it, so all callers share the entry.
     view: Option<View>,
     cutoff: Option<NaiveDate>,
+    point: PointInTime,
 }
 
 impl DatasetActor {
@@ -176,6 +179,7 @@ impl DatasetService {
         } else {
             None
         };
+        let point = self.point_in_time(&query, grant.delay_days).await?;
         let limit = query
             .limit
             .min(self.settings.max_limit)
@@ -189,6 +193,7 @@ impl DatasetService {
             offset: query.offset,
             view,
             cutoff,
+            point,
         };
         let lookup = self
             .pages
@@ -211,7 +216,14 @@ impl DatasetService {
         };
         let view = key.view.as_ref().unwrap_or(&no_view);
         let offset = i64::try_from(key.offset).map_err(ApiError::internal)?;
-        let statement = sql::build(query, view, key.cutoff, i64::from(key.limit) + 1, offset);
+        let statement = sql::build(
+            query,
+            view,
+            key.cutoff,
+            &key.point,
+            i64::from(key.limit) + 1,
+            offset,
+        );
         let client = self.pool.get().await?;
         let prepared = client.prepare_cached(&statement.text).await?;
         let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = statement
@@ -242,9 +254,48 @@ impl DatasetService {
         Ok(lookup.value)
     }
 
+    /// The instants of `as_of` and `updated_since` (D17), and the caller's cutoffs on
+    /// the days they fall in, by today's calendar.
+    async fn point_in_time(&self, query: &Query, delay_days: u32) -> Result<PointInTime, ApiError> {
+        let tz = self.settings.service_tz;
+        let mut point = PointInTime::default();
+        if query.dataset.versioned.is_none() {
+            return Ok(point);
+        }
+        for param in query.dataset.params {
+            let Some(value) = query.params.get(param.name) else {
+                continue;
+            };
+            match (param.role, value) {
+                (ParamRole::AsOf, ParamValue::Instant(at)) => point.as_of = Some(*at),
+                (ParamRole::AsOf, ParamValue::Date(day)) => {
+                    point.as_of = Some(end_of_day(*day, tz))
+                }
+                (ParamRole::UpdatedSince, ParamValue::Instant(since)) => {
+                    let day = service_today(*since, tz);
+                    point.since = Some((*since, self.cutoff_on(day, delay_days).await?));
+                }
+                _ => {}
+            }
+        }
+        if let (Some(at), Some(_)) = (point.as_of, point.since) {
+            point.as_of_cutoff = self.cutoff_on(service_today(at, tz), delay_days).await?;
+        }
+        Ok(point)
+    }
+
     /// The delay cutoff of D5 for `delay_days`, today in the service time zone.
     async fn cutoff(&self, delay_days: u32) -> Result<Option<NaiveDate>, ApiError> {
         let today = service_today(self.clock.now(), self.settings.service_tz);
+        self.cutoff_on(today, delay_days).await
+    }
+
+    /// The delay cutoff of D5 for `delay_days` on `today`, by the current calendar.
+    async fn cutoff_on(
+        &self,
+        today: NaiveDate,
+        delay_days: u32,
+    ) -> Result<Option<NaiveDate>, ApiError> {
         let lookup = self
             .cutoffs
             .get_or_load(&(today, delay_days), || async move {

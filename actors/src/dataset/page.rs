@@ -2,7 +2,7 @@
 //! wire formats of spec part 1: fixed-scale decimal strings, `YYYYMMDD` dates, `null`
 //! for absent values.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -112,6 +112,10 @@ fn cell(row: &Row, i: usize, kind: ValueKind) -> Result<Value, ApiError> {
         ValueKind::Decimal { scale } => row
             .try_get::<_, Option<Decimal>>(i)?
             .map(|d| Value::String(to_fixed(d, scale)))
+            .unwrap_or(Value::Null),
+        ValueKind::Timestamp => row
+            .try_get::<_, Option<DateTime<Utc>>>(i)?
+            .map(|t| Value::String(t.to_rfc3339_opts(SecondsFormat::Micros, true)))
             .unwrap_or(Value::Null),
     })
 }

@@ -4,15 +4,22 @@
 //! placeholders; every value (index codes, dates, specifications, limits) is bound.
 //!
 //! Every statement selects all of the dataset's fields, in catalogue order, whatever
-//! the client asked for; the page picks and orders the requested ones when it renders
+//! the client asked for (a field computed on demand, `published_at`, is NULL unless
+//! asked for); the page picks and orders the requested ones when it renders
 //! ([`super::page::Page::render`]). So the statements a connection prepares and keeps
-//! are bounded by the catalogue (dataset x the parameters given), never by the clients:
-//! permuting `fields` cannot grow the statement cache in this process or in PostgreSQL.
+//! are bounded by the catalogue (dataset x the parameters given x whether each
+//! on-demand field is asked for), never by the clients: permuting `fields` cannot grow
+//! the statement cache in this process or in PostgreSQL.
+//!
+//! Point in time (D17): with `as_of`, `{index_daily}` and `{index_quotes}` become the
+//! rows current at the vintage published last at or before that instant: current rows
+//! of that vintage or older, and history rows it had not yet superseded. Without it
+//! they are the tables themselves, so today's queries read exactly what they always did.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::types::ToSql;
 
-use crate::catalogue::ParamRole;
+use crate::catalogue::{ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
 
@@ -39,7 +46,85 @@ fn bind_value(binder: &mut Binder, value: &ParamValue) -> String {
     match value {
         ParamValue::Text(text) => binder.bind(Box::new(text.clone())),
         ParamValue::Date(date) => binder.bind(Box::new(*date)),
+        ParamValue::Instant(instant) => binder.bind(Box::new(*instant)),
     }
+}
+
+/// The point-in-time part of a query (D17), resolved by the dataset actor: instants in
+/// UTC, and the caller's delay cutoffs on the days they fall in (service time zone).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct PointInTime {
+    /// `as_of`; `None` reads the current rows.
+    pub as_of: Option<DateTime<Utc>>,
+    /// The caller's cutoff on the day `as_of` falls in: with `updated_since`, a row
+    /// whose date entered the caller's window after `as_of` is outside (U, T].
+    pub as_of_cutoff: Option<NaiveDate>,
+    /// `updated_since`, and the caller's cutoff on the day it falls in: rows of later
+    /// dates entered the caller's window after it.
+    pub since: Option<(DateTime<Utc>, Option<NaiveDate>)>,
+}
+
+/// The newest vintage published at or before the instant bound at `at`.
+fn vintage_at(at: &str) -> String {
+    format!("(SELECT coalesce(max(vv.vintage), 0) FROM vintages vv WHERE vv.published_at <= {at})")
+}
+
+/// The rows of `table` (with `columns`) current at vintage `v`.
+fn rows_at(table: &str, columns: &str, v: &str) -> String {
+    format!(
+        "(SELECT {columns} FROM {table} WHERE vintage <= {v} \
+         UNION ALL SELECT {columns} FROM {table}_history \
+         WHERE vintage <= {v} AND superseded_by > {v})"
+    )
+}
+
+const DAILY_COLUMNS: &str =
+    "trade_date, index_code, index_value, weighted_price, pre_value, change, pct_change, vintage";
+const QUOTE_COLUMNS: &str = "trade_date, index_code, specification, weight, price, vintage";
+
+/// The conditions `updated_since` adds on the rows aliased `versioned.alias`: published
+/// after it, or of a date that entered the caller's window after it; and with `as_of`,
+/// of a date already in the window then. Quotes answer whole days (D17).
+fn since_conditions(
+    binder: &mut Binder,
+    versioned: Versioned,
+    point: &PointInTime,
+    as_of_vintage: Option<&str>,
+) -> Vec<String> {
+    let Some((since, since_cutoff)) = point.since else {
+        return Vec::new();
+    };
+    let a = versioned.alias;
+    let mut conditions = Vec::new();
+    if point.as_of.is_some() {
+        let until = binder.bind(Box::new(point.as_of_cutoff));
+        conditions.push(format!("{a}.trade_date <= {until}"));
+    }
+    // No day in the caller's window yet on updated_since's day: every row entered it
+    // later, so all are in.
+    let Some(since_cutoff) = since_cutoff else {
+        return conditions;
+    };
+    let since = binder.bind(Box::new(since));
+    let since_vintage = vintage_at(&since);
+    let entered = binder.bind(Box::new(since_cutoff));
+    if versioned.by_day {
+        let upto = as_of_vintage
+            .map(|v| format!(" AND c.vintage <= {v}"))
+            .unwrap_or_default();
+        conditions.push(format!(
+            "({a}.trade_date, {a}.index_code) IN (\
+             SELECT c.trade_date, c.index_code FROM quote_days_changed c \
+             WHERE c.vintage > {since_vintage}{upto} \
+             UNION SELECT t.trade_date, x.index_code FROM trade_calendar t \
+             CROSS JOIN indexes x WHERE t.trade_date > {entered})"
+        ));
+    } else {
+        conditions.push(format!(
+            "({a}.vintage > {since_vintage} OR {a}.trade_date > {entered})"
+        ));
+    }
+    conditions
 }
 
 /// The SELECT for one page. `fetch` is the number of rows to read (limit + 1, to learn
@@ -48,6 +133,7 @@ pub fn build(
     query: &Query,
     view: &View,
     cutoff: Option<NaiveDate>,
+    point: &PointInTime,
     fetch: i64,
     offset: i64,
 ) -> Statement {
@@ -59,7 +145,9 @@ pub fn build(
         .fields
         .iter()
         .map(|f| {
-            if f.sql.contains("{detailed}") {
+            if f.on_demand && !query.fields.iter().any(|q| std::ptr::eq(*q, f)) {
+                "NULL".to_string()
+            } else if f.sql.contains("{detailed}") {
                 let placeholder = detailed
                     .get_or_insert_with(|| binder.bind(Box::new(view.detailed.to_vec())))
                     .clone();
@@ -82,6 +170,10 @@ pub fn build(
     }
     for (name, value) in &query.params {
         let Some(def) = ds.param(name) else { continue };
+        if matches!(def.role, ParamRole::AsOf | ParamRole::UpdatedSince) {
+            // Resolved into `point` by the dataset actor.
+            continue;
+        }
         let placeholder = bind_value(&mut binder, value);
         let condition = match (def.role, ds.index_column, ds.date_column) {
             (ParamRole::IndexCode, Some(column), _) => format!("{column} = {placeholder}"),
@@ -89,10 +181,20 @@ pub fn build(
             (ParamRole::StartDate, _, Some(column)) => format!("{column} >= {placeholder}"),
             (ParamRole::EndDate, _, Some(column)) => format!("{column} <= {placeholder}"),
             (ParamRole::Exact { column }, _, _) => format!("{column} = {placeholder}"),
-            // The catalogue test guarantees a column for every role a dataset declares.
+            // The catalogue test guarantees a column for every role a dataset declares;
+            // the point-in-time roles come resolved in `point`.
             _ => continue,
         };
         conditions.push(condition);
+    }
+    let as_of_vintage = point.as_of.map(|at| vintage_at(&binder.bind(Box::new(at))));
+    if let Some(versioned) = ds.versioned {
+        conditions.extend(since_conditions(
+            &mut binder,
+            versioned,
+            point,
+            as_of_vintage.as_deref(),
+        ));
     }
     let where_clause = if conditions.is_empty() {
         "TRUE".to_string()
@@ -100,7 +202,18 @@ pub fn build(
         conditions.join(" AND ")
     };
 
-    let mut from = ds.from.replace("{where}", &where_clause);
+    let (daily, quotes) = match &as_of_vintage {
+        Some(v) => (
+            rows_at("index_daily", DAILY_COLUMNS, v),
+            rows_at("index_quotes", QUOTE_COLUMNS, v),
+        ),
+        None => ("index_daily".to_string(), "index_quotes".to_string()),
+    };
+    let mut from = ds
+        .from
+        .replace("{where}", &where_clause)
+        .replace("{index_daily}", &daily)
+        .replace("{index_quotes}", &quotes);
     if from.contains("{cutoff}") {
         let placeholder = binder.bind(Box::new(cutoff));
         from = from.replace("{cutoff}", &placeholder);
@@ -136,13 +249,20 @@ mod tests {
             visible: Arc::from(vec!["Server_Index".to_string()]),
             detailed: Arc::from(vec!["Server_Index".to_string()]),
         };
-        let stmt = build(&q, &view, NaiveDate::from_ymd_opt(2024, 6, 1), 11, 0);
+        let stmt = build(
+            &q,
+            &view,
+            NaiveDate::from_ymd_opt(2024, 6, 1),
+            &PointInTime::default(),
+            11,
+            0,
+        );
         assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
         // Every field, in catalogue order, whatever the client listed.
         assert!(
             stmt.text.starts_with(
                 "SELECT q.trade_date, q.index_code, q.specification, \
-                 q.weight, q.price FROM index_quotes q"
+                 q.weight, q.price, NULL FROM index_quotes q"
             ),
             "{}",
             stmt.text
@@ -164,7 +284,7 @@ mod bounded {
     use std::sync::Arc;
 
     /// However a client orders or picks `fields`, the statement text is one per
-    /// dataset and set of parameters given.
+    /// dataset, set of parameters given and on-demand fields asked for.
     #[test]
     fn field_choices_do_not_make_new_statements() {
         let view = View {
@@ -184,9 +304,14 @@ mod bounded {
                 }))
                 .unwrap();
                 let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-                texts.insert(build(&query, &view, cutoff, 11, 0).text);
+                texts.insert(build(&query, &view, cutoff, &PointInTime::default(), 11, 0).text);
             }
-            assert_eq!(texts.len(), 1, "{}: {texts:?}", dataset.api_name);
+            let on_demand = dataset.fields.iter().filter(|f| f.on_demand).count();
+            assert!(
+                texts.len() <= 1 << on_demand,
+                "{}: {texts:?}",
+                dataset.api_name
+            );
         }
     }
 }

@@ -40,6 +40,7 @@ use crate::clock::Clock;
 use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
 use crate::paging::PageRequest;
+use crate::quotes::history;
 use crate::quotes::recalc::QuoteRow;
 use crate::quotes::store::{self, IndexChanges, QuoteWriter};
 use crate::wire_date::WireDate;
@@ -91,6 +92,11 @@ pub struct ImportOutcome {
     pub recalculated_from: BTreeMap<String, String>,
     /// What changed for each recalculated index (the composite included), by code.
     pub changes: Vec<IndexChanges>,
+    /// When its data was published: `as_of` this instant or later sees it (D17).
+    pub published_at: Option<DateTime<Utc>>,
+    /// The vintage it publishes.
+    #[serde(skip)]
+    pub vintage: i64,
 }
 
 /// An import as `GET /api/v1/admin/imports` lists it.
@@ -110,17 +116,20 @@ pub struct ImportRecord {
     pub message: String,
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
+    /// When an accepted import's data was published (`as_of` this instant or later
+    /// sees it, D17); `null` for one not accepted or accepted before this was kept.
+    pub published_at: Option<DateTime<Utc>>,
+    /// Per recalculated index, by code: `[]` for an import that was not accepted (it
+    /// changed nothing); `null` for an accepted one recorded before these were kept.
+    pub changes: Option<Vec<IndexChanges>>,
 }
 
-/// One import as `GET /api/v1/admin/imports/{id}` shows it: its record, what it changed
-/// and, when it was rejected, its listed problems.
+/// One import as `GET /api/v1/admin/imports/{id}` shows it: its record (with what it
+/// changed) and, when it was rejected, its listed problems.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportDetail {
     #[serde(flatten)]
     pub record: ImportRecord,
-    /// Per recalculated index, by code: `[]` for an import that was not accepted (it
-    /// changed nothing); `null` for an accepted one recorded before these were kept.
-    pub changes: Option<Vec<IndexChanges>>,
     /// The first problems of a refused file (at most 1,000, in row order, as its answer
     /// listed them): `[]` for an accepted import or a refusal not about rows; `null`
     /// for one recorded before these were kept.
@@ -132,10 +141,27 @@ pub const DEFAULT_LISTED: i64 = 100;
 /// The most imports one list shows.
 pub const MAX_LISTED: i64 = 500;
 
+/// The columns of [`record_of`], from `imports i` joined as [`RECORD_FROM`] says.
 const RECORD_COLUMNS: &str = "i.import_id, u.username, i.source, i.file_name, i.rows, i.result, \
-                              i.errors, i.message, i.started_at, i.finished_at";
+     i.errors, i.message, i.started_at, i.finished_at, v.published_at, \
+     (SELECT json_agg(json_build_object('index_code', c.index_code, \
+                      'quote_days_added', c.quote_days_added, \
+                      'quote_days_replaced', c.quote_days_replaced, \
+                      'daily_rows_added', c.daily_rows_added, \
+                      'daily_rows_revised', c.daily_rows_revised) ORDER BY c.index_code) \
+      FROM import_changes c WHERE c.import_id = i.import_id)::text AS changes";
+const RECORD_FROM: &str = "imports i LEFT JOIN users u USING (user_id) \
+     LEFT JOIN vintages v ON v.import_id = i.import_id";
 
 fn record_of(row: &tokio_postgres::Row) -> Result<ImportRecord, ApiError> {
+    let result: String = row.try_get("result")?;
+    let changes = match row.try_get::<_, Option<String>>("changes")? {
+        Some(text) => Some(serde_json::from_str(&text).map_err(ApiError::internal)?),
+        // Every accepted import changes at least one index (an empty file is refused):
+        // none stored means it was recorded before they were.
+        None if result == "accepted" => None,
+        None => Some(Vec::new()),
+    };
     Ok(ImportRecord {
         id: row.try_get::<_, i64>("import_id")?.to_string(),
         username: row.try_get("username")?,
@@ -147,6 +173,8 @@ fn record_of(row: &tokio_postgres::Row) -> Result<ImportRecord, ApiError> {
         message: row.try_get("message")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        published_at: row.try_get("published_at")?,
+        changes,
     })
 }
 
@@ -260,8 +288,11 @@ impl Importer {
                 )
                 .await?;
                 record_changes(tx, id, &outcome.changes).await?;
+                // Last: its instant is the commit's.
+                let published_at = history::publish(tx, outcome.vintage, id).await?;
                 Ok(ImportOutcome {
                     import_id: id.to_string(),
+                    published_at: Some(published_at),
                     ..outcome
                 })
             })
@@ -320,7 +351,7 @@ impl Importer {
             .query_named(
                 "imports.list",
                 &format!(
-                    "SELECT {RECORD_COLUMNS} FROM imports i LEFT JOIN users u USING (user_id) \
+                    "SELECT {RECORD_COLUMNS} FROM {RECORD_FROM} \
                      ORDER BY i.import_id DESC LIMIT $1 OFFSET $2"
                 ),
                 &[&page.limit(), &page.offset()],
@@ -340,7 +371,7 @@ impl Importer {
                 "imports.find",
                 &format!(
                     "SELECT {RECORD_COLUMNS}, i.row_errors::text AS row_errors \
-                     FROM imports i LEFT JOIN users u USING (user_id) WHERE i.import_id = $1"
+                     FROM {RECORD_FROM} WHERE i.import_id = $1"
                 ),
                 &[&import_id],
             )
@@ -353,42 +384,7 @@ impl Importer {
             None if accepted => Some(Vec::new()),
             None => None,
         };
-        let changes = if accepted {
-            let rows = client
-                .query_named(
-                    "imports.find_changes",
-                    "SELECT index_code, quote_days_added, quote_days_replaced, \
-                            daily_rows_added, daily_rows_revised \
-                     FROM import_changes WHERE import_id = $1 ORDER BY index_code",
-                    &[&import_id],
-                )
-                .await?;
-            let count = |r: &tokio_postgres::Row, name: &str| -> Result<usize, ApiError> {
-                usize::try_from(r.try_get::<_, i32>(name)?).map_err(ApiError::internal)
-            };
-            let changes = rows
-                .iter()
-                .map(|r| {
-                    Ok(IndexChanges {
-                        index_code: r.try_get("index_code")?,
-                        quote_days_added: count(r, "quote_days_added")?,
-                        quote_days_replaced: count(r, "quote_days_replaced")?,
-                        daily_rows_added: count(r, "daily_rows_added")?,
-                        daily_rows_revised: count(r, "daily_rows_revised")?,
-                    })
-                })
-                .collect::<Result<Vec<_>, ApiError>>()?;
-            // Every accepted import changes at least one index (an empty file is
-            // refused): none stored means it was recorded before they were.
-            (!changes.is_empty()).then_some(changes)
-        } else {
-            Some(Vec::new())
-        };
-        Ok(ImportDetail {
-            record,
-            changes,
-            row_errors,
-        })
+        Ok(ImportDetail { record, row_errors })
     }
 }
 
@@ -527,7 +523,8 @@ async fn store(
     let rows = file.rows.clone();
     let mut pieces = Pieces::read(file, reference.clone());
 
-    let mut writer = QuoteWriter::default();
+    let vintage = history::next_vintage(tx).await?;
+    let mut writer = QuoteWriter::new(vintage);
     let mut reported = 0;
     while let Some(piece) = pieces.next().await {
         if !piece.is_empty() {
@@ -563,6 +560,8 @@ async fn store(
             .map(|(code, date)| (code.clone(), WireDate(*date).to_string()))
             .collect(),
         changes: recalculated.changes,
+        published_at: None,
+        vintage,
     })
 }
 

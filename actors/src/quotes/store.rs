@@ -3,15 +3,16 @@
 //! each affected index and for the composite (D8). Callers pass an open transaction and
 //! commit it; a failure leaves no trace.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Transaction;
 
+use super::history::{DailyBefore, DailyVersion, DailyVersions, QuoteVersions};
 use super::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous, QuoteRow};
 use crate::db::{self, Traced};
 use crate::{ApiError, ErrorCode};
@@ -68,7 +69,7 @@ pub struct Recalculated {
 }
 
 /// What one write changed for one index.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexChanges {
     pub index_code: String,
     /// Days of quotes of the index the batch held that had none before.
@@ -87,17 +88,33 @@ pub struct IndexChanges {
 /// being read. The replaced (date, index) days are whole: a day's old quotes are
 /// deleted before the first of its new ones is written, and the batch itself never
 /// repeats a (date, index, specification) (the validator refuses duplicates).
-#[derive(Default)]
+///
+/// Every row it writes carries a vintage (D17): its own, or, for a row rewritten with
+/// the same values, the one it had; what it replaces otherwise goes to history.
 pub struct QuoteWriter {
+    /// The vintage this batch publishes.
+    vintage: i64,
     /// The batch's quotes by index and day, kept for the recalculation; its keys are
     /// the (date, index) days the batch replaces.
     batch: QuotesByDay,
     /// Per index, how many of the batch's days held quotes before it (as the deletions
     /// found them).
     replaced: BTreeMap<String, usize>,
+    /// The replaced quotes, matched against the new ones.
+    versions: QuoteVersions,
 }
 
 impl QuoteWriter {
+    /// A writer of a batch that publishes `vintage` (see [`super::history::next_vintage`]).
+    pub fn new(vintage: i64) -> Self {
+        QuoteWriter {
+            vintage,
+            batch: QuotesByDay::new(),
+            replaced: BTreeMap::new(),
+            versions: QuoteVersions::default(),
+        }
+    }
+
     /// Writes the next piece of the batch.
     pub async fn write(&mut self, tx: &Transaction<'_>, rows: &[QuoteRow]) -> Result<(), ApiError> {
         let mut new_dates = Vec::new();
@@ -117,29 +134,32 @@ impl QuoteWriter {
         if !new_dates.is_empty() {
             // Each (date, index) day is deleted once, by the piece that brings its first
             // quote: the days found holding quotes are the days replaced.
-            let replaced = tx
+            let gone = tx
                 .query_named(
                     "imports.delete_quotes",
-                    "WITH gone AS ( \
-                       DELETE FROM index_quotes q \
-                       USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
-                       WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code \
-                       RETURNING q.trade_date, q.index_code) \
-                     SELECT index_code, count(DISTINCT trade_date) AS days \
-                     FROM gone GROUP BY index_code",
+                    "DELETE FROM index_quotes q \
+                     USING UNNEST($1::date[], $2::text[]) AS r(trade_date, index_code) \
+                     WHERE q.trade_date = r.trade_date AND q.index_code = r.index_code \
+                     RETURNING q.trade_date, q.index_code, q.specification, q.weight, \
+                               q.price, q.vintage",
                     &[&new_dates, &new_codes],
                 )
                 .await?;
-            for row in &replaced {
-                let days: i64 = row.try_get("days")?;
-                *self.replaced.entry(row.try_get("index_code")?).or_default() +=
-                    usize::try_from(days).map_err(ApiError::internal)?;
+            let mut days: BTreeSet<(NaiveDate, &str)> = BTreeSet::new();
+            for row in &gone {
+                days.insert((row.try_get("trade_date")?, row.try_get("index_code")?));
             }
+            for (_, code) in days {
+                *self.replaced.entry(code.to_string()).or_default() += 1;
+            }
+            self.versions.replaced(&gone)?;
         }
+        let vintages = self.versions.assign(rows, self.vintage);
+        let versioned: Vec<(&QuoteRow, &i64)> = rows.iter().zip(&vintages).collect();
         copy_in(
             tx,
             "imports.copy_quotes",
-            "COPY index_quotes (trade_date, index_code, specification, weight, price) \
+            "COPY index_quotes (trade_date, index_code, specification, weight, price, vintage) \
              FROM STDIN (FORMAT binary)",
             &[
                 Type::DATE,
@@ -147,15 +167,17 @@ impl QuoteWriter {
                 Type::TEXT,
                 Type::NUMERIC,
                 Type::NUMERIC,
+                Type::INT8,
             ],
-            rows,
-            |r| {
+            &versioned,
+            |(r, vintage)| {
                 [
                     &r.trade_date,
                     &r.index_code,
                     &r.specification,
                     &r.weight,
                     &r.price,
+                    *vintage,
                 ]
             },
         )
@@ -173,7 +195,13 @@ impl QuoteWriter {
         open_days: &BTreeSet<NaiveDate>,
         composites: &[Composite],
     ) -> Result<Recalculated, ApiError> {
-        let QuoteWriter { batch, replaced } = self;
+        let QuoteWriter {
+            vintage,
+            batch,
+            replaced,
+            versions,
+        } = self;
+        versions.finish(tx, vintage).await?;
         let quotes = batch
             .values()
             .flat_map(|days| days.values())
@@ -222,18 +250,17 @@ impl QuoteWriter {
             let (base, previous) = start_of(&starts, &code)?;
             rows.extend(index_rows(&code, base, previous, days)?);
         }
-        let before = delete_daily(tx, &from).await?;
-        copy_daily(tx, &rows).await?;
-        count_daily(&mut changes, &before, &rows);
+        let mut daily = DailyVersions::new(delete_daily(tx, &from).await?);
+        write_daily(tx, &mut daily, vintage, &mut changes, &rows).await?;
         let mut daily_rows = rows.len();
         for (composite, first) in composite_from {
             let (base, previous) = start_of(&starts, &composite.code)?;
             let previous = previous.map(|p| p.index_value);
             let rows = composite_rows(tx, composite, first, base, previous).await?;
-            copy_daily(tx, &rows).await?;
-            count_daily(&mut changes, &before, &rows);
+            write_daily(tx, &mut daily, vintage, &mut changes, &rows).await?;
             daily_rows += rows.len();
         }
+        daily.finish(tx, vintage).await?;
         // Every recalculated index is listed, also one left unchanged.
         for code in from.keys() {
             changes.entry(code.clone()).or_insert_with(|| IndexChanges {
@@ -414,28 +441,6 @@ async fn composite_rows(
     composite_index(&composite.code, base, previous, &composite.weights, &days)
 }
 
-/// The values of a daily row after its key: what tells a revised row from a rewritten one.
-type DailyValues = (
-    Decimal,
-    Option<Decimal>,
-    Option<Decimal>,
-    Option<Decimal>,
-    Option<Decimal>,
-);
-
-/// The daily rows a recalculation deleted, by (index, date), to compare the new ones to.
-type DailyBefore = HashMap<(String, NaiveDate), DailyValues>;
-
-fn values_of(row: &DailyRow) -> DailyValues {
-    (
-        row.index_value,
-        row.weighted_price,
-        row.pre_value,
-        row.change,
-        row.pct_change,
-    )
-}
-
 /// Deletes the daily rows of each index in `from` from its date on; answers them.
 async fn delete_daily(
     tx: &Transaction<'_>,
@@ -450,7 +455,7 @@ async fn delete_daily(
              USING UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
              WHERE d.index_code = f.index_code AND d.trade_date >= f.from_date \
              RETURNING d.trade_date, d.index_code, d.index_value, d.weighted_price, \
-                       d.pre_value, d.change, d.pct_change",
+                       d.pre_value, d.change, d.pct_change, d.vintage",
             &[&codes, &froms],
         )
         .await?;
@@ -459,45 +464,51 @@ async fn delete_daily(
         before.insert(
             (r.try_get("index_code")?, r.try_get("trade_date")?),
             (
-                r.try_get("index_value")?,
-                r.try_get("weighted_price")?,
-                r.try_get("pre_value")?,
-                r.try_get("change")?,
-                r.try_get("pct_change")?,
+                (
+                    r.try_get("index_value")?,
+                    r.try_get("weighted_price")?,
+                    r.try_get("pre_value")?,
+                    r.try_get("change")?,
+                    r.try_get("pct_change")?,
+                ),
+                r.try_get("vintage")?,
             ),
         );
     }
     Ok(before)
 }
 
-/// Counts each written row as added (no row before) or revised (a row before with
-/// another value; decimals compare by value, so `1.5` equals `1.500000`).
-fn count_daily(
+/// Writes recalculated daily rows, each with its vintage, and counts each as added (no
+/// row before) or revised (a row before with another value; decimals compare by value,
+/// so `1.5` equals `1.500000`).
+async fn write_daily(
+    tx: &Transaction<'_>,
+    daily: &mut DailyVersions,
+    vintage: i64,
     changes: &mut BTreeMap<String, IndexChanges>,
-    before: &DailyBefore,
-    written: &[DailyRow],
-) {
-    for row in written {
+    rows: &[DailyRow],
+) -> Result<(), ApiError> {
+    let versions = daily.assign(rows, vintage);
+    for (row, (_, version)) in rows.iter().zip(&versions) {
         let counts = changes
             .entry(row.index_code.clone())
             .or_insert_with(|| IndexChanges {
                 index_code: row.index_code.clone(),
                 ..IndexChanges::default()
             });
-        match before.get(&(row.index_code.clone(), row.trade_date)) {
-            None => counts.daily_rows_added += 1,
-            Some(old) if *old != values_of(row) => counts.daily_rows_revised += 1,
-            Some(_) => {}
+        match version {
+            DailyVersion::Added => counts.daily_rows_added += 1,
+            DailyVersion::Revised => counts.daily_rows_revised += 1,
+            DailyVersion::Unchanged => {}
         }
     }
-}
-
-async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiError> {
+    let versioned: Vec<(&DailyRow, &i64)> =
+        rows.iter().zip(versions.iter().map(|(v, _)| v)).collect();
     copy_in(
         tx,
         "recalc.copy_daily",
         "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
-         pre_value, change, pct_change) FROM STDIN (FORMAT binary)",
+         pre_value, change, pct_change, vintage) FROM STDIN (FORMAT binary)",
         &[
             Type::DATE,
             Type::TEXT,
@@ -506,9 +517,10 @@ async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiEr
             Type::NUMERIC,
             Type::NUMERIC,
             Type::NUMERIC,
+            Type::INT8,
         ],
-        rows,
-        |r| {
+        &versioned,
+        |(r, vintage)| {
             [
                 &r.trade_date,
                 &r.index_code,
@@ -517,6 +529,7 @@ async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiEr
                 &r.pre_value,
                 &r.change,
                 &r.pct_change,
+                *vintage,
             ]
         },
     )
@@ -526,7 +539,7 @@ async fn copy_daily(tx: &Transaction<'_>, rows: &[DailyRow]) -> Result<(), ApiEr
 /// Writes `rows` with a binary `COPY ... FROM STDIN`: the cheapest way into a table
 /// with keys. The rows are already validated, so nothing is gained by a statement that
 /// could reject them one by one. `name` labels the whole copy, start to finish.
-async fn copy_in<'a, T, const N: usize>(
+pub(crate) async fn copy_in<'a, T, const N: usize>(
     tx: &Transaction<'_>,
     name: &'static str,
     statement: &str,

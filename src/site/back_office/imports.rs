@@ -274,10 +274,11 @@ pub async fn show(
         .filter(|c| columns.contains(c))
         .unwrap_or_default();
     let errors_listed = errors.len();
+    let changes = detail.record.changes.clone().unwrap_or_default();
     let page = DetailPage {
         chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
         line: ImportLine::from(detail.record),
-        changes: detail.changes.unwrap_or_default(),
+        changes,
         errors: errors
             .into_iter()
             .filter(|e| column.is_empty() || e.column == column)

@@ -137,6 +137,9 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     method.assert_has("round6");
     method.assert_has("chain-linked");
     method.assert_has("<strong>free</strong>: 7 trading days");
+    // Revisions, and how to reproduce a past answer.
+    method.assert_has(r#"id="revisions""#);
+    method.assert_has("<code>as_of</code>");
     let examples = app.page("/examples").await;
     assert_page(&examples);
     // The visitor's first visible index and cutoff.
