@@ -45,6 +45,42 @@ def ok(
     )
 
 
+def csv_ok(
+    fields: Sequence[str],
+    items: Sequence[Sequence[Any]],
+    *,
+    offset: int = 0,
+    limit: int = 1000,
+    has_more: bool = False,
+    request_id: str = "req_csv",
+    headers: Optional[Dict[str, str]] = None,
+) -> HTTPResponse:
+    """A successful query answer asked with ``Accept: text/csv`` (D18), written as the
+    service writes it: RFC 4180 quoting, CRLF, null as an empty cell."""
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else str(value)
+        if any(c in text for c in ',"\r\n'):
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    lines = [",".join(fields)] + [",".join(cell(v) for v in row) for row in items]
+    body = "".join(line + "\r\n" for line in lines)
+    return HTTPResponse.build(
+        200,
+        {
+            "Content-Type": "text/csv; charset=utf-8",
+            "X-Request-Id": request_id,
+            "X-Limit": str(limit),
+            "X-Offset": str(offset),
+            "X-Returned": str(len(items)),
+            "X-Has-More": "true" if has_more else "false",
+            **(headers or {}),
+        },
+        body.encode("utf-8"),
+    )
+
+
 def error(
     status: int,
     code: int,

@@ -25,9 +25,23 @@ def test_all_five_datasets_are_listed_in_service_order() -> None:
     "api_name, params",
     [
         ("index_basic", ["index_code"]),
-        ("index_daily", ["index_code", "trade_date", "start_date", "end_date"]),
-        ("index_latest", ["index_code"]),
-        ("index_quote", ["index_code", "trade_date", "start_date", "end_date", "specification"]),
+        (
+            "index_daily",
+            ["index_code", "trade_date", "start_date", "end_date", "as_of", "updated_since"],
+        ),
+        ("index_latest", ["index_code", "as_of", "updated_since"]),
+        (
+            "index_quote",
+            [
+                "index_code",
+                "trade_date",
+                "start_date",
+                "end_date",
+                "specification",
+                "as_of",
+                "updated_since",
+            ],
+        ),
         ("trade_calendar", ["trade_date", "start_date", "end_date"]),
     ],
 )
@@ -66,6 +80,7 @@ def test_params_of_each_dataset(api_name: str, params: list) -> None:
                 "pre_value",
                 "change",
                 "pct_change",
+                "published_at",
             ],
             ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
         ),
@@ -79,10 +94,15 @@ def test_params_of_each_dataset(api_name: str, params: list) -> None:
                 "pre_value",
                 "change",
                 "pct_change",
+                "published_at",
             ],
             ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
         ),
-        ("index_quote", ["trade_date", "index_code", "specification", "weight", "price"], None),
+        (
+            "index_quote",
+            ["trade_date", "index_code", "specification", "weight", "price", "published_at"],
+            ["trade_date", "index_code", "specification", "weight", "price"],
+        ),
         ("trade_calendar", ["trade_date", "pretrade_date"], None),
     ],
 )
@@ -105,6 +125,18 @@ def test_field_types_and_resulting_dtypes() -> None:
     assert basic.field("has_quotes").dtype == "bool"
     assert quote.param("specification").role == "exact"
     assert quote.param("trade_date").is_date and not quote.param("index_code").is_date
+    # D17: the instants, and when each row's current version was published.
+    for name in ("index_daily", "index_latest", "index_quote"):
+        ds = dataset(name)
+        assert ds.param("as_of").role == "as_of" and ds.param("as_of").is_instant
+        assert ds.param("updated_since").role == "updated_since"
+        assert not ds.param("as_of").is_date
+        published = ds.field("published_at")
+        assert published.type == "timestamp" and published.dtype == "datetime64[ns, UTC]"
+        assert not published.default and ds.field_names[-1] == "published_at"
+    for name in ("index_basic", "trade_calendar"):
+        assert dataset(name).param("as_of") is None
+        assert dataset(name).field("published_at") is None
 
 
 def test_dataset_metadata() -> None:

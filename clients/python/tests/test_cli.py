@@ -262,3 +262,78 @@ def test_whoami() -> None:
     assert status == 0 and json.loads(out)["data_cutoff"] == "20261120"
     status, _, err, _, _ = run(["whoami"], error(401, 40102, "invalid API key"), membership=None)
     assert status == 1 and "40102" in err
+
+
+# -- as_of, published_at and sync (D17) -------------------------------------------------
+
+FULL_DAILY = DAILY[:4] + ["pre_value"] + DAILY[4:] + ["published_at"]
+PUBLISHED = "2026-11-20T10:15:30.123456Z"
+
+
+def test_query_as_of_and_updated_since_flags() -> None:
+    status, _, err, transport, _ = run(
+        [
+            "query",
+            "index_daily",
+            "--as-of",
+            "2026-11-22T18:00:00+08:00",
+            "--updated-since",
+            "2026-11-21T00:00:00Z",
+            "--end-date",
+            "20261120",
+            "--csv",
+        ],
+        ok(DAILY, ROWS),
+    )
+    assert status == 0, err
+    assert transport.bodies[0]["params"] == {
+        "as_of": "2026-11-22T18:00:00+08:00",
+        "updated_since": "2026-11-21T00:00:00Z",
+        "end_date": "20261120",
+    }
+    status, _, err, transport, _ = run(["query", "index_daily", "--as-of", "2026-11-22T18:00"])
+    assert status == 2 and "no offset" in err and transport.requests == []
+
+
+def test_published_at_is_shown_as_rfc_3339() -> None:
+    row = ROWS[1][:4] + [None] + ROWS[1][4:] + [PUBLISHED]
+    for flag in ("--json", "--csv", None):
+        argv = ["query", "index_daily", "--fields", ",".join(FULL_DAILY), "--end-date", "20261120"]
+        status, out, err, _, _ = run(argv + ([flag] if flag else []), ok(FULL_DAILY, [row]))
+        assert status == 0, err
+        assert PUBLISHED in out, flag
+
+
+def test_sync_command(tmp_path) -> None:
+    fields = ["trade_date", "index_code", "specification", "weight", "price", "published_at"]
+    rows = [["20261120", "GPU_Index", "H100", "1.00000000", "20.000000", PUBLISHED]]
+    path = tmp_path / "quotes.csv"
+    status, out, err, transport, _ = run(
+        [
+            "sync",
+            "index_quote",
+            str(path),
+            "--index-code",
+            "GPU_Index",
+            "--as-of",
+            "2026-11-21T00:00:00Z",
+            "--no-progress",
+            "--api-key",
+            TEST_KEY,
+        ],
+        ok(fields, rows),
+    )
+    assert status == 0, err
+    assert transport.bodies[0]["params"] == {
+        "index_code": "GPU_Index",
+        "as_of": "2026-11-21T00:00:00.000000Z",
+        "end_date": "20261120",
+    }
+    assert "full download (no local copy yet)" in out and "rows           1" in out
+    assert path.read_text(encoding="utf-8").splitlines()[1].endswith(PUBLISHED)
+    # a copy of other parameters: a usage error, nothing sent
+    status, _, err, transport, _ = run(["sync", "index_quote", str(path), "--no-progress"])
+    assert status == 2 and "full=True" in err and transport.requests == []
+    # sync takes no --updated-since: it sets it
+    status, _, _, _, _ = run(["sync", "index_quote", str(path), "--updated-since", "x"])
+    assert status == 2

@@ -4,6 +4,9 @@ Query results come back as pandas DataFrames (dates ``datetime64``, points and p
 ``float64``, or exact ``Decimal`` on request); parameters and fields of the five
 datasets are known offline; bad queries are refused before they are sent; errors are
 typed exceptions carrying ``code``, ``message``, ``request_id`` and ``http_status``.
+``as_of=`` asks for the data as it stood at an instant, ``updated_since=`` for what
+changed since, ``format="csv"`` for the service's own CSV, and
+:meth:`Client.sync` keeps a local copy of a dataset up to date.
 
     >>> from iq_client import Client
     >>> client = Client()  # key from IQ_API_KEY, service from IQ_BASE_URL
@@ -42,9 +45,10 @@ from .membership import (
     MembershipQuota,
     MembershipUser,
 )
-from .paging import Page
+from .paging import CsvPage, Page
 from .ratelimit import RateLimitInfo
 from .retry import RetryPolicy
+from .sync import SyncError, SyncResult, read_synced
 from .transport import AsyncTransport, HTTPRequest, HTTPResponse, RequestsTransport, Transport
 
 __all__ = [
@@ -61,6 +65,10 @@ __all__ = [
     "AsyncTransport",
     "HttpxTransport",
     "Page",
+    "CsvPage",
+    "SyncResult",
+    "SyncError",
+    "read_synced",
     "RetryPolicy",
     "RateLimitInfo",
     "Transport",

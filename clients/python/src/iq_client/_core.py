@@ -23,10 +23,10 @@ from ._version import __version__
 from .catalogue import list_datasets, list_fields, list_params
 from .credentials import check_api_key, check_base_url, key_hint
 from .envelope import Envelope, read_envelope
-from .errors import APIError
+from .errors import APIError, LocalValidationError
 from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
 from .membership import Membership, parse_membership
-from .paging import Page
+from .paging import CsvPage, Page, csv_line
 from .ratelimit import RateLimitInfo
 from .retry import RetryPolicy
 from .transport import HTTPRequest, HTTPResponse
@@ -40,13 +40,33 @@ from .validation import (
     yyyymmdd,
 )
 
-__all__ = ["ClientCore", "Plan", "Collector", "DEFAULT_BASE_URL", "DEFAULT_TIMEOUT"]
+__all__ = [
+    "ClientCore",
+    "Plan",
+    "Collector",
+    "CsvCollector",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_TIMEOUT",
+    "FORMATS",
+    "check_format",
+]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_PAGE_SIZE = 5000
 
 log = logging.getLogger("iq_client")
+
+#: What ``query()`` returns: ``"frame"``, a typed DataFrame (the default), or
+#: ``"csv"``, the service's own CSV text (``Accept: text/csv``, decision D18).
+FORMATS = ("frame", "csv")
+
+
+def check_format(format: Any) -> str:
+    """Refuses an unknown ``format`` option."""
+    if format not in FORMATS:
+        raise LocalValidationError(f"format must be 'frame' or 'csv', got {format!r}")
+    return str(format)
 
 
 def _resolve_key(api_key: Optional[str]) -> Optional[str]:
@@ -66,6 +86,7 @@ class Plan:
 
     ``pin`` tells whether ``end_date`` is still to be pinned to the caller's data
     cutoff (read from ``GET /api/v1/membership`` just before the first page).
+    ``format`` is ``"frame"`` (typed DataFrames) or ``"csv"`` (the service's CSV).
     """
 
     query: ValidQuery
@@ -75,6 +96,12 @@ class Plan:
     offset: int
     progress: bool
     pin: bool
+    format: str = "frame"
+
+    @property
+    def csv(self) -> bool:
+        """Whether the pages are asked for as CSV."""
+        return self.format == "csv"
 
 
 class Collector:
@@ -107,6 +134,25 @@ class Collector:
             }
         )
         return frame
+
+
+class CsvCollector:
+    """CSV pages of one query joined into one text with one header row."""
+
+    def __init__(self, query: ValidQuery) -> None:
+        self.query = query
+        self.parts: List[str] = []
+        self.request_ids: List[str] = []
+
+    def add(self, page: CsvPage) -> None:
+        self.parts.append(page.text if not self.parts else page.body)
+        if page.request_id:
+            self.request_ids.append(page.request_id)
+
+    def text(self) -> str:
+        if self.parts:
+            return "".join(self.parts)
+        return csv_line(self.query.result_fields())
 
 
 class ClientCore:
@@ -186,9 +232,9 @@ class ClientCore:
 
     # -- requests and answers -----------------------------------------------------
 
-    def _headers(self, *, body: bool) -> Dict[str, str]:
+    def _headers(self, *, body: bool, csv: bool = False) -> Dict[str, str]:
         headers = {
-            "Accept": "application/json",
+            "Accept": "text/csv" if csv else "application/json",
             "User-Agent": f"iq-client-python/{__version__}",
         }
         if body:
@@ -197,12 +243,13 @@ class ClientCore:
             headers["X-API-Key"] = self._api_key
         return headers
 
-    def _query_request(self, body: Mapping[str, Any]) -> HTTPRequest:
-        """``POST /api/v1/query`` with ``body``."""
+    def _query_request(self, body: Mapping[str, Any], *, csv: bool = False) -> HTTPRequest:
+        """``POST /api/v1/query`` with ``body``; with ``csv``, asking for a CSV answer
+        (``Accept: text/csv``, D18)."""
         return HTTPRequest(
             method="POST",
             url=f"{self.base_url}/api/v1/query",
-            headers=self._headers(body=True),
+            headers=self._headers(body=True, csv=csv),
             body=json.dumps(body, separators=(",", ":")).encode("utf-8"),
         )
 
@@ -225,6 +272,22 @@ class ClientCore:
             raise
         self._remember(envelope.request_id, envelope.rate_limit)
         return envelope
+
+    def _read_csv(self, query: ValidQuery, response: HTTPResponse) -> CsvPage:
+        """The CSV page of ``response`` (D18), remembering its request id and
+        rate-limit headers. An error is a JSON envelope and raises its typed exception,
+        as for JSON; a service that answered JSON anyway gets its page written as the
+        service writes CSV."""
+        content_type = (response.header("content-type") or "").split(";")[0].strip().lower()
+        if 200 <= response.status < 300 and content_type == "text/csv":
+            request_id = response.header("x-request-id")
+            rate_limit = RateLimitInfo.from_headers(response.headers)
+            self.last_request_id = request_id
+            self._remember(request_id, rate_limit)
+            return CsvPage.from_response(
+                query.dataset, response, request_id=request_id, rate_limit=rate_limit
+            )
+        return CsvPage.from_page(self._page(query, self._read(response)))
 
     def _remember(self, request_id: Optional[str], rate_limit: Optional[RateLimitInfo]) -> None:
         if request_id:
@@ -276,8 +339,10 @@ class ClientCore:
         dates: Optional[str],
         progress: bool,
         fixed_end_date: bool,
+        format: str = "frame",
     ) -> Plan:
         """Checks a paged query and its options; raises before anything is sent."""
+        check_format(format)
         if limit is not None:
             check_int("limit", limit, 1)
         check_int("offset", offset, 0)
@@ -293,6 +358,7 @@ class ClientCore:
             offset=offset,
             progress=bool(progress),
             pin=bool(fixed_end_date) and self._needs_pin(query),
+            format=format,
         )
 
     # -- pinning end_date for a bulk pull ------------------------------------------

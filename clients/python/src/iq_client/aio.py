@@ -11,23 +11,36 @@ from __future__ import annotations
 
 import asyncio
 import random as _random
-from typing import Any, AsyncIterator, Callable, Coroutine, Optional, Union
+from typing import (
+    Any,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Literal,
+    Optional,
+    TypeVar,
+    Union,
+    overload,
+)
 
 import pandas as pd
 
-from ._core import DEFAULT_PAGE_SIZE, DEFAULT_TIMEOUT, ClientCore, Collector, Plan
-from ._methods import DatasetMethods
+from ._core import DEFAULT_PAGE_SIZE, DEFAULT_TIMEOUT, ClientCore, Collector, CsvCollector, Plan
+from ._methods import DatasetMethods, Format, InstantLike
 from .envelope import Envelope
 from .frames import DateMode, DecimalMode
 from .membership import Membership
-from .paging import Page, awalk, awith_progress
+from .paging import CsvPage, Page, awalk, awith_progress
 from .retry import RetryPolicy, acall_with_retries
-from .transport import AsyncTransport, HTTPRequest
+from .sync import PathArg, SyncFormat, SyncJob, SyncResult
+from .transport import AsyncTransport, HTTPRequest, HTTPResponse
 from .validation import FieldsArg, ParamsArg, ValidQuery
 
 __all__ = ["AsyncClient"]
 
 _Frame = Coroutine[Any, Any, pd.DataFrame]
+_Text = Coroutine[Any, Any, str]
+T = TypeVar("T")
 
 
 def _transport(given: Any) -> "tuple[AsyncTransport, bool]":
@@ -49,7 +62,7 @@ def _transport(given: Any) -> "tuple[AsyncTransport, bool]":
     return given, False
 
 
-class AsyncClient(DatasetMethods[_Frame], ClientCore):
+class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
     """A client of the index data service for asyncio.
 
     Takes the arguments of :class:`iq_client.Client`, except that:
@@ -113,13 +126,18 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
 
     # -- one request --------------------------------------------------------------
 
-    async def _send(self, request: HTTPRequest) -> Envelope:
-        """Sends ``request`` (with retries) and returns the success envelope."""
+    async def _exchange(self, request: HTTPRequest, read: Callable[[HTTPResponse], T]) -> T:
+        """Sends ``request`` (with retries) and returns what ``read`` makes of the
+        answer (``read`` raises the typed exception of an error)."""
 
-        async def attempt() -> Envelope:
-            return self._read(await self.transport.send(request, self.timeout))
+        async def attempt() -> T:
+            return read(await self.transport.send(request, self.timeout))
 
         return await acall_with_retries(attempt, self.retry, sleep=self._sleep, random=self._random)
+
+    async def _send(self, request: HTTPRequest) -> Envelope:
+        """Sends ``request`` (with retries) and returns the success envelope."""
+        return await self._exchange(request, self._read)
 
     async def whoami(self) -> Membership:
         """See :meth:`iq_client.Client.whoami`."""
@@ -155,6 +173,17 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
             pages = awith_progress(pages, desc=query.api_name, total=plan.limit)
         return pages
 
+    def _walk_csv(self, query: ValidQuery, plan: Plan) -> AsyncIterator[CsvPage]:
+        async def fetch(at: int, want: int) -> CsvPage:
+            request = self._query_request(query.body(limit=want, offset=at), csv=True)
+            return await self._exchange(request, lambda answer: self._read_csv(query, answer))
+
+        pages = awalk(fetch, offset=plan.offset, page_size=plan.page_size, max_rows=plan.limit)
+        if plan.progress:
+            pages = awith_progress(pages, desc=query.api_name, total=plan.limit)
+        return pages
+
+    @overload
     async def query(
         self,
         api_name: str,
@@ -168,10 +197,65 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
         dates: Optional[DateMode] = None,
         progress: bool = False,
         fixed_end_date: bool = True,
+        format: Literal["frame"] = "frame",
         **keyword_params: Any,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame: ...
+
+    @overload
+    async def query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["csv"],
+        **keyword_params: Any,
+    ) -> str: ...
+
+    @overload
+    async def query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+        **keyword_params: Any,
+    ) -> Union[pd.DataFrame, str]: ...
+
+    async def query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+        **keyword_params: Any,
+    ) -> Union[pd.DataFrame, str]:
         """See :meth:`iq_client.Client.query`: every matching row as one typed
-        DataFrame, pages followed, ``end_date`` pinned for bulk pulls."""
+        DataFrame (the service's CSV text with ``format="csv"``), pages followed,
+        ``end_date`` pinned for bulk pulls."""
         plan = self._plan(
             api_name,
             params,
@@ -184,12 +268,72 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
             dates=dates,
             progress=progress,
             fixed_end_date=fixed_end_date,
+            format=format,
         )
         query = await self._resolve(plan)
+        if plan.csv:
+            text = CsvCollector(query)
+            async for csv_page in self._walk_csv(query, plan):
+                text.add(csv_page)
+            return text.text()
         collector = Collector(query, plan.modes)
         async for page in self._walk(query, plan):
             collector.add(page)
         return collector.frame()
+
+    @overload
+    def iter_query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["frame"] = "frame",
+        **keyword_params: Any,
+    ) -> AsyncIterator[pd.DataFrame]: ...
+
+    @overload
+    def iter_query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["csv"],
+        **keyword_params: Any,
+    ) -> AsyncIterator[str]: ...
+
+    @overload
+    def iter_query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+        **keyword_params: Any,
+    ) -> Union[AsyncIterator[pd.DataFrame], AsyncIterator[str]]: ...
 
     def iter_query(
         self,
@@ -204,10 +348,12 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
         dates: Optional[DateMode] = None,
         progress: bool = False,
         fixed_end_date: bool = True,
+        format: Format = "frame",
         **keyword_params: Any,
-    ) -> AsyncIterator[pd.DataFrame]:
-        """One DataFrame per page, as an async iterator (``async for``). The query is
-        checked now, before the first page is awaited; requests are sent as the
+    ) -> Union[AsyncIterator[pd.DataFrame], AsyncIterator[str]]:
+        """One DataFrame per page (with ``format="csv"``, each page's CSV text as
+        sent, header row included), as an async iterator (``async for``). The query
+        is checked now, before the first page is awaited; requests are sent as the
         iterator is consumed."""
         plan = self._plan(
             api_name,
@@ -221,10 +367,53 @@ class AsyncClient(DatasetMethods[_Frame], ClientCore):
             dates=dates,
             progress=progress,
             fixed_end_date=fixed_end_date,
+            format=format,
         )
-        return self._frames(plan)
+        return self._texts(plan) if plan.csv else self._frames(plan)
 
     async def _frames(self, plan: Plan) -> AsyncIterator[pd.DataFrame]:
         query = await self._resolve(plan)
         async for page in self._walk(query, plan):
             yield page.to_frame(**plan.modes)
+
+    async def _texts(self, plan: Plan) -> AsyncIterator[str]:
+        query = await self._resolve(plan)
+        async for page in self._walk_csv(query, plan):
+            yield page.text
+
+    # -- a local copy ---------------------------------------------------------------
+
+    async def sync(
+        self,
+        api_name: str,
+        path: PathArg,
+        *,
+        params: ParamsArg = None,
+        format: Optional[SyncFormat] = None,
+        progress: bool = True,
+        full: bool = False,
+        as_of: InstantLike = None,
+        page_size: Optional[int] = None,
+    ) -> SyncResult:
+        """See :meth:`iq_client.Client.sync`. The files are read and written in a
+        worker thread (:func:`asyncio.to_thread`), so the event loop goes on."""
+        job = SyncJob(
+            self,
+            api_name,
+            path,
+            params=params,
+            format=format,
+            full=full,
+            as_of=as_of,
+            page_size=page_size,
+            progress=progress,
+        )
+        envelope = await self._send(self._membership_request())
+        query = job.begin(self._membership(envelope), envelope.date)
+        try:
+            if query is not None:
+                async for page in self._walk(query, job.plan(query)):
+                    job.add(page)
+        finally:
+            job.close()
+        return await asyncio.to_thread(job.finish)

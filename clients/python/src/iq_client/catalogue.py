@@ -12,7 +12,7 @@ Nothing here sends a request::
     >>> iq_client.list_datasets()
     ['index_basic', 'index_daily', 'index_latest', 'index_quote', 'trade_calendar']
     >>> iq_client.list_params("index_daily")["name"].tolist()
-    ['index_code', 'trade_date', 'start_date', 'end_date']
+    ['index_code', 'trade_date', 'start_date', 'end_date', 'as_of', 'updated_since']
 """
 
 from __future__ import annotations
@@ -36,10 +36,16 @@ __all__ = [
     "list_datasets",
     "list_params",
     "list_fields",
+    "DATE_ROLES",
+    "INSTANT_ROLES",
 ]
 
 #: Parameter roles that carry a date.
 DATE_ROLES = frozenset({"trade_date", "start_date", "end_date"})
+#: Parameter roles that carry an instant (decision D17): ``as_of`` (an RFC 3339
+#: timestamp with an offset, or a date meaning the end of that day in the service's
+#: time zone) and ``updated_since`` (an RFC 3339 timestamp with an offset only).
+INSTANT_ROLES = frozenset({"as_of", "updated_since"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,9 @@ class Param:
     Attributes:
         name: the key in ``params``.
         role: what it filters on: ``index_code``, ``trade_date``, ``start_date``,
-            ``end_date`` or ``exact`` (exact, case-sensitive text match).
+            ``end_date``, ``exact`` (exact, case-sensitive text match), ``as_of``
+            (the data as it stood at an instant) or ``updated_since`` (rows that
+            became visible after an instant).
         description: what it means.
     """
 
@@ -62,6 +70,11 @@ class Param:
         """Whether the value is a date (``YYYYMMDD`` or ``YYYY-MM-DD``)."""
         return self.role in DATE_ROLES
 
+    @property
+    def is_instant(self) -> bool:
+        """Whether the value is an instant (``as_of``, ``updated_since``)."""
+        return self.role in INSTANT_ROLES
+
 
 @dataclass(frozen=True)
 class Field:
@@ -70,7 +83,8 @@ class Field:
     Attributes:
         name: the column name.
         type: the wire type: ``text``, ``date`` (``YYYYMMDD``), ``integer``,
-            ``boolean`` or ``decimal`` (a fixed-point string).
+            ``boolean``, ``decimal`` (a fixed-point string) or ``timestamp`` (RFC 3339
+            in UTC with microseconds, e.g. ``2026-11-23T10:15:30.123456Z``).
         scale: fractional digits of a ``decimal`` field, else ``None``.
         description: what it holds.
         default: whether it is returned when ``fields`` is omitted.
@@ -87,6 +101,7 @@ class Field:
         """The pandas dtype of this column in a query's DataFrame (default options)."""
         return {
             "date": "datetime64[ns]",
+            "timestamp": "datetime64[ns, UTC]",
             "decimal": "float64",
             "integer": "int64",
             "boolean": "bool",

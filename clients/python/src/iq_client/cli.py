@@ -8,6 +8,8 @@ Examples::
     python -m iq_client describe index_daily
     python -m iq_client query index_daily --index-code GPU_Index --csv
     python -m iq_client query index_quote --trade-date 2026-11-05 --json -o quotes.json
+    python -m iq_client query index_daily --as-of 2026-11-22T18:00:00+08:00 --csv
+    python -m iq_client sync index_quote quotes.parquet --start-date 20250101
 
 ``--csv`` is spreadsheet-safe: text cells that a spreadsheet would run as a formula
 (starting with ``=``, ``+``, ``-``, ``@``, tab or CR) get a leading ``'``; numbers are
@@ -16,7 +18,12 @@ never changed. ``--raw-csv`` writes every value exactly as sent.
 The key comes from ``IQ_API_KEY`` (or ``--api-key``, which other users can see in
 ``ps`` and which lands in the shell history), the service from ``--base-url`` or
 ``IQ_BASE_URL``. Values are printed exactly as the service sent them (decimals are
-never rounded through floats); dates as ``YYYY-MM-DD``.
+never rounded through floats); dates as ``YYYY-MM-DD``; instants (``published_at``)
+as RFC 3339 in UTC with microseconds.
+
+``sync`` keeps a local copy of ``index_daily``, ``index_latest`` or ``index_quote``
+up to date (see :meth:`iq_client.Client.sync`): the first run downloads everything,
+later runs only what changed; it prints what it did.
 
 Exit status: 0 success, 1 the service refused the query or could not be reached,
 2 a usage error, a bad setting (a malformed key, a base URL without a scheme) or a
@@ -39,20 +46,31 @@ from .catalogue import catalogue, dataset
 from .client import DEFAULT_TIMEOUT, Client
 from .errors import IQError, LocalValidationError
 from .export import to_csv
+from .frames import TIMESTAMP_FORMAT
 from .membership import Membership
+from .sync import SYNC_DATASETS, SyncError, SyncResult
 
 __all__ = ["main", "build_parser"]
 
 ClientFactory = Callable[..., Client]
 
 
-def _all_param_names() -> List[str]:
+def _all_param_names(datasets: Optional[Sequence[str]] = None) -> List[str]:
     names: List[str] = []
     for ds in catalogue().values():
+        if datasets is not None and ds.api_name not in datasets:
+            continue
         for param in ds.params:
             if param.name not in names:
                 names.append(param.name)
     return names
+
+
+def _sync_param_names() -> List[str]:
+    """The filters a sync may be given: all but the instants, which it sets."""
+    return [
+        name for name in _all_param_names(SYNC_DATASETS) if name not in ("as_of", "updated_since")
+    ]
 
 
 def _connection_options() -> argparse.ArgumentParser:
@@ -137,16 +155,44 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true", help="print a JSON array of rows")
     query.add_argument("-o", "--output", help="write to this file instead of stdout")
     query.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
+
+    sync = commands.add_parser(
+        "sync",
+        parents=[connection],
+        help="keep a local copy of a dataset up to date (first run: everything; "
+        "later runs: what changed)",
+    )
+    sync.add_argument("api_name", choices=list(SYNC_DATASETS))
+    sync.add_argument("path", help="the data file; its state goes to PATH.sync.json")
+    sync_filters = sync.add_argument_group("filters that define the copy")
+    for name in _sync_param_names():
+        sync_filters.add_argument(
+            "--" + name.replace("_", "-"),
+            dest="param_" + name,
+            metavar="VALUE",
+            help=f"the {name} parameter",
+        )
+    sync.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        help="file format (default: csv for a .csv path, else parquet, which needs pyarrow)",
+    )
+    sync.add_argument(
+        "--as-of", help="bring the copy to this instant (RFC 3339 with an offset; default now)"
+    )
+    sync.add_argument("--full", action="store_true", help="download everything again")
+    sync.add_argument("--page-size", type=int, help="rows per request")
+    sync.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     return parser
 
 
-def _params(args: argparse.Namespace) -> Dict[str, str]:
+def _params(args: argparse.Namespace, names: Sequence[str]) -> Dict[str, str]:
     params: Dict[str, str] = {}
-    for name in _all_param_names():
+    for name in names:
         value = getattr(args, "param_" + name)
         if value is not None:
             params[name] = value
-    for pair in args.param:
+    for pair in getattr(args, "param", []):
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise LocalValidationError(f"--param wants NAME=VALUE, got {pair!r}")
@@ -163,6 +209,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, pd.Timestamp):
+        if value.tzinfo is not None:  # an instant: published_at
+            return value.tz_convert("UTC").strftime(TIMESTAMP_FORMAT)
         return value.strftime("%Y-%m-%d")
     if isinstance(value, float) and value != value:
         return None
@@ -174,10 +222,13 @@ def _plain(value: Any) -> Any:
 
 
 def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """Dates as YYYY-MM-DD and missing values as blanks, for the plain table."""
+    """Dates as YYYY-MM-DD, instants as RFC 3339 (UTC) and missing values as blanks,
+    for the plain table."""
     shown = frame.copy()
     for name in shown.columns:
-        if pd.api.types.is_datetime64_any_dtype(shown[name]):
+        if isinstance(shown[name].dtype, pd.DatetimeTZDtype):
+            shown[name] = shown[name].dt.tz_convert("UTC").dt.strftime(TIMESTAMP_FORMAT)
+        elif pd.api.types.is_datetime64_any_dtype(shown[name]):
             shown[name] = shown[name].dt.strftime("%Y-%m-%d")
     return shown.astype(object).where(shown.notna(), "")
 
@@ -207,6 +258,21 @@ def _describe(api_name: str, out: IO[str]) -> None:
     out.write(ds.params_frame().to_string(index=False) + "\n")
     out.write("\nfields:\n")
     out.write(ds.fields_frame().to_string(index=False) + "\n")
+
+
+def _show_sync(result: SyncResult, out: IO[str]) -> None:
+    kind = "full download" if result.full else "update"
+    out.write(
+        f"{result.api_name}: {kind} ({result.reason}) to {result.path}\n"
+        f"as_of          {result.as_of}\n"
+    )
+    if result.updated_since is not None:
+        out.write(f"updated_since  {result.updated_since}\n")
+    out.write(
+        f"received       {result.received}\n"
+        f"replaced       {result.replaced}\n"
+        f"rows           {result.rows}\n"
+    )
 
 
 def _show_membership(who: Membership, as_json: bool, out: IO[str]) -> None:
@@ -264,7 +330,7 @@ def main(
             out.write(f"iq-client {__version__}\n")
             return 0
         if args.command is None:
-            parser.error("a COMMAND is required (datasets, describe, whoami, query)")
+            parser.error("a COMMAND is required (datasets, describe, whoami, query, sync)")
     except SystemExit as stop:  # --help, or a usage error argparse already printed
         return int(stop.code or 0)
     if args.command == "datasets":
@@ -289,9 +355,22 @@ def main(
             if args.command == "whoami":
                 _show_membership(client.whoami(), args.json, out)
                 return 0
+            if args.command == "sync":
+                result = client.sync(
+                    args.api_name,
+                    args.path,
+                    params=_params(args, _sync_param_names()),
+                    format=args.format,
+                    full=args.full,
+                    as_of=args.as_of,
+                    page_size=args.page_size,
+                    progress=not args.no_progress,
+                )
+                _show_sync(result, out)
+                return 0
             frame = client.query(
                 args.api_name,
-                _params(args),
+                _params(args, _all_param_names()),
                 args.fields,
                 limit=args.limit,
                 offset=args.offset,
@@ -302,6 +381,12 @@ def main(
     except LocalValidationError as error:
         err.write(f"error: {error.message}\n")
         return 2
+    except (SyncError, ImportError) as error:
+        err.write(f"error: {error}\n")
+        return 2
+    except OSError as error:  # the local copy could not be read or written
+        err.write(f"error: {error}\n")
+        return 1
     except IQError as error:
         err.write(f"error: {error}\n")
         return 1

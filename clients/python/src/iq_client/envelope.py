@@ -21,12 +21,14 @@ __all__ = ["Envelope", "read_envelope"]
 
 @dataclass(frozen=True)
 class Envelope:
-    """A successful answer: its ``data``, trace id and rate-limit headers."""
+    """A successful answer: its ``data``, trace id, rate-limit headers and the
+    service's ``Date`` header (the HTTP date it answered at, to the second)."""
 
     data: Any
     request_id: Optional[str]
     http_status: int
     rate_limit: Optional[RateLimitInfo]
+    date: Optional[str] = None
 
 
 def _snippet(body: bytes, size: int = 200) -> str:
@@ -65,6 +67,7 @@ def read_envelope(response: HTTPResponse) -> Envelope:
             request_id=request_id,
             http_status=response.status,
             rate_limit=rate_limit,
+            date=response.header("date"),
         )
     message = document.get("message")
     raise error_for(

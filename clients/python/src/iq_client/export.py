@@ -20,6 +20,7 @@ from typing import IO, Any, Optional, Union, cast
 import pandas as pd
 
 from .catalogue import catalogue
+from .frames import format_timestamps
 
 __all__ = ["FORMULA_TRIGGERS", "escape_formulas", "to_csv"]
 
@@ -74,8 +75,9 @@ def to_csv(
     **options: Any,
 ) -> Optional[str]:
     """Writes ``frame`` as CSV, as the command line does: no index column, dates as
-    ``YYYY-MM-DD``, and (unless ``spreadsheet_safe=False``) text cells that would run
-    as formulas escaped with a leading ``'`` (see :func:`escape_formulas`).
+    ``YYYY-MM-DD``, instants (``published_at``) as RFC 3339 in UTC with microseconds,
+    and (unless ``spreadsheet_safe=False``) text cells that would run as formulas
+    escaped with a leading ``'`` (see :func:`escape_formulas`).
 
     Spreadsheet-safe CSV ends its lines with CRLF (RFC 4180, as spreadsheets write
     it): only then does the CSV writer quote a cell that holds a lone carriage
@@ -94,7 +96,8 @@ def to_csv(
     Returns:
         The CSV text when ``path_or_buf`` is ``None``, else ``None``.
     """
-    data = escape_formulas(frame) if spreadsheet_safe else frame
+    data = format_timestamps(frame)
+    data = escape_formulas(data) if spreadsheet_safe else data
     if lineterminator is None:
         lineterminator = "\r\n" if spreadsheet_safe else "\n"
     return data.to_csv(

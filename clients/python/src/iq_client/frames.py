@@ -6,6 +6,7 @@ The column types come from the catalogue, never from guessing at the values:
 wire type     default                 options
 ============  ======================  ===================================
 date          ``datetime64[ns]``      ``dates="string"`` keeps ``YYYYMMDD``
+timestamp     ``datetime64[ns, UTC]`` ``dates="string"`` keeps the RFC 3339 text
 decimal       ``float64``             ``decimals="decimal"``: exact ``Decimal``
 integer       ``int64``               (``Int64`` if a value is null)
 boolean       ``bool``                (``boolean`` if a value is null)
@@ -26,7 +27,7 @@ import pandas as pd
 from .catalogue import Dataset
 from .errors import LocalValidationError
 
-__all__ = ["DecimalMode", "DateMode", "to_frame", "check_modes"]
+__all__ = ["DecimalMode", "DateMode", "to_frame", "check_modes", "format_timestamps"]
 
 #: How decimal columns are returned: ``"float"`` (float64) or ``"decimal"``
 #: (:class:`decimal.Decimal` objects, exact).
@@ -49,6 +50,42 @@ def _dates(values: List[Any], mode: str) -> pd.Series:
         return pd.Series(values, dtype=object)
     series = pd.to_datetime(pd.Series(values, dtype=object), format="%Y%m%d")
     return series.astype("datetime64[ns]")
+
+
+def _timestamps(values: List[Any], mode: str) -> pd.Series:
+    if mode == "string":
+        return pd.Series(values, dtype=object)
+    series = pd.Series(values, dtype=object)
+    try:  # every RFC 3339 form the service may send, whatever the fraction's length
+        parsed = pd.to_datetime(series, utc=True, format="ISO8601")
+    except (TypeError, ValueError):  # pandas < 2.0 has no format="ISO8601"
+        parsed = pd.to_datetime(series, utc=True)
+    return parsed.astype("datetime64[ns, UTC]")
+
+
+#: How :func:`format_timestamps` writes an instant: RFC 3339 in UTC, microseconds,
+#: as the service sends ``published_at``.
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def format_timestamps(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its time-zone-aware datetime columns (``published_at``) as RFC
+    3339 text in UTC with microseconds, exactly as the service sends them (``NaT``
+    stays missing); other columns untouched. Returns ``frame`` itself when it has no
+    such column, else a copy."""
+    aware = [
+        position
+        for position in range(frame.shape[1])
+        if isinstance(frame.iloc[:, position].dtype, pd.DatetimeTZDtype)
+    ]
+    if not aware:
+        return frame
+    shown = frame.copy()
+    for position in aware:
+        series = frame.iloc[:, position].dt.tz_convert("UTC")
+        text = series.dt.strftime(TIMESTAMP_FORMAT).astype(object)
+        shown.isetitem(position, text.where(series.notna(), None))
+    return shown
 
 
 def _decimals(values: List[Any], mode: str) -> pd.Series:
@@ -79,6 +116,8 @@ def column(kind: Optional[str], values: List[Any], *, decimals: str, dates: str)
     """One column of values of wire type ``kind`` (``None``: unknown, kept as is)."""
     if kind == "date":
         return _dates(values, dates)
+    if kind == "timestamp":
+        return _timestamps(values, dates)
     if kind == "decimal":
         return _decimals(values, decimals)
     if kind == "integer":

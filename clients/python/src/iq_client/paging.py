@@ -1,4 +1,5 @@
-"""Pages of a query and walking them (spec 4.3).
+"""Pages of a query and walking them (spec 4.3), as JSON (:class:`Page`) or, asked with
+``Accept: text/csv`` (decision D18), as CSV (:class:`CsvPage`).
 
 1. The first request uses ``offset`` as given (0 by default).
 2. While ``has_more`` is true, the next request uses the offset just asked for plus
@@ -12,17 +13,23 @@ for delayed datasets; see :meth:`iq_client.Client.query`).
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import (
     Any,
     AsyncIterator,
     Awaitable,
     Callable,
+    Generic,
+    Iterable,
     Iterator,
     List,
     Optional,
     Tuple,
+    TypeVar,
 )
 
 import pandas as pd
@@ -31,8 +38,20 @@ from .catalogue import Dataset
 from .errors import APIError
 from .frames import to_frame
 from .ratelimit import RateLimitInfo
+from .transport import HTTPResponse
 
-__all__ = ["Page", "Pager", "walk", "awalk", "with_progress", "awith_progress"]
+__all__ = [
+    "Page",
+    "CsvPage",
+    "Pager",
+    "walk",
+    "awalk",
+    "with_progress",
+    "awith_progress",
+    "csv_cell",
+    "csv_line",
+    "join_csv",
+]
 
 
 @dataclass(frozen=True)
@@ -102,8 +121,147 @@ class Page:
         """This page as a typed DataFrame (see :func:`iq_client.frames.to_frame`)."""
         return to_frame(self.dataset, self.fields, self.items, decimals=decimals, dates=dates)
 
+    def cut(self, keep: int) -> "Page":
+        """This page with only its first ``keep`` rows (``has_more`` then true)."""
+        return dataclasses.replace(self, items=self.items[:keep], returned=keep, has_more=True)
 
-class Pager:
+
+def csv_cell(value: Any) -> str:
+    """One JSON value as the service writes it in a CSV answer (D18): text as it is,
+    ``null`` empty, booleans ``true``/``false``, numbers as digits; quoted (RFC 4180)
+    when it holds a comma, a quote or a line break."""
+    if value is None:
+        text = ""
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, Decimal):
+        text = format(value, "f")
+    else:
+        text = str(value)
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_line(values: Iterable[Any]) -> str:
+    """One CSV line of the service's form: cells by :func:`csv_cell`, then CRLF."""
+    return ",".join(csv_cell(v) for v in values) + "\r\n"
+
+
+@dataclass(frozen=True)
+class CsvPage:
+    """One answer of ``POST /api/v1/query`` asked with ``Accept: text/csv`` (D18).
+
+    Attributes:
+        dataset: the dataset queried.
+        text: the answer as sent: a header row of the fields, then one line per row
+            (RFC 4180 quoting, CRLF line ends; decimals and dates exactly as in JSON,
+            ``null`` as an empty cell).
+        limit, offset, returned, has_more: the page's place (``X-Limit``,
+            ``X-Offset``, ``X-Returned``, ``X-Has-More``).
+        request_id: the service's trace id for this request.
+        rate_limit: the quota headers of this answer, if any.
+    """
+
+    dataset: Dataset
+    text: str
+    limit: int
+    offset: int
+    returned: int
+    has_more: bool
+    request_id: Optional[str]
+    rate_limit: Optional[RateLimitInfo] = None
+
+    @property
+    def header(self) -> str:
+        """The header row, without its line end (field names are never quoted)."""
+        return self.text.split("\r\n", 1)[0].split("\n", 1)[0]
+
+    @property
+    def fields(self) -> List[str]:
+        """The column names."""
+        return self.header.split(",") if self.header else []
+
+    @property
+    def body(self) -> str:
+        """The text after the header row: the rows' lines only."""
+        rest = self.text[len(self.header) :]
+        for end in ("\r\n", "\n"):
+            if rest.startswith(end):
+                return rest[len(end) :]
+        return rest
+
+    def rows(self) -> List[List[str]]:
+        """The rows as lists of cells (text; a ``null`` is an empty string)."""
+        return list(csv.reader(io.StringIO(self.body, newline="")))
+
+    def cut(self, keep: int) -> "CsvPage":
+        """This page with only its first ``keep`` rows (``has_more`` then true)."""
+        lines = [self.header + "\r\n"] + [csv_line(row) for row in self.rows()[:keep]]
+        return dataclasses.replace(self, text="".join(lines), returned=keep, has_more=True)
+
+    @classmethod
+    def from_response(
+        cls,
+        dataset: Dataset,
+        response: HTTPResponse,
+        *,
+        request_id: Optional[str],
+        rate_limit: Optional[RateLimitInfo],
+    ) -> "CsvPage":
+        """The page of a ``text/csv`` answer; a malformed one raises APIError."""
+        try:
+            text = response.body.decode("utf-8")
+            has_more = {"true": True, "false": False}[
+                (response.header("x-has-more") or "").strip().lower()
+            ]
+            page = cls(
+                dataset=dataset,
+                text=text,
+                limit=int(response.header("x-limit") or 0),
+                offset=int(response.header("x-offset") or 0),
+                returned=0,
+                has_more=has_more,
+                request_id=request_id,
+                rate_limit=rate_limit,
+            )
+            returned = response.header("x-returned")
+            count = int(returned) if returned is not None else len(page.rows())
+        except (KeyError, TypeError, ValueError) as err:
+            raise APIError(f"malformed CSV answer ({err!r})", request_id=request_id) from err
+        return dataclasses.replace(page, returned=count)
+
+    @classmethod
+    def from_page(cls, page: Page) -> "CsvPage":
+        """A JSON page written as the service writes CSV (for a service that answered
+        JSON although CSV was asked for)."""
+        text = csv_line(page.fields) + "".join(csv_line(row) for row in page.items)
+        return cls(
+            dataset=page.dataset,
+            text=text,
+            limit=page.limit,
+            offset=page.offset,
+            returned=page.returned,
+            has_more=page.has_more,
+            request_id=page.request_id,
+            rate_limit=page.rate_limit,
+        )
+
+
+def join_csv(pages: Iterable[CsvPage], empty_header: str = "") -> str:
+    """The pages' CSV as one text with one header row: the first page whole, then
+    every later page without its header. ``empty_header`` (a header line) when there
+    is no page."""
+    parts: List[str] = []
+    for page in pages:
+        parts.append(page.text if not parts else page.body)
+    return "".join(parts) if parts else empty_header
+
+
+P = TypeVar("P", Page, CsvPage)
+
+
+class Pager(Generic[P]):
     """The paging rules of this module without any I/O, shared by the blocking and the
     asyncio clients: ask :meth:`next_request` what to fetch, hand the answer to
     :meth:`accept`, repeat until :meth:`next_request` returns ``None``.
@@ -119,7 +277,7 @@ class Pager:
         self.page_size = page_size
         self.max_rows = max_rows
         self.fetched = 0
-        self._last: Optional[Page] = None
+        self._last: Optional[P] = None
         self._done = False
 
     def next_request(self) -> Optional[Tuple[int, int]]:
@@ -139,12 +297,11 @@ class Pager:
         left = None if self.max_rows is None else self.max_rows - self.fetched
         return self.offset, self.page_size if left is None else min(self.page_size, left)
 
-    def accept(self, page: Page) -> Page:
+    def accept(self, page: P) -> P:
         """Takes the answer to the request :meth:`next_request` named; returns it,
         cut to ``max_rows`` when it holds more than are still wanted."""
         if self.max_rows is not None and page.returned > self.max_rows - self.fetched:
-            keep = self.max_rows - self.fetched
-            page = dataclasses.replace(page, items=page.items[:keep], returned=keep, has_more=True)
+            page = page.cut(self.max_rows - self.fetched)
         self.fetched += page.returned
         self._last = page
         if not page.has_more or (self.max_rows is not None and self.fetched >= self.max_rows):
@@ -155,18 +312,18 @@ class Pager:
 
 
 def walk(
-    fetch: Callable[[int, int], Page],
+    fetch: Callable[[int, int], P],
     *,
     offset: int = 0,
     page_size: int,
     max_rows: Optional[int] = None,
-) -> Iterator[Page]:
+) -> Iterator[P]:
     """Follows ``has_more`` from ``offset`` (see :class:`Pager`).
 
     Args:
         fetch: sends one request for ``(offset, limit)`` and returns its page.
     """
-    pager = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
+    pager: Pager[P] = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
     while True:
         ask = pager.next_request()
         if ask is None:
@@ -175,14 +332,14 @@ def walk(
 
 
 async def awalk(
-    fetch: Callable[[int, int], Awaitable[Page]],
+    fetch: Callable[[int, int], Awaitable[P]],
     *,
     offset: int = 0,
     page_size: int,
     max_rows: Optional[int] = None,
-) -> AsyncIterator[Page]:
+) -> AsyncIterator[P]:
     """:func:`walk` for an ``async`` ``fetch``."""
-    pager = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
+    pager: Pager[P] = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
     while True:
         ask = pager.next_request()
         if ask is None:
@@ -198,9 +355,7 @@ def _progress_bar(desc: str, total: Optional[int]) -> Any:
     return tqdm(desc=desc, unit="row", total=total)
 
 
-def with_progress(
-    pages: Iterator[Page], *, desc: str, total: Optional[int] = None
-) -> Iterator[Page]:
+def with_progress(pages: Iterator[P], *, desc: str, total: Optional[int] = None) -> Iterator[P]:
     """``pages``, counting rows on a tqdm progress bar (``pip install iq-client[progress]``)."""
     bar = _progress_bar(desc, total)
     try:
@@ -212,8 +367,8 @@ def with_progress(
 
 
 async def awith_progress(
-    pages: AsyncIterator[Page], *, desc: str, total: Optional[int] = None
-) -> AsyncIterator[Page]:
+    pages: AsyncIterator[P], *, desc: str, total: Optional[int] = None
+) -> AsyncIterator[P]:
     """:func:`with_progress` for an async iterator of pages."""
     bar = _progress_bar(desc, total)
     try:

@@ -1,10 +1,11 @@
-"""Local checks of a query before it is sent (spec 4.1, decisions D1).
+"""Local checks of a query before it is sent (spec 4.1, decisions D1 and D17).
 
 A request refused here raises :class:`iq_client.LocalValidationError` and costs
 neither a round trip nor quota. The checks mirror the service's: unknown parameters
 and fields, duplicate fields, malformed or impossible dates, ``start_date`` after
-``end_date``, ``trade_date`` together with a range, non-string or empty values, and
-bad ``limit``/``offset``. Dates are normalised to ``YYYYMMDD``; ``None`` values are
+``end_date``, ``trade_date`` together with a range, non-string or empty values,
+instants (``as_of``, ``updated_since``) that are not RFC 3339 with an offset, and bad
+``limit``/``offset``. Dates are normalised to ``YYYYMMDD``; ``None`` values are
 dropped (spec: unused filters are omitted, never sent as empty strings).
 """
 
@@ -22,6 +23,8 @@ __all__ = [
     "ValidQuery",
     "validate_query",
     "normalise_date",
+    "normalise_instant",
+    "rfc3339",
     "yyyymmdd",
     "merge_params",
     "check_int",
@@ -37,6 +40,16 @@ ParamsArg = Optional[Mapping[str, Any]]
 #: ASCII digits only (``\d`` would take other scripts' digits); no trailing newline.
 _DATE = re.compile(r"([0-9]{4})-?([0-9]{2})-?([0-9]{2})")
 _MAX_VALUE_CHARS = 500
+#: RFC 3339 date-time (its section 5.6): date, ``T``, time with seconds, an optional
+#: fraction, and an offset (``Z`` or ``+hh:mm`` / ``-hh:mm``). As the service's parser
+#: (chrono's ``parse_from_rfc3339``) does, ``t`` or a space is taken for ``T``, ``z``
+#: for ``Z`` and a minus sign (U+2212) for ``-``.
+_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    "([Zz]|[+\\-\u2212]([0-9]{2}):([0-9]{2}))"
+)
+#: The same without the offset: a local time, which the service refuses.
+_LOCAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?")
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,111 @@ def normalise_date(name: str, value: Any) -> str:
     return f"{year:04d}{month:02d}{day:02d}"
 
 
+def _naive_refused(name: str) -> LocalValidationError:
+    return LocalValidationError(
+        f"parameter {name!r} is a naive datetime (no time zone); the service needs an "
+        "instant with an offset: pass an aware datetime, e.g. "
+        "datetime.now(timezone.utc) or dt.replace(tzinfo=ZoneInfo('Asia/Shanghai')), "
+        "or a string such as '2026-11-20T18:00:00+08:00'"
+    )
+
+
+def rfc3339(moment: _dt.datetime) -> str:
+    """An aware ``moment`` as RFC 3339 in UTC: ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``
+    (microseconds only when not zero; a ``pandas.Timestamp``'s nanoseconds are cut).
+
+    Raises:
+        ValueError: ``moment`` is naive.
+    """
+    if moment.utcoffset() is None:
+        raise ValueError("a naive datetime has no instant")
+    utc = moment.astimezone(_dt.timezone.utc)
+    text = (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+    )
+    if utc.microsecond:
+        text += f".{utc.microsecond:06d}"
+    return text + "Z"
+
+
+def _check_rfc3339(name: str, text: str) -> bool:
+    """Whether ``text`` is an RFC 3339 date-time with an offset; one of that shape
+    whose parts are out of range raises."""
+    match = _RFC3339.fullmatch(text)
+    if not match:
+        return False
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    off_hour, off_minute = match.group(9), match.group(10)
+    try:
+        _dt.date(year, month, day)
+    except ValueError:
+        raise LocalValidationError(
+            f"parameter {name!r} is not a real calendar date: {text!r}"
+        ) from None
+    # 60 is a leap second, which RFC 3339 allows.
+    if hour > 23 or minute > 59 or second > 60:
+        raise LocalValidationError(f"parameter {name!r} is not a real time of day: {text!r}")
+    if off_hour is not None and (int(off_hour) > 23 or int(off_minute) > 59):
+        raise LocalValidationError(f"parameter {name!r} has an impossible offset: {text!r}")
+    return True
+
+
+def normalise_instant(name: str, value: Any, *, allow_date: bool) -> str:
+    """An instant parameter (``as_of``, ``updated_since``; decision D17) as sent.
+
+    * text: an RFC 3339 timestamp with an offset (``2026-11-20T18:00:00+08:00``,
+      ``2026-11-20T10:00:00.5Z``), sent as given; with ``allow_date`` (``as_of``)
+      also a date, ``YYYYMMDD`` or ``YYYY-MM-DD``, which the service reads as the end
+      of that day in its time zone;
+    * an aware :class:`datetime.datetime` or ``pandas.Timestamp``: sent as RFC 3339
+      in UTC (see :func:`rfc3339`);
+    * with ``allow_date``, a :class:`datetime.date`: sent as ``YYYY-MM-DD``.
+
+    Raises:
+        LocalValidationError: a naive datetime, a local time without offset, a date
+            where only an instant is accepted, or anything else.
+    """
+    what = (
+        "an RFC 3339 timestamp with an offset ('2026-11-20T18:00:00+08:00', "
+        "'2026-11-20T10:00:00Z'), an aware datetime"
+        + (", or a date (YYYYMMDD, YYYY-MM-DD or a date object)" if allow_date else "")
+    )
+    if isinstance(value, _dt.datetime):  # pandas.Timestamp is a datetime
+        if not isinstance(value.year, int):  # pandas.NaT
+            raise LocalValidationError(f"parameter {name!r} is a missing instant (NaT)")
+        if value.utcoffset() is None:
+            raise _naive_refused(name)
+        try:
+            return rfc3339(value)
+        except (OverflowError, ValueError) as err:
+            raise LocalValidationError(f"parameter {name!r}: {err}") from None
+    if isinstance(value, _dt.date):
+        if allow_date:
+            return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        raise LocalValidationError(
+            f"parameter {name!r} must be an instant with an offset, not a date: {what}"
+        )
+    if not isinstance(value, str):
+        raise LocalValidationError(f"parameter {name!r} must be {what}; not {type(value).__name__}")
+    if _check_rfc3339(name, value):
+        return value
+    if _DATE.fullmatch(value) and value.count("-") in (0, 2):
+        if not allow_date:
+            raise LocalValidationError(
+                f"parameter {name!r} must be an instant with an offset, not a date "
+                f"({value!r}): {what}"
+            )
+        normalise_date(name, value)  # a real calendar date, else it raises
+        return value
+    if _LOCAL_TIME.fullmatch(value):
+        raise LocalValidationError(
+            f"parameter {name!r} has no offset: {value!r}; the service needs one, 'Z' or "
+            "'+hh:mm', and seconds (e.g. '2026-11-20T18:00:00+08:00')"
+        )
+    raise LocalValidationError(f"parameter {name!r} must be {what}; got {value!r}")
+
+
 def yyyymmdd(day: _dt.date) -> str:
     """``day`` as ``YYYYMMDD``, zero-padded for any year (``strftime("%Y")`` is not
     on every platform)."""
@@ -149,6 +267,8 @@ def _params(ds: Dataset, params: Mapping[str, Any]) -> Dict[str, str]:
         assert param is not None
         if param.is_date:
             text = normalise_date(name, value)
+        elif param.is_instant:
+            text = normalise_instant(name, value, allow_date=param.role == "as_of")
         elif isinstance(value, str):
             text = value
         else:
