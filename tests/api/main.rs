@@ -12,6 +12,7 @@ mod composite;
 mod cors;
 mod csv_answers;
 mod datasets;
+mod deploy_manifests;
 mod docs;
 mod embedded;
 mod envelope;
