@@ -1,21 +1,44 @@
-//! The embedded PostgreSQL of the zero-configuration start (D10): a cluster the service
-//! creates and runs itself from the machine's PostgreSQL server binaries, kept in a
-//! local data folder so data survives restarts.
+//! A PostgreSQL cluster run from the machine's PostgreSQL server binaries (`initdb`,
+//! `pg_ctl`), kept in a folder of its own: the one way this project starts a cluster.
 //!
-//! It listens only on a Unix socket inside its own folder (no TCP port to collide with).
-//! PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres`
-//! system user. This module never downloads anything.
+//! - The zero-configuration start (D10) runs the service's cluster in its local data
+//!   folder (`./.iq-data`), so data survives restarts, listening only on a Unix socket
+//!   inside that folder ([`Listen::Socket`]: no TCP port to collide with).
+//! - The test harness (`iq-test-support`) runs one throwaway cluster under `target/`
+//!   for a whole test run when no server answers, on 127.0.0.1 only
+//!   ([`Listen::Localhost`]).
+//!
+//! Creating and starting a cluster happens under a file lock in its folder
+//! (`start.lock`), so processes that start at once (the service and an `import`
+//! command, parallel test binaries) create and start it once and share it. PostgreSQL
+//! refuses to run as root, so as root the cluster runs as the `postgres` system user.
+//! This module never downloads anything, and never stops a cluster another process
+//! started.
 
-use std::fs;
+use std::fs::{self, OpenOptions};
+use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use nix::fcntl::{Flock, FlockArg};
 use nix::unistd::{Gid, Uid, User};
 
 /// Name of the service's database inside the cluster.
 pub const DATABASE: &str = "iq";
-const SUPERUSER: &str = "postgres";
-const PORT: u16 = 5432;
+/// The superuser every cluster is made with (trusted, no password).
+pub const SUPERUSER: &str = "postgres";
+/// The port of a socket-only cluster (part of its socket's name).
+const SOCKET_PORT: u16 = 5432;
+
+/// Where a cluster listens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listen {
+    /// Only on a Unix socket in its folder.
+    Socket,
+    /// On 127.0.0.1 only, at a free port picked when the cluster starts and recorded in
+    /// its folder (`port`), for the processes that find it running.
+    Localhost,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbeddedError {
@@ -45,6 +68,8 @@ pub struct EmbeddedPostgres {
     cluster_dir: PathBuf,
     socket_dir: PathBuf,
     log_file: PathBuf,
+    listen: Listen,
+    port: u16,
     run_as: Option<(Uid, Gid)>,
     /// Whether this process started the cluster (and so is the one to stop it): an
     /// `import` command next to a running service must not stop the service's cluster.
@@ -52,9 +77,21 @@ pub struct EmbeddedPostgres {
 }
 
 impl EmbeddedPostgres {
-    /// Creates the cluster under `root` on first use, starts it unless it already runs,
-    /// and makes sure the service's database exists. Blocking: call off the runtime.
+    /// The service's cluster: created under `root` on first use, started unless it
+    /// already runs, on its Unix socket only, with the service's database. Blocking: call
+    /// off the runtime.
     pub fn start(root: &Path) -> Result<Self, EmbeddedError> {
+        Self::start_with(root, Listen::Socket, Some(DATABASE))
+    }
+
+    /// Creates the cluster under `root` on first use, starts it unless it already runs
+    /// (listening as `listen` says; one found running keeps its port), and creates
+    /// `database` unless it exists. All of it under the folder's lock. Blocking.
+    pub fn start_with(
+        root: &Path,
+        listen: Listen,
+        database: Option<&str>,
+    ) -> Result<Self, EmbeddedError> {
         let bin_dir = find_binaries().ok_or(EmbeddedError::BinariesNotFound)?;
         let run_as = if Uid::effective().is_root() {
             let user = User::from_name(SUPERUSER)
@@ -70,14 +107,13 @@ impl EmbeddedPostgres {
             socket_dir: root.join("run"),
             log_file: root.join("postgres.log"),
             bin_dir,
+            listen,
+            port: SOCKET_PORT,
             run_as,
             started_here: false,
         };
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EmbeddedError::Io { path, source }
-        };
         fs::create_dir_all(&pg.socket_dir).map_err(io(&pg.socket_dir))?;
+        let _lock = lock(&root.join("start.lock"))?;
         if let Some((uid, gid)) = pg.run_as {
             for dir in [root, &pg.socket_dir] {
                 nix::unistd::chown(dir, Some(uid), Some(gid)).map_err(|e| EmbeddedError::Io {
@@ -101,11 +137,25 @@ impl EmbeddedPostgres {
                 ],
             )?;
         }
-        if !pg.is_running() {
+        let port_file = root.join("port");
+        if pg.is_running() {
+            if listen == Listen::Localhost {
+                pg.port = recorded_port(&port_file)?;
+            }
+        } else {
             pg.started_here = true;
+            let addresses = match listen {
+                Listen::Socket => "",
+                Listen::Localhost => {
+                    pg.port = free_port().map_err(io(root))?;
+                    fs::write(&port_file, pg.port.to_string()).map_err(io(&port_file))?;
+                    "127.0.0.1"
+                }
+            };
             let options = format!(
-                "-c listen_addresses='' -k {} -p {PORT}",
-                pg.socket_dir.display()
+                "-c listen_addresses='{addresses}' -k {} -p {}",
+                pg.socket_dir.display(),
+                pg.port
             );
             pg.run(
                 "pg_ctl",
@@ -123,19 +173,26 @@ impl EmbeddedPostgres {
                 ],
             )?;
         }
-        pg.create_database()?;
+        if let Some(database) = database {
+            pg.create_database(database)?;
+        }
         Ok(pg)
     }
 
     /// Connection settings for the service's database.
     pub fn config(&self) -> tokio_postgres::Config {
         let mut config = tokio_postgres::Config::new();
+        match self.listen {
+            Listen::Socket => config.host_path(&self.socket_dir),
+            Listen::Localhost => config.host("127.0.0.1"),
+        };
+        config.port(self.port).user(SUPERUSER).dbname(DATABASE);
         config
-            .host_path(&self.socket_dir)
-            .port(PORT)
-            .user(SUPERUSER)
-            .dbname(DATABASE);
-        config
+    }
+
+    /// The port it listens on (with [`Listen::Localhost`], on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Stops the cluster if this process started it (fast shutdown: open sessions are
@@ -172,10 +229,10 @@ impl EmbeddedPostgres {
             .unwrap_or(false)
     }
 
-    fn create_database(&self) -> Result<(), EmbeddedError> {
+    fn create_database(&self, database: &str) -> Result<(), EmbeddedError> {
         let psql = |sql: &str| {
             let socket = self.socket_dir.display().to_string();
-            let port = PORT.to_string();
+            let port = self.port.to_string();
             self.run(
                 "psql",
                 &[
@@ -185,10 +242,10 @@ impl EmbeddedPostgres {
             )
         };
         let exists = psql(&format!(
-            "SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"
+            "SELECT 1 FROM pg_database WHERE datname = '{database}'"
         ))?;
         if String::from_utf8_lossy(&exists.stdout).trim() != "1" {
-            psql(&format!("CREATE DATABASE {DATABASE}"))?;
+            psql(&format!("CREATE DATABASE \"{database}\""))?;
         }
         Ok(())
     }
@@ -231,6 +288,38 @@ impl EmbeddedPostgres {
             })
         }
     }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EmbeddedError {
+    let path = path.to_path_buf();
+    move |source| EmbeddedError::Io { path, source }
+}
+
+/// An exclusive lock on `path` (created if need be), held until the guard is dropped.
+fn lock(path: &Path) -> Result<Flock<fs::File>, EmbeddedError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(io(path))?;
+    Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| io(path)(errno.into()))
+}
+
+/// A port nothing listens on on 127.0.0.1 right now.
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// The port a running cluster was started on, as recorded in `path`.
+fn recorded_port(path: &Path) -> Result<u16, EmbeddedError> {
+    let text = fs::read_to_string(path).map_err(io(path))?;
+    text.trim().parse().map_err(|_| EmbeddedError::Command {
+        step: "port".to_owned(),
+        detail: format!("{} does not hold a port: {text:?}", path.display()),
+    })
 }
 
 /// A folder holding both `initdb` and `pg_ctl`: PATH first, then Debian's layout, newest

@@ -12,7 +12,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use iq_actors::accounts::api_key::KeyHasher;
-use iq_actors::accounts::Accounts;
+use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
 use iq_actors::auth::AuthActor;
 use iq_actors::calendar::{service_today, Calendar};
 use iq_actors::changes::ChangeBus;
@@ -189,6 +189,8 @@ impl Application {
         let state = web::Data::new(AppState {
             front,
             accounts,
+            tiers: Tiers::new(pool.clone(), change_bus.clone()),
+            index_settings: IndexSettings::new(pool.clone(), change_bus.clone()),
             trusted_proxies: settings.trusted_proxies.clone(),
             cookie_secure: settings.cookie_secure,
             import_max_bytes: settings.import_max_bytes,

@@ -65,7 +65,7 @@ pub async fn patch_user(
 }
 
 pub async fn tiers(_: BackOffice<SuperAdmin>, state: web::Data<AppState>) -> Reply<impl Serialize> {
-    Ok(Answer(state.accounts.tiers().await?))
+    Ok(Answer(state.tiers.list().await?))
 }
 
 pub async fn replace_tier(
@@ -74,9 +74,7 @@ pub async fn replace_tier(
     body: Body<TierSettings>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    Ok(Answer(
-        state.accounts.replace_tier(&tier, body.value()?).await?,
-    ))
+    Ok(Answer(state.tiers.replace(&tier, body.value()?).await?))
 }
 
 pub async fn patch_key(
@@ -96,8 +94,8 @@ pub async fn patch_index(
 ) -> Reply<impl Serialize> {
     Ok(Answer(
         state
-            .accounts
-            .patch_index(&index_code, body.value()?)
+            .index_settings
+            .patch(&index_code, body.value()?)
             .await?,
     ))
 }

@@ -1,6 +1,7 @@
 //! HTTP routes. Handlers are thin: they read the request, check the session where the
-//! back office needs one, call the domain (the FrontActor for reads of market data,
-//! [`Accounts`] for the back office) and wrap the answer in the envelope.
+//! back office needs one, call the domain (the FrontActor for reads of market data, the
+//! back office's services held in [`AppState`] for the rest) and wrap the answer in the
+//! envelope.
 
 mod admin;
 mod calendar;
@@ -17,7 +18,7 @@ mod session;
 use actix::Addr;
 use actix_web::{web, HttpRequest};
 use ipnet::IpNet;
-use iq_actors::accounts::Accounts;
+use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
 use iq_actors::calendar::Calendar;
 use iq_actors::imports::Importer;
 
@@ -29,7 +30,12 @@ use crate::http::protection::Protection;
 
 pub struct AppState {
     pub front: Addr<FrontActor>,
+    /// Users, sessions, API keys and their usage.
     pub accounts: Accounts,
+    /// Tier settings.
+    pub tiers: Tiers,
+    /// The indexes' names, visibility and display order.
+    pub index_settings: IndexSettings,
     pub trusted_proxies: Vec<IpNet>,
     pub cookie_secure: bool,
     /// The largest quote file an import accepts.
@@ -39,7 +45,7 @@ pub struct AppState {
     /// The trading calendar's writer.
     pub calendar: Calendar,
     /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
-    /// `Accounts`.
+    /// one of the services above.
     pub pool: deadpool_postgres::Pool,
     /// The keyless protections (D15).
     pub protection: Protection,

@@ -1,14 +1,12 @@
 //! Test databases: each test gets its own, cloned from a template migrated once per
-//! schema, and dropped when the last instance on it goes. Nothing here knows HTTP.
+//! schema, and dropped when the last instance on it goes, on the server
+//! [`crate::server`] finds (or starts). Nothing here knows HTTP.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio_postgres::NoTls;
 
-pub fn server_url() -> String {
-    std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
+pub use crate::server::server_url;
 
 /// Drops its test database when the last [`crate::TestApp`] on it goes (at the end of the
 /// test), so runs do not leave databases behind.

@@ -7,6 +7,7 @@
 
 pub mod browser;
 pub mod database;
+pub mod server;
 pub mod site;
 
 pub use database::{create_database, database_url, server_url, DropDatabase};

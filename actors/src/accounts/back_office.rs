@@ -1,6 +1,7 @@
-//! The back office's views over every account and key (super administrators), and an
-//! owner's own key care: a new secret for a key, a new name, its usage. A further
-//! `impl Accounts` block: the writes still go through [`Accounts::write`].
+//! The back office's views over every account and key (super administrators): the user
+//! list and a user's detail, every key, one key; and an owner's own key care: a new
+//! secret for a key, a new name, its usage. A further `impl Accounts` block: the writes
+//! still go through [`Accounts::write`].
 
 use super::keys::{self, CreatedKey, KeyRename, KeyView, OwnedKeyView};
 use super::usage::{self, KeyUsage};
@@ -49,6 +50,14 @@ impl Accounts {
     ) -> Result<Page<OwnedKeyView>, ApiError> {
         let client = self.pool.get().await?;
         keys::list_all(&**client, page, user_id, q, self.clock.now()).await
+    }
+
+    /// One live key with its owner and today's calls, as [`Accounts::list_all_keys`]
+    /// shows it (the back office's key page); `None` when there is none or it was
+    /// deleted.
+    pub async fn key(&self, key_id: &str) -> Result<Option<OwnedKeyView>, ApiError> {
+        let client = self.pool.get().await?;
+        keys::find_by_id(&**client, key_id, self.clock.now()).await
     }
 
     /// `POST /api/v1/keys/{id}/rotate`: a new secret for one of the owner's keys, shown

@@ -1,10 +1,55 @@
 //! Index settings a super administrator may change (D7): display name, sort order and
-//! visibility (the back-office public level).
+//! visibility (the back-office public level), through the [`IndexSettings`] service.
+//!
+//! It owns these three columns of the `indexes` table and nothing else: it never adds or
+//! removes an index, and never touches quotes or daily rows. Every change goes through
+//! [`ChangeBus::write`] with `Change::Data`, so every instance drops its index registry
+//! and cached pages.
 
+use deadpool_postgres::Pool;
 use serde::{Deserialize, Serialize};
 
+use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
+
+/// The index settings as the back office reads and changes them, held in the service's
+/// state.
+#[derive(Clone)]
+pub struct IndexSettings {
+    pool: Pool,
+    bus: ChangeBus,
+}
+
+impl IndexSettings {
+    pub fn new(pool: Pool, bus: ChangeBus) -> Self {
+        IndexSettings { pool, bus }
+    }
+
+    /// Every index with its settings, private ones included, in display order.
+    pub async fn list(&self) -> Result<Vec<IndexView>, ApiError> {
+        let client = self.pool.get().await?;
+        list(&**client).await
+    }
+
+    /// `PATCH /api/v1/admin/indexes/{index_code}`: the fields sent, changed.
+    pub async fn patch(&self, index_code: &str, patch: IndexPatch) -> Result<IndexView, ApiError> {
+        self.bus
+            .write(&self.pool, Change::Data, async |tx| {
+                self::patch(tx, index_code, patch).await
+            })
+            .await
+    }
+
+    /// Moves an index one place up or down in the display order.
+    pub async fn shift(&self, index_code: &str, up: bool) -> Result<(), ApiError> {
+        self.bus
+            .write(&self.pool, Change::Data, async |tx| {
+                shift(tx, index_code, up).await
+            })
+            .await
+    }
+}
 
 /// `PATCH /api/v1/admin/indexes/{index_code}`.
 #[derive(Debug, Deserialize)]
@@ -15,8 +60,9 @@ pub struct IndexPatch {
     pub index_name: Option<String>,
 }
 
+/// One index's settings, as the back office shows them.
 #[derive(Debug, Serialize)]
-pub struct IndexSettings {
+pub struct IndexView {
     pub index_code: String,
     pub index_name: String,
     pub sort_no: i32,
@@ -29,7 +75,7 @@ pub async fn patch(
     client: &impl Traced,
     index_code: &str,
     patch: IndexPatch,
-) -> Result<IndexSettings, ApiError> {
+) -> Result<IndexView, ApiError> {
     if let Some(v) = &patch.visibility {
         if !VISIBILITIES.contains(&v.as_str()) {
             return Err(ApiError::invalid(
@@ -65,7 +111,11 @@ pub async fn patch(
                 format!("no index named '{index_code}'"),
             )
         })?;
-    Ok(IndexSettings {
+    from_row(&row)
+}
+
+fn from_row(row: &tokio_postgres::Row) -> Result<IndexView, ApiError> {
+    Ok(IndexView {
         index_code: row.try_get("index_code")?,
         index_name: row.try_get("index_name")?,
         sort_no: row.try_get("sort_no")?,
@@ -74,7 +124,7 @@ pub async fn patch(
 }
 
 /// Every index (private ones included) in display order.
-pub async fn list(client: &impl Traced) -> Result<Vec<IndexSettings>, ApiError> {
+pub async fn list(client: &impl Traced) -> Result<Vec<IndexView>, ApiError> {
     let rows = client
         .query_named(
             "index_settings.list",
@@ -83,16 +133,7 @@ pub async fn list(client: &impl Traced) -> Result<Vec<IndexSettings>, ApiError> 
             &[],
         )
         .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(IndexSettings {
-                index_code: row.try_get("index_code")?,
-                index_name: row.try_get("index_name")?,
-                sort_no: row.try_get("sort_no")?,
-                visibility: row.try_get("visibility")?,
-            })
-        })
-        .collect()
+    rows.iter().map(from_row).collect()
 }
 
 /// Moves `index_code` one place up (earlier) or down in the display order: the order

@@ -1,17 +1,19 @@
-//! Accounts, sessions, API keys, tiers and index settings: the back office's data (D7)
-//! and the records the AuthActor reads. The market-data writes of the back office
-//! (imports, calendar) are further `impl Accounts` blocks in their own modules, so every
-//! back-office write still goes through [`Accounts::write`].
+//! The back office's data (D7) and the records the AuthActor reads, as three services
+//! held in the service's state, each owning its own statements:
 //!
-//! [`Accounts`] is the one door for back-office writes. Each write runs in a
-//! transaction that also sends `NOTIFY` (see [`crate::changes`]), then tells this
-//! instance's actors at once, so a deleted key is refused on its very next use here and
-//! within moments on every other instance. It never sees HTTP, and never logs a
-//! password, key, session id or CSRF token.
+//! - [`Accounts`]: users, sessions, API keys and usage (`users`, `sessions`, [`keys`],
+//!   `usage`; the administrators' views in `back_office`);
+//! - [`Tiers`] ([`tiers`]): tier settings and who a change of one reaches;
+//! - [`IndexSettings`] ([`index_settings`]): the indexes' names, visibility and order.
+//!
+//! Every write runs through [`ChangeBus::write`]: a transaction that also sends `NOTIFY`
+//! (see [`crate::changes`]), then tells this instance's actors at once, so a deleted key
+//! is refused on its very next use here and within moments on every other instance.
+//! None of them sees HTTP, and none logs a password, key, session id or CSRF token.
 
 pub mod api_key;
 mod back_office;
-mod index_settings;
+pub mod index_settings;
 mod keys;
 pub mod login_limit;
 pub mod password;
@@ -28,17 +30,17 @@ use deadpool_postgres::Pool;
 use tokio_postgres::Transaction;
 
 pub use back_office::USER_DETAIL_DAYS;
-pub use index_settings::{IndexPatch, IndexSettings};
+pub use index_settings::{IndexPatch, IndexSettings, IndexView};
 pub use keys::{
     find as keys_find, CreatedKey, KeyOwner, KeyPatch, KeyRecord, KeyRename, KeyView, NewKey,
     OwnedKeyView,
 };
 pub use sessions::{ActiveSession, OpenedSession, SessionLookup, SessionPolicy};
-pub use tiers::TierSettings;
+pub use tiers::{TierSettings, Tiers};
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 
 use self::api_key::KeyHasher;
-use crate::caller::{Account, Tier};
+use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::ApiError;
@@ -177,49 +179,6 @@ impl Accounts {
             self.clock.now().date_naive(),
             days,
         )
-        .await
-    }
-
-    pub async fn tiers(&self) -> Result<Vec<Tier>, ApiError> {
-        let client = self.pool.get().await?;
-        tiers::list(&**client).await
-    }
-
-    /// Active users on tier `name` and their live keys: who a change of it reaches.
-    pub async fn tier_reach(&self, name: &str) -> Result<(i64, i64), ApiError> {
-        let client = self.pool.get().await?;
-        tiers::reach(&**client, name).await
-    }
-
-    pub async fn replace_tier(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {
-        self.write(Change::Auth, async |tx| {
-            tiers::replace(tx, name, &settings).await
-        })
-        .await
-    }
-
-    /// Every index with its settings, private ones included, in display order.
-    pub async fn indexes(&self) -> Result<Vec<IndexSettings>, ApiError> {
-        let client = self.pool.get().await?;
-        index_settings::list(&**client).await
-    }
-
-    /// Moves an index one place up or down in the display order.
-    pub async fn shift_index(&self, index_code: &str, up: bool) -> Result<(), ApiError> {
-        self.write(Change::Data, async |tx| {
-            index_settings::shift(tx, index_code, up).await
-        })
-        .await
-    }
-
-    pub async fn patch_index(
-        &self,
-        index_code: &str,
-        patch: IndexPatch,
-    ) -> Result<IndexSettings, ApiError> {
-        self.write(Change::Data, async |tx| {
-            index_settings::patch(tx, index_code, patch).await
-        })
         .await
     }
 }

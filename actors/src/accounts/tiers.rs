@@ -1,11 +1,54 @@
-//! Tier and entitlement settings (spec part 8, D7): read for every identity, changed
-//! only by a super administrator.
+//! Tier and entitlement settings (spec part 8, D7): read for every identity (the
+//! AuthActor caches them through [`load`] and [`list`]), changed only by a super
+//! administrator through the [`Tiers`] service.
+//!
+//! It owns the `tiers` table's statements and nothing else: it never reads or changes a
+//! user or a key (a tier's reach only counts them), and never caches: a change goes
+//! through [`ChangeBus::write`] with `Change::Auth`, so every instance's AuthActor drops
+//! its copies.
 
+use deadpool_postgres::Pool;
 use serde::Deserialize;
 
 use crate::caller::Tier;
+use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
+
+/// The tiers as the back office reads and changes them, held in the service's state.
+#[derive(Clone)]
+pub struct Tiers {
+    pool: Pool,
+    bus: ChangeBus,
+}
+
+impl Tiers {
+    pub fn new(pool: Pool, bus: ChangeBus) -> Self {
+        Tiers { pool, bus }
+    }
+
+    /// Both tiers, free first.
+    pub async fn list(&self) -> Result<Vec<Tier>, ApiError> {
+        let client = self.pool.get().await?;
+        list(&**client).await
+    }
+
+    /// Active users on tier `name` and their live keys: who a change of it reaches.
+    pub async fn reach(&self, name: &str) -> Result<(i64, i64), ApiError> {
+        let client = self.pool.get().await?;
+        reach(&**client, name).await
+    }
+
+    /// `PUT /api/v1/admin/tiers/{tier}`: every setting of tier `name` replaced, and
+    /// announced before this returns.
+    pub async fn replace(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {
+        self.bus
+            .write(&self.pool, Change::Auth, async |tx| {
+                replace(tx, name, &settings).await
+            })
+            .await
+    }
+}
 
 const COLUMNS: &str = "tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes";
 

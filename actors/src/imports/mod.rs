@@ -7,7 +7,7 @@
 //! - [`archive`]: an `.xlsx` archive checked before it is opened (part sizes, and the
 //!   parts the workbook reader holds whole).
 //! - [`validate`]: rows of cells to quote rows, row by row, or the bad rows with their
-//!   reasons.
+//!   reasons; one file a rule (header, row, columns, amounts, across rows).
 //! - [`bounds`]: the bounds every import runs under, so that no file can exhaust the
 //!   service (D8): sheet dimensions, cells, inflated part sizes, cell length, errors
 //!   listed, echoed values.
@@ -25,7 +25,6 @@ pub mod workbook;
 pub mod write;
 
 #[cfg(test)]
-#[path = "bounds_tests.rs"]
 mod bounds_tests;
 #[cfg(test)]
 #[path = "proptests.rs"]

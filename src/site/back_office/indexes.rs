@@ -6,7 +6,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::{IndexPatch, IndexSettings};
+use iq_actors::accounts::{IndexPatch, IndexView};
 
 use super::{Staff, SuperAdmin};
 use crate::routes::AppState;
@@ -20,7 +20,7 @@ pub const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "priva
 #[template(path = "admin/indexes.html")]
 struct IndexesPage {
     chrome: Chrome,
-    indexes: Vec<IndexSettings>,
+    indexes: Vec<IndexView>,
     visibilities: [&'static str; 4],
     problem: Option<(String, String)>,
 }
@@ -38,7 +38,7 @@ async fn page(
     };
     let page = IndexesPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
-        indexes: state.accounts.indexes().await?,
+        indexes: state.index_settings.list().await?,
         visibilities: VISIBILITIES,
         problem,
     };
@@ -65,15 +65,15 @@ pub async fn save(
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
     let result = match form.one("action") {
-        Some("up") => state.accounts.shift_index(&code, true).await,
-        Some("down") => state.accounts.shift_index(&code, false).await,
+        Some("up") => state.index_settings.shift(&code, true).await,
+        Some("down") => state.index_settings.shift(&code, false).await,
         _ => {
             let patch = IndexPatch {
                 visibility: form.one("visibility").map(str::to_owned),
                 sort_no: None,
                 index_name: form.one("index_name").map(str::to_owned),
             };
-            state.accounts.patch_index(&code, patch).await.map(drop)
+            state.index_settings.patch(&code, patch).await.map(drop)
         }
     };
     match result {

@@ -8,7 +8,7 @@ use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{NaiveTime, TimeDelta};
 use iq_actors::accounts::{KeyPatch, OwnedKeyView};
-use iq_actors::paging::{PageRequest, SearchText};
+use iq_actors::paging::SearchText;
 use iq_actors::ApiError;
 use serde::Deserialize;
 
@@ -113,16 +113,10 @@ const SCOPES: [&str; 3] = ["index:read", "quote:read", "calendar:read"];
 
 /// The key `id` with its owner, or a 404 page.
 async fn find(state: &AppState, id: &str) -> Result<OwnedKeyView, PageError> {
-    // The usage names the owner; the owner's list holds the key.
-    let owner = state.accounts.key_usage(id, 1).await?.owner;
-    let request = PageRequest::standard(Some(500), None)?;
-    let keys = state
+    state
         .accounts
-        .list_all_keys(request, Some(&owner), &SearchText::default())
-        .await?;
-    keys.items
-        .into_iter()
-        .find(|k| k.key.id == id)
+        .key(id)
+        .await?
         .ok_or_else(|| PageError::not_found("There is no such key (it may have been deleted)."))
 }
 

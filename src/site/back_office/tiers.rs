@@ -91,7 +91,7 @@ pub async fn list(
     staff: Staff<SuperAdmin>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let tiers = state.accounts.tiers().await?;
+    let tiers = state.tiers.list().await?;
     let page = TiersPage {
         chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
         tiers: tiers.iter().map(TierForm::from).collect(),
@@ -128,7 +128,7 @@ pub async fn save(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let tiers = state.accounts.tiers().await?;
+    let tiers = state.tiers.list().await?;
     let current = tiers
         .iter()
         .find(|t| t.name == *name)
@@ -154,7 +154,7 @@ pub async fn save(
         }
     };
     if form.one("action") == Some("save") {
-        return match state.accounts.replace_tier(&name, settings).await {
+        return match state.tiers.replace(&name, settings).await {
             Ok(_) => Ok(see_other(&format!("/admin/tiers?saved={name}")).finish()),
             Err(error) if error.code == iq_actors::ErrorCode::InvalidRequest => {
                 let page = refused(error.message, &tiers, wanted);
@@ -165,7 +165,7 @@ pub async fn save(
     }
     let before = TierForm::from(current);
     let changes = changes(&before, &wanted);
-    let (users, keys) = state.accounts.tier_reach(&name).await?;
+    let (users, keys) = state.tiers.reach(&name).await?;
     let page = Preview {
         chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
         tier: wanted,

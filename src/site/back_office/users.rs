@@ -161,7 +161,7 @@ async fn user_page(
     problem: Option<String>,
 ) -> PageResult {
     let detail = state.accounts.user_detail(id).await?;
-    let tiers = state.accounts.tiers().await?;
+    let tiers = state.tiers.list().await?;
     let mut series: Vec<_> = detail
         .usage
         .iter()

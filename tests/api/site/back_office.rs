@@ -439,6 +439,23 @@ async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
 }
 
 #[actix_web::test]
+async fn a_deleted_or_unknown_key_has_no_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let kim = app.login_ok("kim").await;
+    assert_eq!(app.delete_key(&kim, &key.id).await.status, 200);
+    for id in [key.id.as_str(), "key_doesnotexist00"] {
+        let page = app
+            .page_with(&root.cookies, &format!("/admin/keys/{id}"))
+            .await;
+        assert_eq!(page.status, 404, "{id}: {}", page.html);
+        page.assert_has("There is no such key (it may have been deleted).");
+    }
+}
+
+#[actix_web::test]
 async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;

@@ -1,0 +1,139 @@
+//! One data row: each cell checked by its column's rule ([`super::columns`],
+//! [`super::amounts`]) after the bounds of any cell (length, NUL), every problem
+//! reported, and the row's quote when all five cells are good.
+//!
+//! It must never stop at a row's first bad cell: each is reported, in the D8 column
+//! order.
+
+use chrono::NaiveDate;
+
+use super::amounts::{price, weight};
+use super::columns::{index_code, specification, trade_date};
+use super::header::describe;
+use super::{Reference, RowError, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT};
+use crate::imports::bounds::{echo, ErrorList, MAX_CELL_CHARS};
+use crate::imports::workbook::{Cell, SheetRow};
+use crate::quotes::recalc::QuoteRow;
+
+/// One data row after its own checks.
+pub(super) struct Parsed<'r> {
+    pub(super) number: u32,
+    /// Every cell of the row valid.
+    pub(super) quote: Option<QuoteRow>,
+    /// The row's date and index, when both are valid: the weight-sum group it belongs
+    /// to, even if another of its cells is bad.
+    pub(super) group: Option<(NaiveDate, &'r str)>,
+}
+
+pub(super) const MISSING: &str = "missing";
+static EMPTY: Cell = Cell::Empty;
+
+pub(super) fn parse_row<'r>(
+    row: &SheetRow,
+    positions: &[usize; 5],
+    reference: &'r Reference,
+    errors: &mut ErrorList,
+) -> Parsed<'r> {
+    let cell = |k: usize| row.cells.get(positions[k]).unwrap_or(&EMPTY);
+    // `k`, the column's place in the D8 order, is also its rank within the row; the
+    // error is built only if it is listed.
+    let mut report = |k: usize, reason: String| {
+        errors.add_with(row.number, k, || RowError {
+            row: row.number,
+            column: COLUMNS[k].to_owned(),
+            reason,
+        })
+    };
+    // The bounds of any cell come first: a 600-character or NUL-holding cell is that
+    // problem, whatever else is wrong with it.
+    let bounded = |k: usize| match out_of_bounds(cell(k)) {
+        Some(problem) => Err(problem),
+        None => Ok(cell(k)),
+    };
+
+    let trade_date = bounded(TRADE_DATE).and_then(|c| trade_date(c, &reference.open_days));
+    let index_code = bounded(INDEX_CODE).and_then(|c| index_code(c, reference));
+    let specification = bounded(SPECIFICATION).and_then(specification);
+    let weight = bounded(WEIGHT).and_then(weight);
+    let price = bounded(PRICE).and_then(price);
+
+    let group = match (&trade_date, &index_code) {
+        (Ok(date), Ok(code)) => Some((*date, *code)),
+        _ => None,
+    };
+    let quote = match (trade_date, index_code, specification, weight, price) {
+        (Ok(trade_date), Ok(index_code), Ok(specification), Ok(weight), Ok(price)) => {
+            Some(QuoteRow {
+                trade_date,
+                index_code: index_code.to_owned(),
+                specification,
+                weight,
+                price,
+            })
+        }
+        (trade_date, index_code, specification, weight, price) => {
+            for (k, problem) in [
+                trade_date.err(),
+                index_code.err(),
+                specification.err(),
+                weight.err(),
+                price.err(),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if let Some(reason) = problem {
+                    report(k, reason);
+                }
+            }
+            None
+        }
+    };
+    Parsed {
+        number: row.number,
+        quote,
+        group,
+    }
+}
+
+/// Why a cell breaks the D8 bounds of any cell, if it does: "a cell longer than 500
+/// characters is an error whose reason quotes at most its first 50; a cell holding NUL
+/// or a character PostgreSQL cannot store is an error of its row". In a UTF-8 database
+/// `text` stores every character but NUL, and a Rust string holds only characters, so
+/// NUL is the one to refuse; the COPY would otherwise fail the whole import (50000).
+pub(super) fn out_of_bounds(cell: &Cell) -> Option<String> {
+    let (Cell::Text(s) | Cell::Number(s)) = cell else {
+        return None;
+    };
+    // A string of at most 500 bytes has at most 500 characters: counting them is only
+    // needed past that.
+    if s.len() > MAX_CELL_CHARS {
+        let length = s.chars().count();
+        if length > MAX_CELL_CHARS {
+            return Some(format!(
+                "the cell holds {length} characters, more than the {MAX_CELL_CHARS} a cell \
+                 may hold: '{}'",
+                echo(s)
+            ));
+        }
+    }
+    if s.as_bytes().contains(&0) {
+        return Some(
+            "the cell holds a NUL character (code 0), which cannot be stored: remove it".to_owned(),
+        );
+    }
+    None
+}
+
+pub(super) fn trim_ascii(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// The reason for a cell of the wrong kind.
+pub(super) fn holds(cell: &Cell, expected: &str) -> String {
+    match cell {
+        Cell::Empty => MISSING.to_owned(),
+        Cell::Invalid(what) => format!("the cell holds {what}; expected {expected}"),
+        other => format!("the cell holds {}; expected {expected}", describe(other)),
+    }
+}
