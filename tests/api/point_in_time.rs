@@ -296,7 +296,28 @@ async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_
         since_quotes
     );
 
-    // The back office lists what each import changed.
+    // History holds only what changed: the corrected quote and the revised rows (the
+    // GPU day and the 8x H200 quote sent again unchanged are not new versions).
+    let count = |table: &'static str| {
+        let db = &app.db;
+        async move {
+            let sql = format!("SELECT count(*) FROM {table}");
+            db.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0)
+        }
+    };
+    assert_eq!(count("index_quotes_history").await, 1);
+    assert_eq!(count("index_daily_history").await, revised.len() as i64);
+
+    // The back office lists what each import changed, newest first.
+    let list = app.imports(&admin, "").await;
+    assert_eq!(list.code(), 0, "{}", list.body);
+    let newest = &list.data()[0];
+    assert_eq!(newest["published_at"], p2.as_str());
+    assert!(newest["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["index_code"] == "Server_Index" && c["quote_days_replaced"] == 1));
     let id = second.data()["import_id"].as_str().unwrap().to_string();
     let detail = app.import_detail(&admin, &id).await;
     let changes: BTreeMap<String, Value> = detail.data()["changes"]
