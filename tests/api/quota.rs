@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use iq_actors::quota::ShowStats;
 
-use crate::helpers::{spawn_with_fixture, Key, Reply, Session, TestApp};
+use crate::helpers::{eventually, spawn_with_fixture, Key, Reply, Session, TestApp};
 
 fn latest() -> Value {
     json!({"api_name": "index_latest"})
@@ -336,6 +336,85 @@ async fn call_log_rows_past_retention_are_pruned() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert_eq!(left, vec!["req_recent".to_string()]);
+}
+
+/// The call log is partitioned by month: a month whose end is past retention is
+/// dropped whole, a row of a month with no table yet waits in the default partition
+/// and moves into the month's table when it is made.
+#[actix_web::test]
+async fn call_log_months_past_retention_are_dropped_whole() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "pam", "free").await;
+    let insert = |id: &'static str, at: chrono::DateTime<chrono::Utc>| {
+        let db = &app.db;
+        let key_id = key.id.clone();
+        async move {
+            db.execute(
+                "INSERT INTO call_log VALUES ($1, $2, 'index_latest', 0, 1, 100, $3)",
+                &[&id, &key_id, &at],
+            )
+            .await
+            .unwrap();
+        }
+    };
+    let partition_of = |id: &'static str| {
+        let db = &app.db;
+        async move {
+            db.query_one(
+                "SELECT tableoid::regclass::text FROM call_log WHERE request_id = $1",
+                &[&id],
+            )
+            .await
+            .unwrap()
+            .get::<_, String>(0)
+        }
+    };
+    let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).unwrap().to_utc();
+    // July 2026 has no table yet: its row waits in the default partition...
+    insert("req_july", at("2026-07-10T12:00:00Z")).await;
+    assert_eq!(partition_of("req_july").await, "call_log_default");
+    // ...and moves into the month's table when it is made.
+    let made: bool = app
+        .db
+        .query_one("SELECT call_log_partition('2026-07-15T00:00:00Z')", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(made);
+    assert_eq!(partition_of("req_july").await, "call_log_y2026m07");
+    insert("req_recent", crate::helpers::now() - TimeDelta::days(10)).await;
+
+    // Retention is 90 days: on 21 Nov, July has ended before 23 Aug and goes whole.
+    app.clock.advance(TimeDelta::days(1));
+    let dropped = eventually(std::time::Duration::from_secs(5), || async {
+        app.db
+            .query_one("SELECT to_regclass('call_log_y2026m07') IS NULL", &[])
+            .await
+            .unwrap()
+            .get::<_, bool>(0)
+    })
+    .await;
+    assert!(dropped, "the July table is still there");
+    let left: Vec<String> = app
+        .db
+        .query("SELECT request_id FROM call_log ORDER BY request_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(left, ["req_recent"]);
+    // The prune made this month's and next month's tables (of the service's clock).
+    for month in ["call_log_y2026m11", "call_log_y2026m12"] {
+        let exists: bool = app
+            .db
+            .query_one("SELECT to_regclass($1) IS NOT NULL", &[&month])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(exists, "{month}");
+    }
 }
 
 #[actix_web::test]

@@ -166,25 +166,30 @@ impl QuotaStore {
         Ok(row.try_get(0)?)
     }
 
-    /// Deletes call-log rows and day windows older than `before`, minute windows and
-    /// flush marks older than a day. Answers the call-log rows deleted.
+    /// Makes sure the call log has its tables for this month and the next (so the
+    /// flushes of the coming weeks never land in the default partition), drops the
+    /// call-log months that ended before `before` (retention is whole months: a month
+    /// goes once all of it is past retention), and deletes day windows older than
+    /// `before`, minute windows and flush marks older than a day. Answers the call-log
+    /// rows removed.
     pub async fn prune(&self, now: DateTime<Utc>, before: DateTime<Utc>) -> Result<u64, ApiError> {
         let client = self.client().await?;
         let yesterday = now - chrono::TimeDelta::days(1);
         let row = client
             .query_one_named(
                 "quota.prune",
-                "WITH calls AS (DELETE FROM call_log WHERE called_at < $1 RETURNING 1), \
-                 days AS (DELETE FROM quota_windows \
-                          WHERE span = 'day' AND window_start < $1), \
+                "WITH days AS (DELETE FROM quota_windows \
+                                WHERE span = 'day' AND window_start < $1), \
                  minutes AS (DELETE FROM quota_windows \
                              WHERE span = 'minute' AND window_start < $2), \
                  marks AS (DELETE FROM quota_flushes WHERE flushed_at < $2) \
-                 SELECT count(*) FROM calls",
-                &[&before, &yesterday],
+                 SELECT call_log_partition($3), \
+                        call_log_partition($3 + interval '1 month'), \
+                        call_log_expire($1)",
+                &[&before, &yesterday, &now],
             )
             .await?;
-        let deleted: i64 = row.try_get(0)?;
+        let deleted: i64 = row.try_get(2)?;
         Ok(deleted.max(0) as u64)
     }
 }
