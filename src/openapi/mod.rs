@@ -22,6 +22,8 @@ mod imports;
 mod keys;
 mod ordered;
 mod page;
+mod page_operations;
+mod page_schemas;
 mod page_text;
 mod page_views;
 mod params;

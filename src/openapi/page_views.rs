@@ -1,6 +1,7 @@
 //! What the /docs page shows, as its template reads it: one view per part of the
 //! document (operations, parameters, bodies, answers, datasets, codes, schemas).
-//! Built by `page.rs`; nothing here reads the document itself.
+//! Built by `page.rs`, `page_schemas.rs` and `page_operations.rs`; nothing here reads
+//! the document itself.
 
 use super::page_text::Rich;
 

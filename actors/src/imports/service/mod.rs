@@ -17,6 +17,20 @@
 //! Every import runs under the [`ImportLimits`] of its [`Importer`] (D8 bounds, see
 //! [`super::bounds`]): a file past one is refused (400 / 40001) as it is read, and a
 //! rejected one lists its first 1,000 problems and records the total count.
+//!
+//! This file is the import's flow; its parts are, one job each:
+//!
+//! - `pieces`: the file read and checked on a blocking thread, handed over in pieces.
+//! - `recording`: the `imports` row of every attempt and an accepted one's changes.
+//! - `records`: the back office's read side (list, page, detail).
+//!
+//! The flow must never write market data outside the one transaction it runs in
+//! ([`ChangeBus::write`]); every attempt, refused or not, is recorded before the
+//! caller hears its answer (a failure to record a refusal is logged).
+
+mod pieces;
+mod recording;
+mod records;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,35 +40,32 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use serde::Serialize;
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_postgres::Transaction;
 use tracing::Instrument;
 
 use super::bounds::ImportLimits;
-use super::validate::{Reference, Rejection, RowError, Validator};
+use super::validate::Reference;
 use super::workbook::{self, FileKind};
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::db::Traced;
 use crate::metrics::{metrics, ImportLabels};
-use crate::paging::PageRequest;
 use crate::quotes::history;
-use crate::quotes::recalc::QuoteRow;
 use crate::quotes::store::{self, IndexChanges, QuoteWriter};
 use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
+
+use pieces::{File, Pieces};
+use recording::{record, record_changes, Summary};
+
+pub use pieces::PIECE_ROWS;
+pub use records::{ImportDetail, ImportRecord, DEFAULT_LISTED, MAX_LISTED};
 
 /// Any key unique to imports; held for the import's transaction.
 const IMPORT_LOCK: i64 = 0x1A5E_0002;
 /// A large workbook's recalculation may take longer than a query may.
 const IMPORT_STATEMENT_TIMEOUT: &str = "SET LOCAL statement_timeout = '300s'";
-/// Rows per piece handed from the reader to the writer: large enough that a `COPY` per
-/// piece costs little, small enough that parsing and writing overlap.
-pub const PIECE_ROWS: usize = 8192;
-/// Pieces read ahead of the writer; bounds the memory of a fast reader.
-const PIECES_AHEAD: usize = 8;
 /// A progress message every so many rows, for the `import` command on large files.
 const PROGRESS_ROWS: usize = 50_000;
 
@@ -97,85 +108,6 @@ pub struct ImportOutcome {
     /// The vintage it publishes.
     #[serde(skip)]
     pub vintage: i64,
-}
-
-/// An import as `GET /api/v1/admin/imports` lists it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImportRecord {
-    pub id: String,
-    /// Who imported it; `null` for the command line and the demo data.
-    pub username: Option<String>,
-    pub source: String,
-    pub file_name: String,
-    /// Data rows in the file (header excluded).
-    pub rows: i32,
-    /// `accepted`, `rejected` or `failed`.
-    pub result: String,
-    /// Problems found when rejected (all of them, listed or not).
-    pub errors: i32,
-    pub message: String,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: DateTime<Utc>,
-    /// When an accepted import's data was published (`as_of` this instant or later
-    /// sees it, D17); `null` for one not accepted or accepted before this was kept.
-    pub published_at: Option<DateTime<Utc>>,
-    /// Per recalculated index, by code: `[]` for an import that was not accepted (it
-    /// changed nothing); `null` for an accepted one recorded before these were kept.
-    pub changes: Option<Vec<IndexChanges>>,
-}
-
-/// One import as `GET /api/v1/admin/imports/{id}` shows it: its record (with what it
-/// changed) and, when it was rejected, its listed problems.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImportDetail {
-    #[serde(flatten)]
-    pub record: ImportRecord,
-    /// The first problems of a refused file (at most 1,000, in row order, as its answer
-    /// listed them): `[]` for an accepted import or a refusal not about rows; `null`
-    /// for one recorded before these were kept.
-    pub row_errors: Option<Vec<RowError>>,
-}
-
-/// The newest imports a list shows when the client does not say.
-pub const DEFAULT_LISTED: i64 = 100;
-/// The most imports one list shows.
-pub const MAX_LISTED: i64 = 500;
-
-/// The columns of [`record_of`], from `imports i` joined as [`RECORD_FROM`] says.
-const RECORD_COLUMNS: &str = "i.import_id, u.username, i.source, i.file_name, i.rows, i.result, \
-     i.errors, i.message, i.started_at, i.finished_at, v.published_at, \
-     (SELECT json_agg(json_build_object('index_code', c.index_code, \
-                      'quote_days_added', c.quote_days_added, \
-                      'quote_days_replaced', c.quote_days_replaced, \
-                      'daily_rows_added', c.daily_rows_added, \
-                      'daily_rows_revised', c.daily_rows_revised) ORDER BY c.index_code) \
-      FROM import_changes c WHERE c.import_id = i.import_id)::text AS changes";
-const RECORD_FROM: &str = "imports i LEFT JOIN users u USING (user_id) \
-     LEFT JOIN vintages v ON v.import_id = i.import_id";
-
-fn record_of(row: &tokio_postgres::Row) -> Result<ImportRecord, ApiError> {
-    let result: String = row.try_get("result")?;
-    let changes = match row.try_get::<_, Option<String>>("changes")? {
-        Some(text) => Some(serde_json::from_str(&text).map_err(ApiError::internal)?),
-        // Every accepted import changes at least one index (an empty file is refused):
-        // none stored means it was recorded before they were.
-        None if result == "accepted" => None,
-        None => Some(Vec::new()),
-    };
-    Ok(ImportRecord {
-        id: row.try_get::<_, i64>("import_id")?.to_string(),
-        username: row.try_get("username")?,
-        source: row.try_get("source")?,
-        file_name: row.try_get("file_name")?,
-        rows: row.try_get("rows")?,
-        result: row.try_get("result")?,
-        errors: row.try_get("errors")?,
-        message: row.try_get("message")?,
-        started_at: row.try_get("started_at")?,
-        finished_at: row.try_get("finished_at")?,
-        published_at: row.try_get("published_at")?,
-        changes,
-    })
 }
 
 /// What an import needs, without the HTTP service around it: the ops command builds
@@ -335,131 +267,6 @@ impl Importer {
             tracing::warn!(error = %err.message, "could not record a refused import");
         }
     }
-
-    /// The latest `limit` imports (1 to [`MAX_LISTED`]), newest first.
-    pub async fn list(&self, limit: i64) -> Result<Vec<ImportRecord>, ApiError> {
-        let limit = limit.clamp(1, MAX_LISTED);
-        let page = PageRequest::new(Some(limit), None, DEFAULT_LISTED, MAX_LISTED)?;
-        self.page(page).await
-    }
-
-    /// A page of the imports, newest first (`limit` 1..=500, default 100: see
-    /// [`PageRequest::new`] with [`DEFAULT_LISTED`] and [`MAX_LISTED`]).
-    pub async fn page(&self, page: PageRequest) -> Result<Vec<ImportRecord>, ApiError> {
-        let client = self.pool.get().await?;
-        let rows = client
-            .query_named(
-                "imports.list",
-                &format!(
-                    "SELECT {RECORD_COLUMNS} FROM {RECORD_FROM} \
-                     ORDER BY i.import_id DESC LIMIT $1 OFFSET $2"
-                ),
-                &[&page.limit(), &page.offset()],
-            )
-            .await?;
-        rows.iter().map(record_of).collect()
-    }
-
-    /// One import with what it changed, or its listed problems; an id that is not one
-    /// is 404 like an unknown one.
-    pub async fn detail(&self, id: &str) -> Result<ImportDetail, ApiError> {
-        let not_found = || ApiError::new(ErrorCode::NotFound, format!("no import with id '{id}'"));
-        let import_id: i64 = id.parse().map_err(|_| not_found())?;
-        let client = self.pool.get().await?;
-        let row = client
-            .query_opt_named(
-                "imports.find",
-                &format!(
-                    "SELECT {RECORD_COLUMNS}, i.row_errors::text AS row_errors \
-                     FROM {RECORD_FROM} WHERE i.import_id = $1"
-                ),
-                &[&import_id],
-            )
-            .await?
-            .ok_or_else(not_found)?;
-        let record = record_of(&row)?;
-        let accepted = record.result == "accepted";
-        let row_errors = match row.try_get::<_, Option<String>>("row_errors")? {
-            Some(text) => Some(serde_json::from_str(&text).map_err(ApiError::internal)?),
-            None if accepted => Some(Vec::new()),
-            None => None,
-        };
-        Ok(ImportDetail { record, row_errors })
-    }
-}
-
-/// The uploaded file, not yet read.
-struct File {
-    kind: FileKind,
-    bytes: Vec<u8>,
-    limits: ImportLimits,
-    /// Data rows read so far (header excluded), kept up to date by the reader.
-    rows: Arc<AtomicUsize>,
-}
-
-/// The file as it is read and checked on a blocking thread: a piece every
-/// [`PIECE_ROWS`] rows, in order, holding the valid quotes while the file so far is
-/// faultless and nothing once it is not.
-struct Pieces {
-    receiver: mpsc::Receiver<Vec<QuoteRow>>,
-    /// The read's end: the verdict (the number of quotes, or the problems), an
-    /// unreadable file's error, or a panic.
-    reader: JoinHandle<Result<Result<usize, Rejection>, ApiError>>,
-}
-
-impl Pieces {
-    /// Starts reading and checking `file` against `reference`. The reader stays at most
-    /// [`PIECES_AHEAD`] pieces ahead of the consumer (plus the one it is filling) and
-    /// stops when the consumer goes away.
-    fn read(file: File, reference: Arc<Reference>) -> Pieces {
-        let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
-        let reader = tokio::task::spawn_blocking(move || {
-            let File {
-                kind,
-                bytes,
-                limits,
-                rows,
-            } = file;
-            let mut validator = Validator::new(&reference);
-            let mut quotes = Vec::with_capacity(PIECE_ROWS);
-            let read = workbook::read_rows(kind, &bytes, &limits, &mut |row| {
-                let quote = validator.row(&row);
-                // Once the file is known to be refused, storing more would be wasted
-                // work; the rest is still checked, so the answer counts every problem.
-                if validator.is_clean() {
-                    quotes.extend(quote);
-                } else {
-                    quotes.clear();
-                }
-                let read = validator.rows();
-                rows.store(read, Ordering::Relaxed);
-                if read == 0 || read % PIECE_ROWS != 0 {
-                    return true;
-                }
-                // A piece every PIECE_ROWS rows: full while the file is clean, empty
-                // once it is not, so the consumer still hears how far the read has got.
-                let piece = std::mem::replace(&mut quotes, Vec::with_capacity(PIECE_ROWS));
-                sender.blocking_send(piece).is_ok()
-            });
-            read?;
-            if !quotes.is_empty() && validator.is_clean() {
-                // A consumer that is gone no longer needs it.
-                let _ = sender.blocking_send(quotes);
-            }
-            Ok(validator.finish())
-        });
-        Pieces { receiver, reader }
-    }
-
-    async fn next(&mut self) -> Option<Vec<QuoteRow>> {
-        self.receiver.recv().await
-    }
-
-    /// After the last piece: the verdict, or why the file could not be read to its end.
-    async fn finish(self) -> Result<Result<usize, Rejection>, ApiError> {
-        drop(self.receiver);
-        self.reader.await.map_err(ApiError::internal)?
-    }
 }
 
 /// Reads the reference (the database's calendar and indexes), stores each valid piece of
@@ -563,95 +370,4 @@ async fn store(
         published_at: None,
         vintage,
     })
-}
-
-struct Summary<'a> {
-    errors: usize,
-    message: String,
-    /// A refused import's listed problems (stored as `row_errors`); `None` when accepted.
-    row_errors: Option<&'a [RowError]>,
-}
-
-impl Summary<'_> {
-    fn accepted(outcome: &ImportOutcome) -> Summary<'static> {
-        Summary {
-            errors: 0,
-            message: format!(
-                "{} quotes stored, {} daily rows recalculated",
-                outcome.quotes, outcome.daily_rows
-            ),
-            row_errors: None,
-        }
-    }
-}
-
-/// An accepted import's changes per index, beside its record.
-async fn record_changes(
-    client: &impl Traced,
-    import_id: i64,
-    changes: &[IndexChanges],
-) -> Result<(), ApiError> {
-    let number = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-    let codes: Vec<&str> = changes.iter().map(|c| c.index_code.as_str()).collect();
-    let column = |f: fn(&IndexChanges) -> usize| -> Vec<i32> {
-        changes.iter().map(|c| number(f(c))).collect()
-    };
-    client
-        .execute_named(
-            "imports.record_changes",
-            "INSERT INTO import_changes (import_id, index_code, quote_days_added, \
-                                         quote_days_replaced, daily_rows_added, \
-                                         daily_rows_revised) \
-             SELECT $1, * FROM UNNEST($2::text[], $3::int[], $4::int[], $5::int[], $6::int[])",
-            &[
-                &import_id,
-                &codes,
-                &column(|c| c.quote_days_added),
-                &column(|c| c.quote_days_replaced),
-                &column(|c| c.daily_rows_added),
-                &column(|c| c.daily_rows_revised),
-            ],
-        )
-        .await?;
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn record(
-    client: &impl Traced,
-    by: Option<&Account>,
-    source: Source,
-    file_name: &str,
-    rows: usize,
-    result: &str,
-    summary: &Summary<'_>,
-    started: DateTime<Utc>,
-    finished: DateTime<Utc>,
-) -> Result<i64, ApiError> {
-    let row_errors = summary
-        .row_errors
-        .map(serde_json::to_string)
-        .transpose()
-        .map_err(ApiError::internal)?;
-    let row = client
-        .query_one_named(
-            "imports.record",
-            "INSERT INTO imports (user_id, source, file_name, rows, result, errors, message, \
-                                  started_at, finished_at, row_errors) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb) RETURNING import_id",
-            &[
-                &by.map(|a| a.user_id),
-                &source.as_str(),
-                &file_name,
-                &i32::try_from(rows).unwrap_or(i32::MAX),
-                &result,
-                &i32::try_from(summary.errors).unwrap_or(i32::MAX),
-                &summary.message,
-                &started,
-                &finished,
-                &row_errors,
-            ],
-        )
-        .await?;
-    Ok(row.try_get(0)?)
 }

@@ -1,0 +1,203 @@
+//! [`ShowMembership`]: `GET /api/v1/membership` (D9; with a key, D14), what a caller is
+//! entitled to and, for a key, its quota as it stands. [`membership`] is also what a
+//! website page reads (see `browse`).
+//!
+//! It must never count a call: the quota is asked with `count: false`.
+
+use std::net::IpAddr;
+
+use actix::prelude::*;
+
+use iq_actors::auth::Authenticate;
+use iq_actors::caller::{Account, Caller, Credentials, Identity};
+use iq_actors::dataset::{DatasetActor, Describe};
+use iq_actors::quota::{account_limits, Admission, Charge};
+use iq_actors::ApiError;
+use serde::Serialize;
+use tracing::Span;
+
+use super::FrontActor;
+use crate::http::request_context::record_caller;
+
+/// `GET /api/v1/membership` (D9; with a key, D14).
+#[derive(Message)]
+#[rtype(result = "Result<Membership, ApiError>")]
+pub struct ShowMembership {
+    pub credentials: Credentials,
+    /// For a key's address allow-list: a refused key gets a query's answer.
+    pub client_ip: Option<IpAddr>,
+    pub span: Span,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Membership {
+    pub identity: &'static str,
+    pub user: Option<Account>,
+    pub tier: String,
+    pub delay_days: u32,
+    pub data_cutoff: Option<String>,
+    pub indexes: Vec<String>,
+    /// The key asked about (key identities only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<KeyMembership>,
+    pub quota: Quota,
+    /// The per-minute protection of callers without a key (website identities only);
+    /// set by the HTTP handler, which owns it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protection: Option<KeylessProtection>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct KeyMembership {
+    pub id: String,
+    pub name: String,
+    pub scopes: Vec<&'static str>,
+    /// `null`: every index the tier covers.
+    pub index_codes: Option<Vec<String>>,
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct KeylessProtection {
+    pub per_minute: u32,
+}
+
+/// For a key, its effective limits (the key's own, its tier's and its account's caps,
+/// the tighter of each) and today's use; for a website identity, the tier's key quota.
+#[derive(Debug, Serialize)]
+pub struct Quota {
+    pub per_minute: i64,
+    pub per_day: i64,
+    pub max_keys: Option<u32>,
+    pub max_rows: u32,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub used: Option<QuotaUse>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct QuotaUse {
+    pub used_minute: i64,
+    pub used_day: i64,
+    pub remaining_minute: i64,
+    pub remaining_day: i64,
+}
+
+impl Handler<ShowMembership> for FrontActor {
+    type Result = ResponseFuture<Result<Membership, ApiError>>;
+
+    fn handle(&mut self, msg: ShowMembership, _: &mut Context<Self>) -> Self::Result {
+        let auth = self.auth.clone();
+        let datasets = self.datasets.clone();
+        let quota = self.quota.clone();
+        let max_limit = self.max_limit;
+        Box::pin(async move {
+            // Steps 1-4 as a query takes them: a refused key gets the same answer.
+            let identity = auth
+                .send(Authenticate {
+                    credentials: msg.credentials,
+                    client_ip: msg.client_ip,
+                    span: msg.span.clone(),
+                })
+                .await??;
+            record_caller(&msg.span, &identity.caller);
+            let mut membership =
+                membership(&datasets, &identity, max_limit, msg.span.clone()).await?;
+            if let (
+                Caller::Key {
+                    key_id,
+                    owner,
+                    limits,
+                    ..
+                },
+                Some(quota),
+            ) = (&identity.caller, quota)
+            {
+                // Asked without counting: the answer is the quota's view now.
+                let admission = quota
+                    .send(Charge {
+                        key_id: key_id.clone(),
+                        limits: *limits,
+                        user_id: owner.user_id,
+                        account_limits: account_limits(&identity.tier),
+                        count: false,
+                        span: msg.span,
+                    })
+                    .await
+                    .unwrap_or_else(Admission::failed);
+                if let Some(status) = admission.status {
+                    membership.quota.per_minute = status.minute.limit;
+                    membership.quota.per_day = status.day.limit;
+                    membership.quota.used = Some(QuotaUse {
+                        used_minute: status.minute.limit - status.minute.remaining,
+                        used_day: status.day.limit - status.day.remaining,
+                        remaining_minute: status.minute.remaining,
+                        remaining_day: status.day.remaining,
+                    });
+                }
+            }
+            Ok(membership)
+        })
+    }
+}
+
+/// What `identity` is entitled to, as `GET /api/v1/membership` shows it.
+pub(super) async fn membership(
+    datasets: &Addr<DatasetActor>,
+    identity: &Identity,
+    max_limit: u32,
+    span: Span,
+) -> Result<Membership, ApiError> {
+    let seen = datasets
+        .send(Describe {
+            grant: identity.grant.clone(),
+            span,
+        })
+        .await??;
+    let tier = &identity.tier;
+    let (user, key) = match &identity.caller {
+        Caller::Session(account) => (Some(account.clone()), None),
+        Caller::Key {
+            key_id,
+            name,
+            owner,
+            expires_at,
+            ..
+        } => {
+            let key = KeyMembership {
+                id: key_id.clone(),
+                name: name.clone(),
+                scopes: identity
+                    .grant
+                    .scopes
+                    .iter()
+                    .flat_map(|s| s.iter().map(|scope| scope.as_str()))
+                    .collect(),
+                index_codes: identity
+                    .grant
+                    .index_range
+                    .as_ref()
+                    .map(|r| r.iter().cloned().collect()),
+                expires_at: *expires_at,
+            };
+            (Some(owner.clone()), Some(key))
+        }
+        Caller::Visitor => (None, None),
+    };
+    Ok(Membership {
+        identity: identity.caller.kind(),
+        user,
+        tier: tier.name.clone(),
+        delay_days: identity.grant.delay_days,
+        data_cutoff: seen.data_cutoff.map(|d| d.format("%Y%m%d").to_string()),
+        indexes: seen.indexes,
+        key,
+        quota: Quota {
+            per_minute: tier.per_minute,
+            per_day: tier.per_day,
+            max_keys: tier.max_keys,
+            max_rows: tier.max_rows.min(max_limit),
+            used: None,
+        },
+        protection: None,
+    })
+}

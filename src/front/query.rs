@@ -1,0 +1,153 @@
+//! [`RunQuery`]: `POST /api/v1/query`, the check chain in the specification's order:
+//! authenticate, validate the body, authorize, charge a key's quota (step 7), fetch,
+//! and log a counted call. Website identities are never charged.
+//!
+//! It must never fetch before the charge admits a key's call, nor count a call step 7
+//! did not count.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix::prelude::*;
+
+use iq_actors::auth::{authorize, Authenticate};
+use iq_actors::caller::{Caller, Credentials};
+use iq_actors::dataset::{Fetch, Page};
+use iq_actors::query::Query;
+use iq_actors::quota::{account_limits, Admission, CallRecord, Charge, Record, Status, Window};
+use iq_actors::ApiError;
+use serde_json::Value;
+use tracing::{Instrument, Span};
+
+use super::FrontActor;
+use crate::http::request_context::record_caller;
+
+/// `POST /api/v1/query` with its parsed (not yet validated) body.
+#[derive(Message)]
+#[rtype(result = "QueryOutcome")]
+pub struct RunQuery {
+    pub request_id: String,
+    pub credentials: Credentials,
+    pub client_ip: Option<IpAddr>,
+    pub body: Value,
+    pub span: Span,
+}
+
+/// A query's answer and, for a key-authenticated query, its quota status for the
+/// headers (with the window that refused it, on a 429).
+pub struct QueryOutcome {
+    pub result: Result<Arc<Page>, ApiError>,
+    pub quota: Option<(Status, Option<Window>)>,
+}
+
+impl From<ApiError> for QueryOutcome {
+    fn from(error: ApiError) -> Self {
+        QueryOutcome {
+            result: Err(error),
+            quota: None,
+        }
+    }
+}
+
+impl Handler<RunQuery> for FrontActor {
+    type Result = ResponseFuture<QueryOutcome>;
+
+    fn handle(&mut self, msg: RunQuery, _: &mut Context<Self>) -> Self::Result {
+        let auth = self.auth.clone();
+        let quota = self.quota.clone();
+        let datasets = self.datasets.clone();
+        let clock = self.clock.clone();
+        let root = msg.span;
+        let span = tracing::info_span!(parent: &root, "front.run_query");
+        Box::pin(
+            async move {
+                let started = Instant::now();
+                let span = Span::current();
+                let fetch = |query: Query, grant| async {
+                    let page = datasets.send(Fetch {
+                        query,
+                        grant,
+                        span: span.clone(),
+                    });
+                    page.await.map_err(ApiError::from).and_then(|page| page)
+                };
+                let authenticate = auth.send(Authenticate {
+                    credentials: msg.credentials,
+                    client_ip: msg.client_ip,
+                    span: span.clone(),
+                });
+                let identity = match authenticate.await.map_err(ApiError::from) {
+                    Ok(Ok(identity)) => identity,
+                    Ok(Err(error)) | Err(error) => return error.into(),
+                };
+                record_caller(&root, &identity.caller);
+                let checked = Query::parse(&msg.body).and_then(|query| {
+                    authorize(&identity, &query)?;
+                    Ok(query)
+                });
+                let (quota, key_id, user_id, limits) = match (&identity.caller, quota) {
+                    (
+                        Caller::Key {
+                            key_id,
+                            owner,
+                            limits,
+                            ..
+                        },
+                        Some(quota),
+                    ) => (quota, key_id.clone(), owner.user_id, *limits),
+                    // Website identities are never charged (spec part 8 rule 4).
+                    _ => {
+                        let result = match checked {
+                            Ok(query) => fetch(query, identity.grant).await,
+                            Err(error) => Err(error),
+                        };
+                        return QueryOutcome {
+                            result,
+                            quota: None,
+                        };
+                    }
+                };
+                // A query refused before step 7 is not counted but still reports (D6).
+                let admission = quota
+                    .send(Charge {
+                        key_id: key_id.clone(),
+                        limits,
+                        // D11: the owner's account is charged too, at its tier's caps.
+                        user_id,
+                        account_limits: account_limits(&identity.tier),
+                        count: checked.is_ok(),
+                        span: span.clone(),
+                    })
+                    .await
+                    .unwrap_or_else(Admission::failed);
+                let headers = admission.status.map(|status| (status, admission.refused));
+                let query = match (checked, admission.result) {
+                    (Ok(query), Ok(())) => query,
+                    (Err(error), _) | (Ok(_), Err(error)) => {
+                        return QueryOutcome {
+                            result: Err(error),
+                            quota: headers,
+                        }
+                    }
+                };
+                let api_name = query.dataset.api_name.to_string();
+                let result = fetch(query, identity.grant).await;
+                quota.do_send(Record(CallRecord {
+                    request_id: msg.request_id,
+                    key_id,
+                    api_name,
+                    code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
+                    rows: result.as_ref().map_or(0, |page| page.returned) as i32,
+                    latency_us: started.elapsed().as_micros() as i64,
+                    called_at: clock.now(),
+                }));
+                QueryOutcome {
+                    result,
+                    quota: headers,
+                }
+            }
+            .instrument(span),
+        )
+    }
+}

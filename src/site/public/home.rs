@@ -1,0 +1,119 @@
+//! `GET /`: the home page, every visible index with its latest value and a small
+//! chart. It must never show an index or a day the caller's queries did not return.
+
+use std::collections::BTreeMap;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use chrono::{NaiveDate, TimeDelta};
+use serde_json::json;
+
+use super::{caching, chrome, freshness, Freshness};
+use crate::routes::AppState;
+use crate::site::chart::{self, SPARKLINE};
+use crate::site::chrome::Chrome;
+use crate::site::format::{direction, long_date, parse_wire, wire};
+use crate::site::reading::{read, Row};
+use crate::site::respond::{render, PageResult};
+
+pub struct IndexCard {
+    pub code: String,
+    pub name: String,
+    pub date_long: String,
+    pub date_wire: String,
+    pub value: String,
+    pub change: String,
+    pub pct_change: String,
+    pub direction: &'static str,
+    pub spark: String,
+}
+
+#[derive(Template)]
+#[template(path = "home.html")]
+struct Home {
+    chrome: Chrome,
+    fresh: Freshness,
+    cards: Vec<IndexCard>,
+}
+
+/// How far back the home page's small charts reach (calendar days, before the cutoff).
+const SPARK_DAYS: i64 = 90;
+/// Points in a small chart at most.
+const SPARK_POINTS: usize = 30;
+
+/// `GET /`: every visible index with its latest value and a small chart.
+pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_home(&req, &state))
+        .await
+}
+
+async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
+    let since = state.site.today() - TimeDelta::days(SPARK_DAYS);
+    let reading = read(
+        req,
+        state,
+        vec![
+            json!({"api_name": "index_basic", "fields": ["index_code", "index_name"]}),
+            json!({"api_name": "index_latest"}),
+            json!({"api_name": "index_daily",
+                   "params": {"start_date": wire(since)},
+                   "fields": ["trade_date", "index_code", "index_value"],
+                   "limit": 5000}),
+        ],
+    )
+    .await?;
+    let names: BTreeMap<String, String> = reading
+        .table(0)?
+        .rows()
+        .map(|r| (r.text("index_code"), r.text("index_name")))
+        .collect();
+    let mut history: BTreeMap<String, Vec<(NaiveDate, String)>> = BTreeMap::new();
+    for row in reading.table(2)?.rows() {
+        if let Some(date) = parse_wire(&row.text("trade_date")) {
+            history
+                .entry(row.text("index_code"))
+                .or_default()
+                .push((date, row.text("index_value")));
+        }
+    }
+    let cards = reading
+        .table(1)?
+        .rows()
+        .map(|row| {
+            let code = row.text("index_code");
+            let series = history.remove(&code).unwrap_or_default();
+            let recent = &series[series.len().saturating_sub(SPARK_POINTS)..];
+            card(
+                &row,
+                names.get(&code),
+                chart::line(recent, SPARKLINE, &code),
+            )
+        })
+        .collect();
+    let page = Home {
+        chrome: chrome(req, state, &reading, "home"),
+        fresh: freshness(&reading),
+        cards,
+    };
+    render(&page, StatusCode::OK, caching(&reading))
+}
+
+fn card(row: &Row<'_>, name: Option<&String>, spark: Option<String>) -> IndexCard {
+    let code = row.text("index_code");
+    let date = parse_wire(&row.text("trade_date"));
+    let change = row.text("change");
+    IndexCard {
+        name: name.cloned().unwrap_or_else(|| code.clone()),
+        code,
+        date_long: date.map(long_date).unwrap_or_default(),
+        date_wire: date.map(wire).unwrap_or_default(),
+        value: row.text("index_value"),
+        direction: direction(&change),
+        change,
+        pct_change: row.text("pct_change"),
+        spark: spark.unwrap_or_default(),
+    }
+}

@@ -1,0 +1,288 @@
+//! `GET /indexes/{code}`: one index's page, its chart over a range, its daily values a
+//! page at a time, and for an `aggregate` index the specification quotes of its latest
+//! visible day. A member index the caller's plan does not cover is a 403 page, an
+//! index the caller cannot see a 404; it must never hint at more than that.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use chrono::{Months, NaiveDate, TimeDelta};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{caching, chrome, freshness, Freshness};
+use crate::routes::AppState;
+use crate::site::chart::{self, FULL};
+use crate::site::chrome::Chrome;
+use crate::site::format::{direction, long_date, parse_wire, wire};
+use crate::site::reading::read;
+use crate::site::respond::{render, PageError, PageResult};
+
+/// A chart's time range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Range {
+    OneMonth,
+    ThreeMonths,
+    OneYear,
+    All,
+}
+
+impl Range {
+    const ALL: [Range; 4] = [
+        Range::OneMonth,
+        Range::ThreeMonths,
+        Range::OneYear,
+        Range::All,
+    ];
+
+    fn parse(text: Option<&str>) -> Result<Range, PageError> {
+        match text.unwrap_or("3M") {
+            "1M" => Ok(Range::OneMonth),
+            "3M" => Ok(Range::ThreeMonths),
+            "1Y" => Ok(Range::OneYear),
+            "all" => Ok(Range::All),
+            _ => Err(PageError::bad_request(
+                "The range must be one of 1M, 3M, 1Y or all.",
+            )),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Range::OneMonth => "1M",
+            Range::ThreeMonths => "3M",
+            Range::OneYear => "1Y",
+            Range::All => "all",
+        }
+    }
+
+    fn months(self) -> Option<u32> {
+        match self {
+            Range::OneMonth => Some(1),
+            Range::ThreeMonths => Some(3),
+            Range::OneYear => Some(12),
+            Range::All => None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct IndexQuery {
+    range: Option<String>,
+    page: Option<u32>,
+}
+
+pub struct RangeLink {
+    pub label: &'static str,
+    pub current: bool,
+}
+
+pub struct DailyRow {
+    pub date_long: String,
+    pub date_wire: String,
+    pub value: String,
+    pub weighted_price: String,
+    pub change: String,
+    pub pct_change: String,
+    pub direction: &'static str,
+}
+
+pub struct QuoteRow {
+    pub specification: String,
+    pub weight: String,
+    pub price: String,
+}
+
+#[derive(Template)]
+#[template(path = "index.html")]
+struct IndexPage {
+    chrome: Chrome,
+    fresh: Freshness,
+    code: String,
+    name: String,
+    description: String,
+    visibility: String,
+    aggregate: bool,
+    range: &'static str,
+    ranges: Vec<RangeLink>,
+    chart: String,
+    rows: Vec<DailyRow>,
+    page: u32,
+    pages: u32,
+    quotes_date_long: String,
+    quotes_date_wire: String,
+    weighted_price: String,
+    quotes: Vec<QuoteRow>,
+}
+
+/// Rows of the daily table per page.
+const TABLE_ROWS: usize = 20;
+/// The most rows one index page reads for its chart (pages of the API's maximum).
+const MAX_CHART_PAGES: usize = 10;
+
+/// `GET /indexes/{code}`: the index's chart over a range, its daily values, and for an
+/// `aggregate` index the specification quotes of its latest visible day.
+pub async fn index(
+    req: HttpRequest,
+    code: web::Path<String>,
+    query: web::Query<IndexQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let pages = state.site.visitor_pages.clone();
+    pages
+        .serve(&req, &state, || render_index(&req, &code, &query, &state))
+        .await
+}
+
+async fn render_index(
+    req: &HttpRequest,
+    code: &str,
+    query: &IndexQuery,
+    state: &web::Data<AppState>,
+) -> PageResult {
+    let range = Range::parse(query.range.as_deref())?;
+    let code = code.to_owned();
+    if code.is_empty() || code.len() > 64 || code.contains('\0') {
+        return Err(PageError::not_found("There is no such index."));
+    }
+    // A little before the range, so the delay never leaves the range short.
+    let since = range.months().map(|m| {
+        let today = state.site.today();
+        today.checked_sub_months(Months::new(m)).unwrap_or(today) - TimeDelta::days(31)
+    });
+    let daily = |offset: usize| {
+        let mut params = json!({"index_code": code});
+        if let Some(since) = since {
+            params["start_date"] = json!(wire(since));
+        }
+        json!({"api_name": "index_daily", "params": params, "limit": 5000, "offset": offset})
+    };
+    let reading = read(
+        req,
+        state,
+        vec![
+            json!({"api_name": "index_basic", "params": {"index_code": code}}),
+            daily(0),
+        ],
+    )
+    .await?;
+    let basic = reading.table(0).map_err(|e| {
+        if e.status == StatusCode::FORBIDDEN {
+            PageError::forbidden(format!(
+                "{code} is for members whose plan includes member indexes: see the plans."
+            ))
+        } else {
+            e
+        }
+    })?;
+    let Some(info) = basic.rows().next() else {
+        return Err(PageError::not_found(format!(
+            "No index named {code} is visible to you. Member indexes need a plan that \
+             includes them: see the plans."
+        )));
+    };
+    let mut series = reading.table(1)?;
+    // "all" may be longer than one answer: read on while there is more, up to a bound.
+    let mut pages = 1;
+    while series.has_more && pages < MAX_CHART_PAGES {
+        let more = read(req, state, vec![daily(series.items.len())]).await?;
+        let next = more.table(0)?;
+        series.has_more = next.has_more;
+        series.items.extend(next.items);
+        pages += 1;
+    }
+    let mut points: Vec<(NaiveDate, String)> = Vec::new();
+    let mut rows: Vec<DailyRow> = Vec::new();
+    let last = series
+        .rows()
+        .last()
+        .and_then(|r| parse_wire(&r.text("trade_date")));
+    let start = match (range.months(), last) {
+        (Some(m), Some(last)) => last.checked_sub_months(Months::new(m)),
+        _ => None,
+    };
+    for row in series.rows() {
+        let Some(date) = parse_wire(&row.text("trade_date")) else {
+            continue;
+        };
+        if start.is_some_and(|start| date <= start) {
+            continue;
+        }
+        points.push((date, row.text("index_value")));
+        let change = row.text("change");
+        rows.push(DailyRow {
+            date_long: long_date(date),
+            date_wire: wire(date),
+            value: row.text("index_value"),
+            weighted_price: row.get("weighted_price").unwrap_or_else(|| "–".into()),
+            direction: direction(&change),
+            change,
+            pct_change: row.text("pct_change"),
+        });
+    }
+    rows.reverse();
+    let page_count = rows.len().div_ceil(TABLE_ROWS).max(1) as u32;
+    let page = query.page.unwrap_or(1).clamp(1, page_count);
+    let shown: Vec<DailyRow> = rows
+        .into_iter()
+        .skip((page as usize - 1) * TABLE_ROWS)
+        .take(TABLE_ROWS)
+        .collect();
+    let name = info.text("index_name");
+    let visibility = info.text("visibility");
+    let aggregate = visibility == "aggregate";
+    // The quotes of the latest visible day, for indexes that publish them.
+    let (mut quotes, mut weighted_price) = (Vec::new(), String::new());
+    if let (true, Some(last)) = (aggregate, last) {
+        let detail = read(
+            req,
+            state,
+            vec![json!({"api_name": "index_quote",
+                        "params": {"index_code": code, "trade_date": wire(last)},
+                        "limit": 5000})],
+        )
+        .await?;
+        quotes = detail
+            .table(0)?
+            .rows()
+            .map(|r| QuoteRow {
+                specification: r.text("specification"),
+                weight: r.text("weight"),
+                price: r.text("price"),
+            })
+            .collect();
+        weighted_price = series
+            .rows()
+            .last()
+            .and_then(|r| r.get("weighted_price"))
+            .unwrap_or_default();
+    }
+    let chart =
+        chart::line(&points, FULL, &format!("{name} ({code}), index points")).unwrap_or_default();
+    let page = IndexPage {
+        chrome: chrome(req, state, &reading, "home"),
+        fresh: freshness(&reading),
+        description: info.text("description"),
+        code,
+        name,
+        visibility,
+        aggregate,
+        range: range.label(),
+        ranges: Range::ALL
+            .iter()
+            .map(|r| RangeLink {
+                label: r.label(),
+                current: *r == range,
+            })
+            .collect(),
+        chart,
+        rows: shown,
+        page,
+        pages: page_count,
+        quotes_date_long: last.map(long_date).unwrap_or_default(),
+        quotes_date_wire: last.map(wire).unwrap_or_default(),
+        weighted_price,
+        quotes,
+    };
+    render(&page, StatusCode::OK, caching(&reading))
+}

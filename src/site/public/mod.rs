@@ -1,0 +1,74 @@
+//! The public pages: home, one page per index, the trading calendar, the methodology,
+//! the plans and example code. Each shows what the caller's website identity may see
+//! (a visitor: the free tier's; a member: their tier's) and nothing more.
+//!
+//! One page a file, named after its route; what every page shares is here: how it is
+//! cached, its chrome, and the "data as of" line ([`Freshness`]). A page must never
+//! read market data but through [`read`](super::reading::read) (the FrontActor's
+//! `Browse`), and never cache a member's page for visitors ([`caching`]).
+
+mod calendar;
+mod examples;
+mod home;
+mod index_page;
+mod methodology;
+mod plans;
+
+use actix_web::HttpRequest;
+
+use super::chrome::Chrome;
+use super::format::{delay, long_date, parse_wire, wire};
+use super::reading::Reading;
+use super::respond::Caching;
+use crate::routes::AppState;
+
+pub use calendar::calendar;
+pub use examples::examples;
+pub use home::home;
+pub use index_page::index;
+pub use methodology::methodology;
+pub use plans::plans;
+
+/// Visitors share their pages; a member's are theirs alone.
+fn caching(reading: &Reading) -> Caching {
+    if reading.signed_in() {
+        Caching::Private
+    } else {
+        Caching::Visitor
+    }
+}
+
+fn chrome(req: &HttpRequest, state: &AppState, reading: &Reading, nav: &'static str) -> Chrome {
+    Chrome::new(req, state, reading.membership.user.as_ref(), nav)
+}
+
+/// "Data as of ..." for the caller, and what a better plan would show.
+pub struct Freshness {
+    pub cutoff_long: String,
+    pub cutoff_wire: String,
+    pub delay: String,
+    /// "Members on the pro plan see ..." when some plan sees fresher data.
+    pub better: Option<String>,
+}
+
+fn freshness(reading: &Reading) -> Freshness {
+    let membership = &reading.membership;
+    let cutoff = membership.data_cutoff.as_deref().and_then(parse_wire);
+    let better = reading
+        .tiers
+        .iter()
+        .filter(|t| t.delay_days < membership.delay_days)
+        .min_by_key(|t| t.delay_days)
+        .map(|t| match t.delay_days {
+            0 => format!("members on the {} plan see today's", t.name),
+            n => format!("members on the {} plan see {}", t.name, delay(n)),
+        });
+    Freshness {
+        cutoff_long: cutoff
+            .map(long_date)
+            .unwrap_or_else(|| "no data yet".into()),
+        cutoff_wire: cutoff.map(wire).unwrap_or_default(),
+        delay: delay(membership.delay_days),
+        better,
+    }
+}
