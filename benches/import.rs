@@ -73,21 +73,15 @@ use iq_actors::quotes::QuoteRow;
 use rust_decimal::Decimal;
 use tokio_postgres::NoTls;
 
+// The six indexes `Hardware_Index` is derived from (D8).
+use helpers::quotes::BASES as COMPOSITE_BASES;
+
 /// The goal of the issue: an import within this multiple of the COPY floor.
 const GOAL: f64 = 5.0;
 /// The quote-bearing indexes (every index but `Hardware_Index`).
 const INDEXES: [&str; 7] = [
     "Server_Index",
     "Server_Rental_Index",
-    "GPU_Index",
-    "DRAM_Index",
-    "SSD_Index",
-    "CPU_Index",
-    "OI_Index",
-];
-/// The six indexes `Hardware_Index` is derived from (D8).
-const COMPOSITE_BASES: [&str; 6] = [
-    "Server_Index",
     "GPU_Index",
     "DRAM_Index",
     "SSD_Index",

@@ -4,7 +4,7 @@
 //! The handlers in `src/routes/` stay as they are: each area's operations are declared
 //! here with `#[utoipa::path]` on stub functions, beside the schemas of what they take
 //! and answer (mirrors of the domain types, checked against the real answers by
-//! `tests/api/openapi.rs`). What must never drift is read from the code itself when the
+//! `tests/api/openapi/`). What must never drift is read from the code itself when the
 //! document is built: the datasets from the catalogue ([`query`]), the error codes from
 //! `ErrorCode` and their statuses from `status_for` ([`errors`]), the list bounds from
 //! the domain's constants ([`params`]). The test suite fails when a route of

@@ -18,7 +18,12 @@
 //!   driver's `/status`, [`Browser::wait_for`] an element), with a deadline and a message
 //!   saying what did not happen;
 //! - never share a browser between tests, or keep one in a `static`: one test, one
-//!   `Browser`, opened in the test and closed at its end.
+//!   `Browser`, opened in the test and closed at its end;
+//! - keep the parts apart: this file is the session and its steps (open, go, find, fill,
+//!   click, screenshot); the chromedriver process and its cleanup are `browser/driver.rs`,
+//!   Chromium's options `browser/chromium.rs`, reading the process table
+//!   `browser/process.rs`. A step must never manage processes, and the driver must never
+//!   drive pages.
 //!
 //! ```no_run
 //! # async fn example() {
@@ -33,26 +38,25 @@
 //! # }
 //! ```
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+mod chromium;
+mod driver;
+mod process;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-/// How long chromedriver has to start listening and report itself ready.
-const DRIVER_READY_WITHIN: Duration = Duration::from_secs(20);
+use chromium::{capabilities, chromium};
+use driver::Driver;
+
 /// How long [`Browser::wait_for`] waits for an element.
 const ELEMENT_WITHIN: Duration = Duration::from_secs(10);
-/// How long chromedriver and then Chromium each have to exit before they are killed.
-const EXIT_WITHIN: Duration = Duration::from_secs(5);
 
 const INSTALL_HINT: &str = "install the Debian packages chromium and chromium-driver \
      (`apt-get install chromium chromium-driver`, as .ci/run does), or point CHROMIUM and \
@@ -292,282 +296,10 @@ fn slots() -> &'static Semaphore {
     })
 }
 
-fn chromium() -> PathBuf {
-    std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/usr/bin/chromium".into())
-}
-
-fn chromedriver() -> PathBuf {
-    std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/usr/bin/chromedriver".into())
-}
-
 /// `$CARGO_TARGET_DIR`, else the workspace's `target`.
 fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => dir.into(),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
     }
-}
-
-/// The session's capabilities: Chromium headless, at `viewport`, on the profile `profile`,
-/// with nothing that reaches out to the network by itself.
-fn capabilities(viewport: Viewport, profile: &Path) -> fantoccini::wd::Capabilities {
-    let binary = chromium();
-    if binary.is_absolute() && !binary.exists() {
-        panic!("no Chromium at {}: {INSTALL_HINT}", binary.display());
-    }
-    let (width, height) = viewport.size();
-    let mut options = json!({
-        "binary": binary,
-        "args": [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            format!("--user-data-dir={}", profile.display()),
-            format!("--window-size={width},{height}"),
-        ],
-    });
-    if viewport == Viewport::Phone {
-        options["mobileEmulation"] = json!({
-            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 1},
-        });
-    }
-    match json!({ "goog:chromeOptions": options }) {
-        Value::Object(capabilities) => capabilities,
-        _ => unreachable!("a JSON object literal"),
-    }
-}
-
-/// A chromedriver process of one [`Browser`], with the temporary folder holding Chromium's
-/// profile and the driver's logs. Dropping it stops chromedriver and the Chromium it runs.
-struct Driver {
-    child: Child,
-    /// 0 until chromedriver says where it listens.
-    port: u16,
-    folder: tempfile::TempDir,
-}
-
-impl Driver {
-    /// Starts chromedriver on a port the OS picks and waits until it reports itself ready.
-    async fn start() -> Driver {
-        let folder = tempfile::Builder::new()
-            .prefix("iq-browser-")
-            .tempdir()
-            .expect("could not create a temporary folder for the browser");
-        let path = chromedriver();
-        let stderr = File::create(folder.path().join("chromedriver.stderr"))
-            .expect("could not create chromedriver's stderr file");
-        let child = Command::new(&path)
-            .arg("--port=0")
-            .arg(format!(
-                "--log-path={}",
-                folder.path().join("chromedriver.log").display()
-            ))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap_or_else(|err| match err.kind() {
-                std::io::ErrorKind::NotFound => {
-                    panic!("no chromedriver at {}: {INSTALL_HINT}", path.display())
-                }
-                _ => panic!("could not start {}: {err}", path.display()),
-            });
-        let mut driver = Driver {
-            child,
-            port: 0,
-            folder,
-        };
-        let deadline = Instant::now() + DRIVER_READY_WITHIN;
-
-        // With --port=0 the OS picks a free port (no race with other tests binding ports),
-        // and chromedriver prints it on stdout: "... started successfully on port 12345."
-        let (port_tx, port_rx) = tokio::sync::oneshot::channel();
-        let stdout = driver.child.stdout.take().expect("stdout is piped");
-        std::thread::spawn(move || {
-            let mut port_tx = Some(port_tx);
-            // Read to the end, so chromedriver never blocks on a full pipe.
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(port) = line
-                    .split_once("started successfully on port ")
-                    .and_then(|(_, rest)| rest.trim_end_matches('.').trim().parse::<u16>().ok())
-                {
-                    if let Some(tx) = port_tx.take() {
-                        let _ = tx.send(port);
-                    }
-                }
-            }
-        });
-        driver.port = match tokio::time::timeout_at(deadline.into(), port_rx).await {
-            Ok(Ok(port)) => port,
-            Ok(Err(_)) => panic!(
-                "chromedriver ({}) exited without listening\n{}",
-                path.display(),
-                driver.logs()
-            ),
-            Err(_) => panic!(
-                "chromedriver ({}) did not say its port within {DRIVER_READY_WITHIN:?}\n{}",
-                path.display(),
-                driver.logs()
-            ),
-        };
-
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(2))
-            .build()
-            .expect("a plain HTTP client");
-        let status = format!("{}/status", driver.url());
-        loop {
-            let ready = match http.get(&status).send().await {
-                Ok(reply) => reply
-                    .json::<Value>()
-                    .await
-                    .is_ok_and(|body| body["value"]["ready"] == true),
-                Err(_) => false,
-            };
-            if ready {
-                return driver;
-            }
-            if let Ok(Some(exit)) = driver.child.try_wait() {
-                panic!(
-                    "chromedriver exited ({exit}) before it was ready\n{}",
-                    driver.logs()
-                );
-            }
-            if Instant::now() >= deadline {
-                panic!(
-                    "chromedriver was not ready within {DRIVER_READY_WITHIN:?} ({status})\n{}",
-                    driver.logs()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// Chromium's fresh profile.
-    fn profile(&self) -> PathBuf {
-        self.folder.path().join("profile")
-    }
-
-    /// The end of chromedriver's log and stderr, for a failure's message.
-    fn logs(&self) -> String {
-        let mut logs = String::new();
-        for name in ["chromedriver.stderr", "chromedriver.log"] {
-            let text = std::fs::read_to_string(self.folder.path().join(name)).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            let tail = lines[lines.len().saturating_sub(30)..].join("\n");
-            logs.push_str(&format!("--- {name} (last lines) ---\n{tail}\n"));
-        }
-        logs
-    }
-
-    /// Asks chromedriver to quit (it ends its sessions, so its Chromium quits too) with a
-    /// blocking request, as `Drop` cannot await.
-    fn request_shutdown(&self) {
-        let address = SocketAddr::from(([127, 0, 0, 1], self.port));
-        let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) else {
-            return;
-        };
-        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-        let _ = stream.set_read_timeout(Some(EXIT_WITHIN));
-        let request = format!(
-            "GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-            self.port
-        );
-        if stream.write_all(request.as_bytes()).is_ok() {
-            let _ = stream.read_to_end(&mut Vec::new());
-        }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        // The Chromium chromedriver started (its children), to make sure they end too.
-        let browsers = children_of(self.child.id());
-        if self.port != 0 {
-            self.request_shutdown();
-        }
-        let deadline = Instant::now() + EXIT_WITHIN;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(_)) | Err(_) => break,
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-        // Chromium quits by itself once its session ends or chromedriver is gone; kill what
-        // is still running after a while. Only then may the profile folder go.
-        let deadline = Instant::now() + EXIT_WITHIN;
-        for browser in browsers {
-            while browser.is_running() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            if browser.is_running() {
-                let _ = Command::new("kill")
-                    .args(["-KILL", &browser.pid.to_string()])
-                    .stderr(Stdio::null())
-                    .status();
-            }
-        }
-    }
-}
-
-/// A process, told apart from a later one with the same id by its start time.
-struct Process {
-    pid: u32,
-    started: u64,
-}
-
-impl Process {
-    fn is_running(&self) -> bool {
-        matches!(stat(self.pid), Some((state, _, started)) if started == self.started && state != 'Z')
-    }
-}
-
-/// The running children of process `parent` (none where there is no `/proc`).
-fn children_of(parent: u32) -> Vec<Process> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| match stat(pid)? {
-            (state, ppid, started) if ppid == parent && state != 'Z' => {
-                Some(Process { pid, started })
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-/// State, parent and start time of process `pid`, from `/proc/<pid>/stat`.
-fn stat(pid: u32) -> Option<(char, u32, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // "pid (command) state ppid ...": the command may hold spaces and parentheses.
-    let fields: Vec<&str> = text
-        .get(text.rfind(')')? + 1..)?
-        .split_whitespace()
-        .collect();
-    let state = fields.first()?.chars().next()?;
-    let ppid = fields.get(1)?.parse().ok()?;
-    let started = fields.get(19)?.parse().ok()?;
-    Some((state, ppid, started))
 }

@@ -19,6 +19,7 @@ use rust_decimal::prelude::*;
 use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
+use crate::helpers::quotes::{self, BASES};
 use crate::helpers::{spawn_with, Key, Reply, Session, Spawn, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
@@ -27,16 +28,6 @@ const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     WHERE extract(isodow FROM d) < 6;";
 
 const COMPOSITE: &str = "Hardware_Index";
-
-/// The six base indexes of the composite, in D8's order (not `Server_Rental_Index`).
-const BASES: [&str; 6] = [
-    "Server_Index",
-    "GPU_Index",
-    "DRAM_Index",
-    "SSD_Index",
-    "CPU_Index",
-    "OI_Index",
-];
 
 /// One quote row of an import file: (trade_date, index_code, specification, weight,
 /// price).
@@ -150,14 +141,6 @@ fn dec(text: &str) -> Decimal {
     Decimal::from_str(text).unwrap()
 }
 
-fn csv(quotes: &[Quote]) -> Vec<u8> {
-    let mut text = String::from("trade_date,index_code,specification,weight,price\n");
-    for (date, code, spec, weight, price) in quotes {
-        text.push_str(&format!("{date},{code},{spec},{weight},{price}\n"));
-    }
-    text.into_bytes()
-}
-
 /// The quotes the database holds: each import replaces the (date, index) groups it
 /// contains, as D8 says.
 #[derive(Default, Clone)]
@@ -268,21 +251,10 @@ fn row(date: &str, value: &str, pre: Option<&str>, change: Option<&str>, pct: Op
     }
 }
 
-/// `POST /api/v1/admin/imports` with `quotes` as a CSV file, asserting it was accepted.
+/// [`quotes::import`] (`quotes` as a CSV file, asserting it was accepted), also asserting
+/// that every row was stored.
 async fn import(app: &TestApp, admin: &Session, file_name: &str, quotes: &[Quote]) -> Reply {
-    let part = reqwest::multipart::Part::bytes(csv(quotes)).file_name(file_name.to_string());
-    let form = reqwest::multipart::Form::new().part("file", part);
-    let response = app
-        .http
-        .post(format!("{}/api/v1/admin/imports", app.address))
-        .header("Cookie", &admin.cookie)
-        .header("X-CSRF-Token", &admin.csrf)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload");
-    let reply = TestApp::reply(response).await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let reply = quotes::import(app, admin, file_name, quotes).await;
     assert_eq!(reply.data()["quotes"], quotes.len(), "{}", reply.body);
     reply
 }

@@ -16,6 +16,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 
+use crate::helpers::quotes::{import, BASES};
 use crate::helpers::{eventually, spawn_with, Key, Reply, Session, Spawn, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-30.
@@ -23,15 +24,6 @@ const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-30'::date, '1 day') AS d \
     WHERE extract(isodow FROM d) < 6;";
 
-/// The six bases of the composite.
-const BASES: [&str; 6] = [
-    "Server_Index",
-    "GPU_Index",
-    "DRAM_Index",
-    "SSD_Index",
-    "CPU_Index",
-    "OI_Index",
-];
 const DAYS: [&str; 5] = ["20261102", "20261103", "20261104", "20261105", "20261106"];
 
 /// (trade_date, index_code, specification, weight, price)
@@ -68,21 +60,6 @@ fn first_file() -> Vec<Quote> {
         }
     }
     quotes
-}
-
-fn csv(quotes: &[Quote]) -> Vec<u8> {
-    let mut text = String::from("trade_date,index_code,specification,weight,price\n");
-    for (date, code, spec, weight, price) in quotes {
-        text.push_str(&format!("{date},{code},{spec},{weight},{price}\n"));
-    }
-    text.into_bytes()
-}
-
-/// Imports `quotes`, asserting acceptance; answers the import's reply.
-async fn import(app: &TestApp, admin: &Session, quotes: &[Quote]) -> Reply {
-    let reply = app.import_file(admin, "quotes.csv", csv(quotes)).await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
-    reply
 }
 
 fn published_at(reply: &Reply) -> String {
@@ -175,7 +152,7 @@ async fn spawn() -> (TestApp, Session, Key) {
 async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_new_ones() {
     let (app, admin, key) = spawn().await;
     let first = first_file();
-    let p1 = published_at(&import(&app, &admin, &first).await);
+    let p1 = published_at(&import(&app, &admin, "quotes.csv", &first).await);
     let daily_1 = daily(&app, &key, json!({})).await;
     let quotes_1 = quotes(&app, &key, json!({})).await;
     assert_eq!(daily_1.len(), 7 * DAYS.len(), "six bases and the composite");
@@ -196,7 +173,7 @@ async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_
             q.4 = "1234.5".into();
         }
     }
-    let second = import(&app, &admin, &correction).await;
+    let second = import(&app, &admin, "quotes.csv", &correction).await;
     let p2 = published_at(&second);
     assert!(instant(&p2) > instant(&p1));
     let daily_2 = daily(&app, &key, json!({})).await;
@@ -343,10 +320,10 @@ async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_
 async fn a_dropped_specification_leaves_the_day_and_stays_in_its_past() {
     let (app, admin, key) = spawn().await;
     let first = first_file();
-    let p1 = published_at(&import(&app, &admin, &first).await);
+    let p1 = published_at(&import(&app, &admin, "quotes.csv", &first).await);
     // 20261105's Server_Index again, with 8x H200 alone.
     let day = vec![quote("20261105", "Server_Index", "8x H200", "1", "1047")];
-    let p2 = published_at(&import(&app, &admin, &day).await);
+    let p2 = published_at(&import(&app, &admin, "quotes.csv", &day).await);
 
     let server = json!({"index_code": "Server_Index", "trade_date": "20261105"});
     let now: Vec<Value> = quotes(&app, &key, server.clone()).await;
@@ -404,7 +381,7 @@ async fn a_second_instance_sees_a_correction_within_a_second_and_its_past_foreve
     let (a, admin, key) = spawn().await;
     let b = a.another_instance().await;
     let first = first_file();
-    let p1 = published_at(&import(&a, &admin, &first).await);
+    let p1 = published_at(&import(&a, &admin, "quotes.csv", &first).await);
     // b caches today's page and the page as of p1.
     let today_1 = daily(&b, &key, json!({"index_code": "Server_Index"})).await;
     let as_of_1 = daily(&b, &key, json!({"index_code": "Server_Index", "as_of": p1})).await;
@@ -414,7 +391,7 @@ async fn a_second_instance_sees_a_correction_within_a_second_and_its_past_foreve
         quote("20261104", "Server_Index", "8x H100", "0.5", "999"),
         quote("20261104", "Server_Index", "8x H200", "0.5", "1001"),
     ];
-    import(&a, &admin, &correction).await;
+    import(&a, &admin, "quotes.csv", &correction).await;
     let changed = eventually(Duration::from_secs(1), || async {
         daily(&b, &key, json!({"index_code": "Server_Index"})).await != today_1
     })
@@ -469,7 +446,9 @@ async fn a_delayed_sync_gets_the_days_that_entered_its_window_since() {
         }
         day += Days::days(1);
     }
-    let published = instant(&published_at(&import(&app, &admin, &file).await));
+    let published = instant(&published_at(
+        &import(&app, &admin, "quotes.csv", &file).await,
+    ));
     // A sync at `since`; four days later the window has moved on.
     let since = published + Days::seconds(1);
     app.clock.set(since + Days::days(4));
@@ -519,7 +498,7 @@ fn import_strategy() -> impl Strategy<Value = Vec<(usize, usize, u32)>> {
 #[actix_web::test]
 async fn as_of_each_publication_answers_what_a_plain_query_answered_right_after_it() {
     let (app, admin, key) = spawn().await;
-    import(&app, &admin, &first_file()).await;
+    import(&app, &admin, "quotes.csv", &first_file()).await;
     let mut runner = TestRunner::deterministic();
     let sequence = prop::collection::vec(import_strategy(), 4..6)
         .new_tree(&mut runner)
@@ -538,7 +517,7 @@ async fn as_of_each_publication_answers_what_a_plain_query_answered_right_after_
                 quote(DAYS[day], BASES[base], "unit", "1", &price.to_string())
             })
             .collect();
-        let published = published_at(&import(&app, &admin, &quotes_file).await);
+        let published = published_at(&import(&app, &admin, "quotes.csv", &quotes_file).await);
         seen.push((
             published,
             daily(&app, &key, json!({})).await,

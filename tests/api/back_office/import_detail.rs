@@ -2,24 +2,13 @@
 //! changed per index (the composite included) or, when refused, its problems.
 
 use super::*;
+use crate::helpers::quotes::{BASES, HEADER};
 use crate::helpers::{spawn_with, Reply, Spawn};
 
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-13'::date, '1 day') AS d \
     WHERE extract(isodow FROM d) < 6;";
-
-/// The composite's six base indexes.
-const BASES: [&str; 6] = [
-    "Server_Index",
-    "GPU_Index",
-    "DRAM_Index",
-    "SSD_Index",
-    "CPU_Index",
-    "OI_Index",
-];
-
-const HEADER: &str = "trade_date,index_code,specification,weight,price\n";
 
 /// Three days (2-4 November) of one specification for each base index, prices moving.
 fn first_file() -> String {

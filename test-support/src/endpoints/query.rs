@@ -1,0 +1,67 @@
+//! The public data endpoints: `POST /api/v1/query` (JSON or raw, anonymous or with a
+//! key, one page or every page), `GET /api/v1/config` and `GET /api/v1/membership`.
+
+use serde_json::{json, Value};
+
+use crate::{Reply, Session, TestApp};
+
+impl TestApp {
+    /// `POST /api/v1/query` with a JSON body.
+    pub async fn query(&self, body: Value) -> Reply {
+        self.query_with(body, None).await
+    }
+
+    pub async fn query_with(&self, body: Value, api_key: Option<&str>) -> Reply {
+        let mut request = self
+            .http
+            .post(format!("{}/api/v1/query", self.address))
+            .json(&body);
+        if let Some(key) = api_key {
+            request = request.header("X-API-Key", key);
+        }
+        Self::reply(request.send().await.expect("request")).await
+    }
+
+    /// `POST /api/v1/query` with a raw body and content type.
+    pub async fn query_raw(&self, body: impl Into<String>, content_type: &str) -> Reply {
+        let response = self
+            .http
+            .post(format!("{}/api/v1/query", self.address))
+            .header("Content-Type", content_type)
+            .body(body.into())
+            .send()
+            .await
+            .expect("request");
+        Self::reply(response).await
+    }
+
+    pub async fn config(&self) -> Reply {
+        self.get("/api/v1/config").await
+    }
+
+    pub async fn membership(&self) -> Reply {
+        self.get("/api/v1/membership").await
+    }
+
+    /// Every page of a query, walked as spec 4.3 says.
+    pub async fn walk(&self, mut body: Value, limit: u64) -> Vec<Value> {
+        let mut rows = Vec::new();
+        let mut offset = 0;
+        loop {
+            body["limit"] = json!(limit);
+            body["offset"] = json!(offset);
+            let page = self.query(body.clone()).await;
+            assert_eq!(page.code(), 0, "{}", page.body);
+            rows.extend(page.items().iter().cloned());
+            offset += page.data()["returned"].as_u64().unwrap();
+            if !page.data()["has_more"].as_bool().unwrap() {
+                return rows;
+            }
+        }
+    }
+
+    /// `GET /api/v1/membership` as this session.
+    pub async fn membership_as(&self, session: &Session) -> Reply {
+        self.get_as(session, "/api/v1/membership").await
+    }
+}

@@ -1,0 +1,65 @@
+//! Signing in: the shared test [`PASSWORD`], the [`Session`] a login answers,
+//! `POST /api/v1/auth/login` and the first-run `POST /api/v1/setup` of the super
+//! administrator.
+
+use serde_json::json;
+
+use crate::{Reply, TestApp};
+
+/// A password every test account uses; it passes the policy.
+pub const PASSWORD: &str = "correct horse battery";
+
+/// A signed-in website session: the cookie to send and the CSRF token from login.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub cookie: String,
+    pub csrf: String,
+    pub user_id: String,
+}
+
+impl TestApp {
+    /// `POST /api/v1/auth/login`; the session when it succeeded.
+    pub async fn login(&self, username: &str, password: &str) -> (Reply, Option<Session>) {
+        let body = json!({"username": username, "password": password});
+        let reply = self
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/auth/login",
+                Some(body),
+                None,
+                false,
+            )
+            .await;
+        let session = reply
+            .set_cookies
+            .iter()
+            .find(|c| c.starts_with("iq_session="))
+            .filter(|_| reply.code() == 0)
+            .map(|set_cookie| Session {
+                cookie: set_cookie.split(';').next().unwrap().to_string(),
+                csrf: reply.data()["csrf_token"].as_str().unwrap().to_string(),
+                user_id: reply.data()["user"]["id"].as_str().unwrap().to_string(),
+            });
+        (reply, session)
+    }
+
+    pub async fn login_ok(&self, username: &str) -> Session {
+        let (reply, session) = self.login(username, PASSWORD).await;
+        session.unwrap_or_else(|| panic!("login of {username} failed: {}", reply.body))
+    }
+
+    /// Initialises the service with super administrator `root` and signs in.
+    pub async fn admin(&self) -> Session {
+        let reply = self
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/setup",
+                Some(json!({"username": "root", "password": PASSWORD})),
+                None,
+                false,
+            )
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        self.login_ok("root").await
+    }
+}

@@ -1,0 +1,49 @@
+//! Users in the back office: creating them (`POST /api/v1/admin/users`, with a tier or
+//! a role, signed in at once) and reading them (`GET /api/v1/admin/users`, one user).
+
+use serde_json::{json, Value};
+
+use crate::{Reply, Session, TestApp, PASSWORD};
+
+impl TestApp {
+    /// Creates a user through the back office and signs them in.
+    pub async fn user(&self, admin: &Session, username: &str, tier: &str) -> Session {
+        let reply = self
+            .send_as(
+                admin,
+                reqwest::Method::POST,
+                "/api/v1/admin/users",
+                json!({"username": username, "password": PASSWORD, "tier": tier}),
+            )
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        self.login_ok(username).await
+    }
+
+    /// `POST /api/v1/admin/users` with any body.
+    pub async fn create_user(&self, admin: &Session, body: Value) -> Reply {
+        self.send_as(admin, reqwest::Method::POST, "/api/v1/admin/users", body)
+            .await
+    }
+
+    /// Creates a user with `role` and signs them in.
+    pub async fn user_with_role(&self, admin: &Session, username: &str, role: &str) -> Session {
+        let body = json!({"username": username, "password": PASSWORD, "role": role});
+        let reply = self.create_user(admin, body).await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        assert_eq!(reply.data()["role"], role, "{}", reply.body);
+        self.login_ok(username).await
+    }
+
+    /// `GET /api/v1/admin/users?{query}`.
+    pub async fn admin_users(&self, session: &Session, query: &str) -> Reply {
+        self.get_as(session, &Self::with_query("/api/v1/admin/users", query))
+            .await
+    }
+
+    /// `GET /api/v1/admin/users/{id}`.
+    pub async fn admin_user(&self, session: &Session, id: &str) -> Reply {
+        self.get_as(session, &format!("/api/v1/admin/users/{id}"))
+            .await
+    }
+}

@@ -1,0 +1,46 @@
+//! Quote-import files for the tests of imports and of what they compute: the six base
+//! indexes of the composite ([`BASES`]), quote rows written as the CSV file an import
+//! reads ([`csv`], [`HEADER`]), and [`import`], which sends one and asserts it was
+//! accepted. It must never compute what an import should produce: each test does that
+//! with its own arithmetic.
+
+use crate::{Reply, Session, TestApp};
+
+/// The six base indexes of the composite `Hardware_Index`, in D8's order (not
+/// `Server_Rental_Index`).
+pub const BASES: [&str; 6] = [
+    "Server_Index",
+    "GPU_Index",
+    "DRAM_Index",
+    "SSD_Index",
+    "CPU_Index",
+    "OI_Index",
+];
+
+/// The header line of a quote file.
+pub const HEADER: &str = "trade_date,index_code,specification,weight,price\n";
+
+/// `quotes` as a CSV import file: [`HEADER`], then a line per quote (trade_date,
+/// index_code, specification, weight, price), each written as given.
+pub fn csv<S: AsRef<str>>(quotes: &[(S, S, S, S, S)]) -> Vec<u8> {
+    let mut text = String::from(HEADER);
+    for (date, code, spec, weight, price) in quotes {
+        let (date, code, spec) = (date.as_ref(), code.as_ref(), spec.as_ref());
+        let (weight, price) = (weight.as_ref(), price.as_ref());
+        text.push_str(&format!("{date},{code},{spec},{weight},{price}\n"));
+    }
+    text.into_bytes()
+}
+
+/// `POST /api/v1/admin/imports` with `quotes` as the CSV file `file_name`, asserting it
+/// was accepted; answers the import's reply.
+pub async fn import<S: AsRef<str>>(
+    app: &TestApp,
+    admin: &Session,
+    file_name: &str,
+    quotes: &[(S, S, S, S, S)],
+) -> Reply {
+    let reply = app.import_file(admin, file_name, csv(quotes)).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    reply
+}

@@ -1,0 +1,116 @@
+//! The settings: `DATABASE_URL` and `KEY_SECRET` from the Secret (made from the
+//! example, which is too short to run with), every ConfigMap key a variable the service
+//! reads and none a secret, and the settings a deployment behind an Ingress needs.
+
+use std::fs;
+
+use iq_service::settings::KeySecret;
+use serde_json::json;
+
+use super::code::variables_read_by_the_code;
+use super::objects::{config, container, entry};
+use super::render::{manifests_dir, repository};
+
+/// Variables the service reads through its libraries rather than in its own code:
+/// `RUST_LOG` (tracing's `EnvFilter::try_from_default_env`) and the OpenTelemetry SDK's
+/// standard variables (the README's configuration table lists them).
+const LIBRARY_VARIABLES: &[&str] = &[
+    "RUST_LOG",
+    "OTEL_TRACES_SAMPLER",
+    "OTEL_TRACES_SAMPLER_ARG",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_BSP_SCHEDULE_DELAY",
+    "OTEL_BSP_EXPORT_TIMEOUT",
+    "OTEL_BSP_MAX_QUEUE_SIZE",
+    "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
+];
+
+#[test]
+fn secrets_from_the_secret_and_every_setting_a_real_one() {
+    let c = container();
+    let env = c["env"].as_array().expect("env");
+    for name in ["DATABASE_URL", "KEY_SECRET"] {
+        let var = env
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap_or_else(|| panic!("the container sets {name}"));
+        assert!(var.get("value").is_none(), "{name} is never written inline");
+        let reference = &var["valueFrom"]["secretKeyRef"];
+        assert_eq!(reference["name"], "iq-service-secrets", "{name}");
+        assert_eq!(reference["key"], name);
+    }
+    assert_eq!(
+        c["envFrom"],
+        json!([{"configMapRef": {"name": "iq-service-config"}}]),
+        "the settings come from the ConfigMap"
+    );
+
+    // The Secret's keys, from the example; the real file is gitignored.
+    let secret = entry(".", "Secret", "iq-service-secrets");
+    let pairs = secret["generated"]["pairs"].as_object().expect("pairs");
+    assert_eq!(
+        pairs.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["DATABASE_URL", "KEY_SECRET"]
+    );
+    let placeholder = pairs["KEY_SECRET"].as_str().unwrap();
+    assert!(
+        placeholder.len() < KeySecret::MIN_LEN,
+        "the example's KEY_SECRET is too short to start with, so a copy that was not \
+         filled in fails at start-up instead of running with a published secret"
+    );
+    let gitignore = fs::read_to_string(manifests_dir().join(".gitignore"))
+        .expect("deploy/kubernetes/.gitignore");
+    for env in secret["generated"]["envs"].as_array().unwrap() {
+        let env = env.as_str().unwrap();
+        assert!(
+            gitignore.lines().any(|line| line.trim() == env),
+            "{env} is gitignored"
+        );
+    }
+
+    // Every setting is a variable the service reads, and none is a secret.
+    let known = variables_read_by_the_code();
+    for sure in [
+        "DATABASE_URL",
+        "KEY_SECRET",
+        "LISTEN_ADDR",
+        "DB_ACQUIRE_TIMEOUT_MS",
+        "OTEL_SERVICE_NAME",
+    ] {
+        assert!(
+            known.contains(sure),
+            "reading variable names from the code found no {sure}: {known:?}"
+        );
+    }
+    let telemetry = fs::read_to_string(repository().join("src/telemetry/mod.rs")).unwrap();
+    assert!(
+        telemetry.contains("EnvFilter::try_from_default_env"),
+        "RUST_LOG is read through EnvFilter"
+    );
+    let settings = config();
+    for name in settings.keys() {
+        assert!(
+            known.contains(name) || LIBRARY_VARIABLES.contains(&name.as_str()),
+            "config.env sets {name}, which the service does not read"
+        );
+        assert!(
+            !pairs.contains_key(name),
+            "{name} is in both the ConfigMap and the Secret"
+        );
+    }
+    assert!(
+        settings.get("DEMO_DATA").is_none_or(|v| v == "0"),
+        "no demo data in a deployment"
+    );
+    // Behind the Ingress: its X-Forwarded-For is believed, and TLS ends there.
+    assert!(
+        settings
+            .get("TRUSTED_PROXIES")
+            .is_some_and(|v| !v.is_empty()),
+        "TRUSTED_PROXIES is set, or every visitor shares the Ingress controller's address"
+    );
+    assert_eq!(settings.get("COOKIE_SECURE").map(String::as_str), Some("1"));
+}

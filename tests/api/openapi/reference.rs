@@ -1,0 +1,109 @@
+//! The document's other forms: the reference page `GET /docs` shows every path, dataset
+//! and code, and `iq-service openapi` prints the document without touching anything.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use iq_actors::catalogue::DATASETS;
+use iq_service::openapi::errors::CODES;
+use serde_json::Value;
+
+use super::operations;
+use super::routes::registered_routes;
+use crate::helpers::spawn_app;
+
+#[actix_web::test]
+async fn the_reference_page_shows_every_path_dataset_and_code() {
+    let app = spawn_app().await;
+    let page = app.page("/docs").await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(
+        page.header("content-security-policy"),
+        Some(iq_service::site::respond::CONTENT_SECURITY_POLICY)
+    );
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    // Readable without a script, and nothing the policy would block.
+    assert!(!page.html.contains("<script"));
+    assert!(!page.html.contains("style="));
+    assert!(!page.html.contains("<style"));
+    let id = page.header("x-request-id").expect("X-Request-Id");
+    page.assert_has(&format!(r#"<code id="request-id">{id}</code>"#));
+
+    let doc: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let text = page.html.replace("&#39;", "'").replace("&#x27;", "'");
+    for (method, path, operation) in operations(&doc) {
+        page.assert_has(&format!("<code>{method} {path}</code>"));
+        let summary = operation["summary"].as_str().unwrap();
+        assert!(text.contains(summary), "the page lacks {summary:?}");
+    }
+    for (_, path) in registered_routes() {
+        page.assert_has(&path);
+    }
+    for dataset in &DATASETS {
+        page.assert_has(&format!(r#"id="dataset-{}""#, dataset.api_name));
+        for param in dataset.params {
+            page.assert_has(&format!("<code>{}</code>", param.name));
+        }
+        for field in dataset.fields {
+            page.assert_has(&format!("<code>{}</code>", field.name));
+        }
+    }
+    for &code in CODES {
+        page.assert_has(&format!(r#"id="code-{}""#, code.as_u32()));
+    }
+    // Every anchor once, every link inside the page to one of them.
+    let ids: Vec<&str> = page
+        .html
+        .split(" id=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
+    let unique: BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(unique.len(), ids.len(), "an id is used twice");
+    for link in page.html.split("href=\"#").skip(1) {
+        let target = &link[..link.find('"').unwrap()];
+        assert!(
+            unique.contains(target),
+            "a link to #{target}, which is not on the page"
+        );
+    }
+    // Parameters and credentials are shown too.
+    page.assert_has("<code>days</code>");
+    page.assert_has("X-CSRF-Token");
+}
+
+#[test]
+fn iq_service_openapi_prints_the_document_and_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_iq-service"))
+        .arg("openapi")
+        .current_dir(dir.path())
+        .env_remove("IQ_DATA_DIR")
+        .env_remove("KEY_SECRET")
+        // Settings would refuse this (no KEY_SECRET); the command never reads them.
+        .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let served: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    assert_eq!(printed, served);
+    // No settings read (an unreachable database is fine), no data folder, no file.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
