@@ -124,6 +124,9 @@ pub struct Settings {
     pub max_connections_per_ip: u32,
     /// Which requests get an access-log line at info (`ACCESS_LOG`).
     pub access_log: AccessLog,
+    /// How long a stop signal drains before the server stops accepting
+    /// (`SHUTDOWN_DELAY_MS`, default 0): see [`crate::http::drain`].
+    pub shutdown_delay: Duration,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -310,6 +313,16 @@ impl Settings {
             },
             max_connections_per_ip: parsed("MAX_CONNECTIONS_PER_IP", 256)?,
             access_log: parsed("ACCESS_LOG", AccessLog::default())?,
+            shutdown_delay: {
+                let ms: u64 = parsed("SHUTDOWN_DELAY_MS", 0)?;
+                if ms > 120_000 {
+                    return Err(ConfigError {
+                        variable: "SHUTDOWN_DELAY_MS",
+                        problem: format!("{ms} is more than 120000 (two minutes)"),
+                    });
+                }
+                Duration::from_millis(ms)
+            },
             clock: Arc::new(SystemClock),
         })
     }

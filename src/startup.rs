@@ -22,6 +22,7 @@ use iq_actors::quota::{Drain, QuotaActor, QuotaStore};
 
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::FrontActor;
+use crate::http::drain::{close_when_draining, stop_on_signal, Draining};
 use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
 use crate::http::request_context::request_context;
@@ -100,6 +101,9 @@ pub struct Application {
     bus: ChangeBus,
     pool: deadpool_postgres::Pool,
     embedded: Option<EmbeddedPostgres>,
+    /// Set by a stop signal; read by `/readyz` and the `Connection: close` middleware.
+    draining: Draining,
+    shutdown_delay: std::time::Duration,
 }
 
 impl Application {
@@ -231,10 +235,14 @@ impl Application {
             max_connections_per_ip: settings.max_connections_per_ip,
             trusted_proxies: settings.trusted_proxies.clone(),
         };
+        let draining = Draining::default();
+        let draining_data = web::Data::new(draining.clone());
         let server = listener::serve(listener, options, move || {
             App::new()
+                .wrap(from_fn(close_when_draining))
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
+                .app_data(draining_data.clone())
                 .app_data(body_pace)
                 .app_data(access_log)
                 .configure(|cfg| routes::configure(cfg, !separate_metrics))
@@ -248,6 +256,8 @@ impl Application {
             bus: change_bus,
             pool: pool.clone(),
             embedded,
+            draining,
+            shutdown_delay: settings.shutdown_delay,
         })
     }
 
@@ -270,7 +280,8 @@ impl Application {
         self.quota.clone()
     }
 
-    /// Serves until SIGINT/SIGTERM: stops accepting, lets in-flight requests finish,
+    /// Serves until SIGINT/SIGTERM: drains for `SHUTDOWN_DELAY_MS` (see
+    /// [`crate::http::drain`]), stops accepting, lets in-flight requests finish,
     /// gives quota leases back and writes usage and the call log, then stops the
     /// embedded PostgreSQL if this process started one.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
@@ -278,7 +289,13 @@ impl Application {
             let handle = server.handle();
             (actix_web::rt::spawn(server), handle)
         });
+        let signals = actix_web::rt::spawn(stop_on_signal(
+            self.server.handle(),
+            self.draining.clone(),
+            self.shutdown_delay,
+        ));
         let result = self.server.await;
+        signals.abort();
         if let Some((task, handle)) = metrics {
             handle.stop(false).await;
             let _ = task.await;

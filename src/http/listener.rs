@@ -70,7 +70,11 @@ where
     B: MessageBody + 'static,
 {
     let addr = listener.local_addr()?;
-    let mut builder = Server::build().backlog(1024).shutdown_timeout(30);
+    // Stop signals are handled by `drain::stop_on_signal`, which drains first.
+    let mut builder = Server::build()
+        .backlog(1024)
+        .shutdown_timeout(30)
+        .disable_signals();
     if let Some(workers) = options.workers {
         builder = builder.workers(workers);
     }

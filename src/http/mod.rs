@@ -9,6 +9,7 @@ pub mod client_ip;
 pub mod cors;
 pub mod credentials;
 pub mod csv_answer;
+pub mod drain;
 pub mod envelope;
 pub mod error;
 pub mod guard;

@@ -86,6 +86,7 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
         body_pace: BodyPace::default(),
         max_connections_per_ip: 0,
         access_log: Default::default(),
+        shutdown_delay: Duration::ZERO,
         clock,
     }
 }

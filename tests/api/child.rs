@@ -159,6 +159,17 @@ impl Service {
         kib * 1024
     }
 
+    /// Sends SIGTERM and returns at once, so a test can watch the drain; [`Service::stop`]
+    /// then waits for the exit.
+    pub fn terminate(&self) {
+        let child = self.child.as_ref().expect("the service is running");
+        let termed = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(termed, "kill -TERM failed");
+    }
+
     /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
     /// does not exit in time; then how it exited and everything it wrote.
     pub fn stop(&mut self) -> Output {

@@ -16,6 +16,7 @@ mod deploy_manifests;
 mod docs;
 mod embedded;
 mod envelope;
+mod fleet;
 mod health;
 mod hostile;
 mod import_command;

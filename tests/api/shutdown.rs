@@ -208,3 +208,58 @@ async fn quota_usage_survives_a_graceful_shutdown() {
     drop(app);
     drop_database(&database_name).await;
 }
+
+/// With `SHUTDOWN_DELAY_MS`, a stop signal first drains: `/readyz` turns 503 so the
+/// balancer takes the instance out, queries are still answered but with
+/// `Connection: close`, and only after the delay does the process stop, gracefully.
+#[actix_web::test]
+async fn a_stop_signal_drains_before_the_server_stops_accepting() {
+    let database_url = create_database().await;
+    let mut service = Service::start(
+        &database_url,
+        &[("SHUTDOWN_DELAY_MS", "2000"), ("RUST_LOG", "info")],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let ready = |http: reqwest::Client, base: String| async move {
+        http.get(format!("{base}/readyz")).send().await.unwrap()
+    };
+    assert_eq!(
+        ready(http.clone(), service.base.clone()).await.status(),
+        200
+    );
+
+    service.terminate();
+    let draining = crate::helpers::eventually(Duration::from_secs(2), || {
+        let (http, base) = (http.clone(), service.base.clone());
+        async move { ready(http, base).await.status() == 503 }
+    })
+    .await;
+    assert!(draining, "/readyz still ready after SIGTERM");
+    // Still serving, but every answer closes its connection.
+    let answer = http
+        .post(format!("{}/api/v1/query", service.base))
+        .json(&latest())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(
+        answer
+            .headers()
+            .get("connection")
+            .map(|v| v.to_str().unwrap()),
+        Some("close")
+    );
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["code"], 0, "{body}");
+
+    let output = service.stop();
+    assert!(
+        output.status.success() && !output.killed,
+        "{}",
+        output.logs()
+    );
+    assert!(output.logs().contains("draining"), "{}", output.logs());
+    drop_database(&database_name(&database_url)).await;
+}

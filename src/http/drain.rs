@@ -1,0 +1,90 @@
+//! Leaving a load balancer's rotation before stopping, so a rolling restart fails no
+//! request.
+//!
+//! On SIGTERM or SIGINT the instance first *drains* for `SHUTDOWN_DELAY_MS`: it keeps
+//! serving, answers `/readyz` with 503 (the balancer's health check takes it out), and
+//! sends `Connection: close` on every answer, so no keep-alive connection stays open
+//! for the balancer to send a request on at the moment the server closes it (the one
+//! failure a balancer cannot retry safely: a query counts against the quota once sent).
+//! Idle connections the balancer keeps are closed by the balancer's own keep-alive
+//! timeout, which must be shorter than the delay. Only then does the server stop
+//! accepting (new connections are refused, which a balancer retries elsewhere) and
+//! finish what is in flight. It never refuses or cuts a request itself.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServerHandle, ServiceRequest, ServiceResponse};
+use actix_web::http::ConnectionType;
+use actix_web::middleware::Next;
+use actix_web::web;
+
+/// Set once a stop signal has arrived; never unset.
+#[derive(Clone, Default)]
+pub struct Draining(Arc<AtomicBool>);
+
+impl Draining {
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Middleware: `Connection: close` on every answer while draining.
+pub async fn close_when_draining(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let draining = req
+        .app_data::<web::Data<Draining>>()
+        .is_some_and(|d| d.is_set());
+    let mut res = next.call(req).await?;
+    if draining {
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(ConnectionType::Close);
+    }
+    Ok(res)
+}
+
+/// Waits for SIGTERM or SIGINT, drains for `delay`, then stops `server` gracefully.
+pub async fn stop_on_signal(server: ServerHandle, draining: Draining, delay: Duration) {
+    wait_for_signal().await;
+    draining.set();
+    tracing::info!(
+        delay_ms = delay.as_millis() as u64,
+        "stop signal: draining (readyz 503, connections closed after each answer)"
+    );
+    tokio::time::sleep(delay).await;
+    server.stop(true).await;
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        _ => {
+            tracing::error!("cannot listen for stop signals; stopping on Ctrl-C only");
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}
