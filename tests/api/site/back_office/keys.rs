@@ -1,0 +1,157 @@
+//! Keys from the pages: an administrator finds a key with its owner and edits its
+//! limits, scope and indexes (felt by the key at once), a deleted or unknown key has no
+//! page, and an owner rotates and renames their own key on `/account/keys`.
+
+use iq_test_support::site::PageReply;
+use serde_json::json;
+
+use crate::helpers::{spawn_with_fixture, PASSWORD};
+
+/// The first `data-key-id` of a page.
+fn first_key_id(page: &PageReply) -> String {
+    let start = page.html.find("data-key-id=\"").expect("a key row") + 13;
+    page.html[start..start + page.html[start..].find('"').unwrap()].to_owned()
+}
+
+#[actix_web::test]
+async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let list = app.page_with(&root.cookies, "/admin/keys").await;
+    assert_eq!(list.status, 200);
+    list.assert_has(&format!(r#"data-key-id="{}""#, key.id));
+    list.assert_has(">kim</a>");
+    let page = app
+        .page_with(&root.cookies, &format!("/admin/keys/{}", key.id))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    let token = page.csrf();
+    let path = format!("/admin/keys/{}", key.id);
+    let bad = app
+        .post_form(
+            &root.cookies,
+            &path,
+            &[("csrf", &token), ("active", "1"), ("per_day", "many")],
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    bad.assert_has("Calls a day must be a whole number.");
+    let saved = app
+        .post_form(
+            &root.cookies,
+            &path,
+            &[
+                ("csrf", &token),
+                ("active", "1"),
+                ("per_day", "5"),
+                ("scope", "index:read"),
+                ("index_codes", "Server_Index, GPU_Index"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let reply = app
+        .query_with(json!({"api_name": "index_latest"}), Some(&key.key))
+        .await;
+    assert_eq!(reply.header("x-ratelimit-limit"), Some("5"));
+    assert_eq!(
+        reply.column("index_code"),
+        [json!("Server_Index"), json!("GPU_Index")]
+    );
+    // Only the scope kept: quotes are refused now.
+    let quotes = app
+        .query_with(json!({"api_name": "index_quote"}), Some(&key.key))
+        .await;
+    assert_eq!(quotes.status, 403);
+}
+
+#[actix_web::test]
+async fn a_deleted_or_unknown_key_has_no_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let kim = app.login_ok("kim").await;
+    assert_eq!(app.delete_key(&kim, &key.id).await.status, 200);
+    for id in [key.id.as_str(), "key_doesnotexist00"] {
+        let page = app
+            .page_with(&root.cookies, &format!("/admin/keys/{id}"))
+            .await;
+        assert_eq!(page.status, 404, "{id}: {}", page.html);
+        page.assert_has("There is no such key (it may have been deleted).");
+    }
+}
+
+#[actix_web::test]
+async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let kim_session = app.user(&admin, "kim", "pro").await;
+    let old = app
+        .new_key(
+            &kim_session,
+            json!({"name": "laptop", "index_codes": ["GPU_Index"]}),
+        )
+        .await;
+    let kim = app.form_login("kim", PASSWORD).await;
+    let keys = app.page_with(&kim.cookies, "/account/keys").await;
+    let id = first_key_id(&keys);
+    assert_eq!(id, old.id);
+    let rotated = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rotate"),
+            &[("csrf", &keys.csrf())],
+        )
+        .await;
+    assert_eq!(rotated.status, 200, "{}", rotated.html);
+    assert_eq!(rotated.header("cache-control"), Some("private, no-store"));
+    let start = rotated
+        .html
+        .find(r#"<code id="new-key" class="secret">"#)
+        .unwrap()
+        + 34;
+    let new = rotated.html[start..start + rotated.html[start..].find('<').unwrap()].to_owned();
+    assert_ne!(new, old.key);
+    app.query_with(json!({"api_name": "index_latest"}), Some(&old.key))
+        .await
+        .assert_error(401, 40102);
+    let works = app
+        .query_with(json!({"api_name": "index_latest"}), Some(&new))
+        .await;
+    assert_eq!(works.column("index_code"), [json!("GPU_Index")]);
+
+    let renamed = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rename"),
+            &[("csrf", &keys.csrf()), ("name", "desktop")],
+        )
+        .await;
+    assert_eq!(renamed.status, 303);
+    app.page_with(&kim.cookies, "/account/keys")
+        .await
+        .assert_has(r#"value="desktop""#);
+    let empty = app
+        .post_form(
+            &kim.cookies,
+            &format!("/account/keys/{id}/rename"),
+            &[("csrf", &keys.csrf()), ("name", "  ")],
+        )
+        .await;
+    assert_eq!(empty.status, 400);
+    empty.assert_has(r#"id="key-problem""#);
+    // Someone else's key is not found, whatever the form says.
+    let admin_browser = app.form_login("root", PASSWORD).await;
+    let root_keys = app.page_with(&admin_browser.cookies, "/account/keys").await;
+    let foreign = app
+        .post_form(
+            &admin_browser.cookies,
+            &format!("/account/keys/{id}/rotate"),
+            &[("csrf", &root_keys.csrf())],
+        )
+        .await;
+    assert_eq!(foreign.status, 404);
+}

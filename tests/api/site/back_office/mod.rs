@@ -1,0 +1,25 @@
+//! The back office's pages over plain HTTP; the real-browser tests of the same pages are
+//! in `browser_back_office`. A file per topic, each form checked with its CSRF token:
+//! `access` (a login form for nobody, a 403 page for a role too low), `imports` (the
+//! import form, every bad row, an import's record and its problems as CSV), `settings`
+//! (tiers with a preview, indexes, the calendar), `users` (found, created, changed, their
+//! roles) and `keys` (every key for administrators, and an owner's own keys page).
+//!
+//! The step they share is here: [`root`], the super administrator signed in through the
+//! form.
+
+mod access;
+mod imports;
+mod keys;
+mod settings;
+mod users;
+
+use iq_test_support::site::SignedIn;
+
+use crate::helpers::{TestApp, PASSWORD};
+
+/// The super administrator `root`, signed in through the form.
+async fn root(app: &TestApp) -> SignedIn {
+    app.admin().await;
+    app.form_login("root", PASSWORD).await
+}

@@ -1,0 +1,126 @@
+//! The users' pages: found by a part of their name, created, given a tier and a role,
+//! and the last active super administrator kept from stepping down.
+
+use crate::helpers::{spawn_with_fixture, PASSWORD};
+
+#[actix_web::test]
+async fn users_are_found_created_and_changed_from_their_pages() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "anna", "free").await;
+    app.user(&admin, "ben_x", "free").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let all = app.page_with(&root.cookies, "/admin/users").await;
+    assert_eq!(all.status, 200);
+    for name in ["root", "anna", "ben_x"] {
+        all.assert_has(&format!(r#"data-user="{name}""#));
+    }
+    // A search is a substring, and `_` is only itself.
+    let found = app.page_with(&root.cookies, "/admin/users?q=n_").await;
+    found.assert_has(r#"data-user="ben_x""#);
+    found.assert_lacks(r#"data-user="anna""#);
+    let token = all.csrf();
+    let created = app
+        .post_form(
+            &root.cookies,
+            "/admin/users",
+            &[
+                ("csrf", &token),
+                ("username", "cleo"),
+                ("password", PASSWORD),
+                ("role", "user"),
+                ("tier", "free"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 303, "{}", created.html);
+    let location = created.header("location").unwrap().to_owned();
+    let duplicate = app
+        .post_form(
+            &root.cookies,
+            "/admin/users",
+            &[
+                ("csrf", &token),
+                ("username", "cleo"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(duplicate.status, 400, "{}", duplicate.html);
+    duplicate.assert_has(r#"id="user-problem""#);
+    // Cleo becomes a pro member, without API access.
+    let saved = app
+        .post_form(
+            &root.cookies,
+            &location,
+            &[
+                ("csrf", &token),
+                ("tier", "pro"),
+                ("role", "user"),
+                ("active", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let page = app
+        .page_with(&root.cookies, &format!("{location}?saved=1"))
+        .await;
+    page.assert_has(r#"<option value="pro" selected>"#);
+    page.assert_has(r#"id="user-saved""#);
+    let cleo = app.login_ok("cleo").await;
+    assert_eq!(app.membership_as(&cleo).await.data()["tier"], "pro");
+}
+
+#[actix_web::test]
+async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "ada", "free").await;
+    let root = app.form_login("root", PASSWORD).await;
+    let users = app.page_with(&root.cookies, "/admin/users?q=ada").await;
+    let start = users.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
+    let ada_page = users.html[start..start + users.html[start..].find('"').unwrap()].to_owned();
+    let token = users.csrf();
+    let promoted = app
+        .post_form(
+            &root.cookies,
+            &ada_page,
+            &[
+                ("csrf", &token),
+                ("tier", "free"),
+                ("role", "admin"),
+                ("active", "1"),
+                ("api_access", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(promoted.status, 303, "{}", promoted.html);
+    let ada = app.form_login("ada", PASSWORD).await;
+    assert_eq!(
+        app.page_with(&ada.cookies, "/admin/imports").await.status,
+        200
+    );
+    // Root may not step down while no other super administrator exists.
+    let me = app.page_with(&root.cookies, "/admin/users?q=root").await;
+    let start = me.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
+    let root_page = me.html[start..start + me.html[start..].find('"').unwrap()].to_owned();
+    let refused = app
+        .post_form(
+            &root.cookies,
+            &root_page,
+            &[
+                ("csrf", &token),
+                ("tier", "free"),
+                ("role", "admin"),
+                ("active", "1"),
+                ("api_access", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 400, "{}", refused.html);
+    refused.assert_has("last active super administrator");
+    assert_eq!(
+        app.page_with(&root.cookies, "/admin/tiers").await.status,
+        200
+    );
+}

@@ -1,0 +1,67 @@
+//! The website on a phone's screen: every page, a key's pages included, laid out for the
+//! phone, never scrolling sideways, its main heading in the first screen.
+
+use iq_test_support::browser::{Browser, Viewport};
+
+use crate::helpers::spawn_with_fixture;
+use crate::site::browser_steps::{
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js,
+    log_in_with_the_form, mark_page, next_page, open,
+};
+
+#[actix_web::test]
+async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    app.user(&admin, "pat", "pro").await;
+    let browser = Browser::open(Viewport::Phone).await;
+
+    assert_pages_fit_the_phone(
+        &browser,
+        &app,
+        &[
+            ("/", "li.card", "browser_phone_home"),
+            (
+                "/indexes/Server_Index",
+                "#chart svg.chart",
+                "browser_phone_index",
+            ),
+            ("/login", "#login-form", "browser_phone_login"),
+        ],
+    )
+    .await;
+    // The lower part of the index page: its tables are the widest things on it.
+    open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
+    js(
+        &browser,
+        "document.getElementById('quotes').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/indexes/Server_Index (tables)").await;
+    browser.screenshot("browser_phone_index_tables").await;
+
+    log_in_with_the_form(&browser, &app, "pat").await;
+    assert_no_sideways_scroll(&browser, "/account").await;
+    assert_heading_visible(&browser, "/account").await;
+    browser.screenshot("browser_phone_account").await;
+
+    open(&browser, &app, "/account/keys", "#create-key").await;
+    assert_no_sideways_scroll(&browser, "/account/keys").await;
+    assert_heading_visible(&browser, "/account/keys").await;
+    browser.screenshot("browser_phone_keys_empty").await;
+
+    // A key made on the phone: its page, with the long key, and the list with its row.
+    browser.fill("#key-name", "phone").await;
+    mark_page(&browser).await;
+    browser.click("#create-key button[type=submit]").await;
+    next_page(&browser, "#new-key").await;
+    assert_no_sideways_scroll(&browser, "the new key's page").await;
+    assert_heading_visible(&browser, "the new key's page").await;
+    browser.screenshot("browser_phone_key_created").await;
+
+    open(&browser, &app, "/account/keys", "tr[data-key-id]").await;
+    assert_no_sideways_scroll(&browser, "/account/keys with a key").await;
+    assert_heading_visible(&browser, "/account/keys with a key").await;
+    browser.screenshot("browser_phone_keys").await;
+    browser.close().await;
+}

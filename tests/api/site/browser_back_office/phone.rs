@@ -1,0 +1,77 @@
+//! The back office on a phone's screen: the imports and tiers pages, a refused import
+//! with its error table and history, and a tier's preview, none scrolling sideways.
+
+use iq_test_support::browser::{Browser, Viewport};
+
+use super::{root_in_the_browser, save_file, upload, BAD};
+use crate::helpers::spawn_with_fixture;
+use crate::site::browser_steps::{
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js, mark_page,
+    next_page, open,
+};
+
+#[actix_web::test]
+async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading() {
+    let app = spawn_with_fixture().await;
+    app.admin().await;
+    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
+    let browser = Browser::open(Viewport::Phone).await;
+    root_in_the_browser(&browser, &app).await;
+
+    assert_pages_fit_the_phone(
+        &browser,
+        &app,
+        &[
+            (
+                "/admin/imports",
+                "#import-form",
+                "browser_admin_phone_imports",
+            ),
+            ("/admin/tiers", "#tier-free", "browser_admin_phone_tiers"),
+        ],
+    )
+    .await;
+    // The tiers' forms below the first screen: the widest part of the page.
+    js(
+        &browser,
+        "document.getElementById('tier-pro').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/admin/tiers (the pro tier)").await;
+    browser.screenshot("browser_admin_phone_tiers_pro").await;
+
+    // A refused import on the phone: its error table, and the history it leaves.
+    open(&browser, &app, "/admin/imports", "#import-form").await;
+    upload(&browser, &save_file(folder.path(), BAD), "#import-refused").await;
+    assert_no_sideways_scroll(&browser, "the refused import's page").await;
+    assert_heading_visible(&browser, "the refused import's page").await;
+    js(
+        &browser,
+        "document.getElementById('import-errors').scrollIntoView()",
+    )
+    .await;
+    browser
+        .screenshot("browser_admin_phone_import_refused")
+        .await;
+    open(&browser, &app, "/admin/imports", "#imports tbody tr").await;
+    js(
+        &browser,
+        "document.getElementById('imports').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/admin/imports with its history").await;
+    browser
+        .screenshot("browser_admin_phone_imports_history")
+        .await;
+
+    // A tier's preview on the phone.
+    open(&browser, &app, "/admin/tiers", "#free-per-day").await;
+    browser.fill("#free-per-day", "4").await;
+    mark_page(&browser).await;
+    browser.click("#tier-free button[type=submit]").await;
+    next_page(&browser, "#reach").await;
+    assert_no_sideways_scroll(&browser, "the tier's preview").await;
+    assert_heading_visible(&browser, "the tier's preview").await;
+    browser.screenshot("browser_admin_phone_tier_preview").await;
+    browser.close().await;
+}
