@@ -2,10 +2,12 @@
 
 use super::super::validate::COLUMNS;
 use super::super::write::{to_csv, to_xlsx};
+use super::xlsx_file::{float_cell, iso_date, UNCALCULATED_FORMULA};
 use super::*;
 use crate::quotes::recalc::QuoteRow;
 use rust_decimal::Decimal;
 use rust_xlsxwriter::{ExcelDateTime, Format, Formula, Workbook};
+use std::io::Cursor;
 use std::str::FromStr;
 
 fn text(s: &str) -> Cell {

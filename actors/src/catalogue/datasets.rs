@@ -1,0 +1,307 @@
+//! [`DATASETS`]: every dataset of `POST /api/v1/query` as data (its parameters,
+//! fields, SQL fragments and sort order), with the small constructors and the shared
+//! parameters and fields the table is written with.
+//!
+//! The table is the contract: changing a name, a description or an SQL fragment here
+//! changes the API, the docs and the Python client's checks. It must never hold SQL
+//! built from anything but these literals.
+
+use super::types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned};
+
+const fn field(
+    name: &'static str,
+    kind: ValueKind,
+    sql: &'static str,
+    description: &'static str,
+) -> FieldDef {
+    FieldDef {
+        name,
+        kind,
+        description,
+        sql,
+        on_demand: false,
+    }
+}
+
+/// When the row's current version was published (D17); not among the default fields.
+const fn published_at(sql: &'static str) -> FieldDef {
+    FieldDef {
+        name: "published_at",
+        kind: ValueKind::Timestamp,
+        description: "when the row's current values were published (RFC 3339, UTC)",
+        sql,
+        on_demand: true,
+    }
+}
+
+const fn param(name: &'static str, role: ParamRole, description: &'static str) -> ParamDef {
+    ParamDef {
+        name,
+        role,
+        description,
+    }
+}
+
+const P6: ValueKind = ValueKind::Decimal { scale: 6 };
+
+const INDEX_CODE: ParamDef = param(
+    "index_code",
+    ParamRole::IndexCode,
+    "index code (case-sensitive)",
+);
+const TRADE_DATE: ParamDef = param(
+    "trade_date",
+    ParamRole::TradeDate,
+    "one date; not together with start_date/end_date",
+);
+const START_DATE: ParamDef = param("start_date", ParamRole::StartDate, "first date, inclusive");
+const END_DATE: ParamDef = param("end_date", ParamRole::EndDate, "last date, inclusive");
+const AS_OF: ParamDef = param(
+    "as_of",
+    ParamRole::AsOf,
+    "the data as it stood at this instant: RFC 3339 with an offset, or a date \
+     (end of that day in the service time zone)",
+);
+const UPDATED_SINCE: ParamDef = param(
+    "updated_since",
+    ParamRole::UpdatedSince,
+    "only rows that became visible after this instant (RFC 3339 with an offset)",
+);
+
+/// index_daily and index_latest share their fields (decisions D2).
+const DAILY_FIELDS: &[FieldDef] = &[
+    field("trade_date", ValueKind::Date, "d.trade_date", "trading day"),
+    field("index_code", ValueKind::Text, "d.index_code", "index code"),
+    field("index_value", P6, "d.index_value", "index points"),
+    field(
+        "weighted_price",
+        P6,
+        "CASE WHEN d.index_code = ANY({detailed}) THEN d.weighted_price END",
+        "sum of weight x price over the day's specifications; null where not shown",
+    ),
+    field(
+        "pre_value",
+        P6,
+        "d.pre_value",
+        "previous trading day's index points",
+    ),
+    field("change", P6, "d.change", "index_value - pre_value"),
+    field(
+        "pct_change",
+        P6,
+        "d.pct_change",
+        "change in percent of pre_value",
+    ),
+    published_at("(SELECT v.published_at FROM vintages v WHERE v.vintage = d.vintage)"),
+];
+
+const DAILY_DEFAULTS: &[&str] = &[
+    "trade_date",
+    "index_code",
+    "index_value",
+    "weighted_price",
+    "change",
+    "pct_change",
+];
+
+pub static DATASETS: [Dataset; 5] = [
+    Dataset {
+        api_name: "index_basic",
+        description: "index basic information",
+        scope: Scope::IndexRead,
+        delayed: false,
+        detail_only: false,
+        params: &[INDEX_CODE],
+        fields: &[
+            field("index_code", ValueKind::Text, "i.index_code", "index code"),
+            field("index_name", ValueKind::Text, "i.index_name", "index name"),
+            field("sort_no", ValueKind::Integer, "i.sort_no", "display order"),
+            field(
+                "visibility",
+                ValueKind::Text,
+                "i.visibility",
+                "aggregate, index_only, member or private",
+            ),
+            field(
+                "base_date",
+                ValueKind::Date,
+                "(SELECT min(b.trade_date) FROM index_daily b WHERE b.index_code = i.index_code)",
+                "first date on which the index has a value",
+            ),
+            field(
+                "base_value",
+                P6,
+                "i.base_value",
+                "index points on the base date",
+            ),
+            field(
+                "unit",
+                ValueKind::Text,
+                "i.unit",
+                "unit of the index points",
+            ),
+            field(
+                "has_quotes",
+                ValueKind::Boolean,
+                "i.has_quotes",
+                "whether the index has specification quotes",
+            ),
+            field(
+                "description",
+                ValueKind::Text,
+                "i.description",
+                "what the index measures",
+            ),
+        ],
+        default_fields: &[
+            "index_code",
+            "index_name",
+            "sort_no",
+            "visibility",
+            "base_date",
+            "base_value",
+            "unit",
+            "has_quotes",
+            "description",
+        ],
+        sort_key: &["sort_no", "index_code"],
+        from: "FROM indexes i WHERE {where}",
+        order_by: "i.sort_no, i.index_code",
+        index_column: Some("i.index_code"),
+        date_column: None,
+        versioned: None,
+    },
+    Dataset {
+        api_name: "index_daily",
+        description: "daily index points and weighted price",
+        scope: Scope::IndexRead,
+        delayed: true,
+        detail_only: false,
+        params: &[
+            INDEX_CODE,
+            TRADE_DATE,
+            START_DATE,
+            END_DATE,
+            AS_OF,
+            UPDATED_SINCE,
+        ],
+        fields: DAILY_FIELDS,
+        default_fields: DAILY_DEFAULTS,
+        sort_key: &["trade_date", "index_code"],
+        from: "FROM {index_daily} d WHERE d.trade_date <= {cutoff} AND {where}",
+        order_by: "d.trade_date, d.index_code",
+        index_column: Some("d.index_code"),
+        date_column: Some("d.trade_date"),
+        versioned: Some(Versioned {
+            alias: "d",
+            by_day: false,
+        }),
+    },
+    Dataset {
+        api_name: "index_latest",
+        description: "latest daily row of each visible index",
+        scope: Scope::IndexRead,
+        delayed: true,
+        detail_only: false,
+        params: &[INDEX_CODE, AS_OF, UPDATED_SINCE],
+        fields: DAILY_FIELDS,
+        default_fields: DAILY_DEFAULTS,
+        sort_key: &["sort_no", "index_code"],
+        from: "FROM indexes i CROSS JOIN LATERAL (SELECT * FROM {index_daily} x \
+               WHERE x.index_code = i.index_code AND x.trade_date <= {cutoff} \
+               ORDER BY x.trade_date DESC LIMIT 1) d WHERE {where}",
+        order_by: "i.sort_no, i.index_code",
+        index_column: Some("i.index_code"),
+        date_column: None,
+        versioned: Some(Versioned {
+            alias: "d",
+            by_day: false,
+        }),
+    },
+    Dataset {
+        api_name: "index_quote",
+        description: "specification-level quote detail",
+        scope: Scope::QuoteRead,
+        delayed: true,
+        detail_only: true,
+        params: &[
+            INDEX_CODE,
+            TRADE_DATE,
+            START_DATE,
+            END_DATE,
+            param(
+                "specification",
+                ParamRole::Exact {
+                    column: "q.specification",
+                },
+                "specification name; exact match",
+            ),
+            AS_OF,
+            UPDATED_SINCE,
+        ],
+        fields: &[
+            field("trade_date", ValueKind::Date, "q.trade_date", "quote date"),
+            field("index_code", ValueKind::Text, "q.index_code", "index code"),
+            field(
+                "specification",
+                ValueKind::Text,
+                "q.specification",
+                "specification name exactly as imported",
+            ),
+            field(
+                "weight",
+                ValueKind::Decimal { scale: 8 },
+                "q.weight",
+                "weight in the index; 0.6 means 60 percent",
+            ),
+            field("price", P6, "q.price", "unit price of the specification"),
+            published_at("(SELECT v.published_at FROM vintages v WHERE v.vintage = q.vintage)"),
+        ],
+        default_fields: &[
+            "trade_date",
+            "index_code",
+            "specification",
+            "weight",
+            "price",
+        ],
+        sort_key: &["trade_date", "index_code", "specification"],
+        from: "FROM {index_quotes} q WHERE q.trade_date <= {cutoff} AND {where}",
+        order_by: "q.trade_date, q.index_code, q.specification",
+        index_column: Some("q.index_code"),
+        date_column: Some("q.trade_date"),
+        versioned: Some(Versioned {
+            alias: "q",
+            by_day: true,
+        }),
+    },
+    Dataset {
+        api_name: "trade_calendar",
+        description: "trading calendar (open days only)",
+        scope: Scope::CalendarRead,
+        delayed: false,
+        detail_only: false,
+        params: &[TRADE_DATE, START_DATE, END_DATE],
+        fields: &[
+            field(
+                "trade_date",
+                ValueKind::Date,
+                "c.trade_date",
+                "open trading day",
+            ),
+            field(
+                "pretrade_date",
+                ValueKind::Date,
+                "c.pretrade_date",
+                "previous open trading day; null for the first day on record",
+            ),
+        ],
+        default_fields: &["trade_date", "pretrade_date"],
+        sort_key: &["trade_date"],
+        from: "FROM (SELECT t.trade_date, lag(t.trade_date) OVER (ORDER BY t.trade_date) \
+               AS pretrade_date FROM trade_calendar t) c WHERE {where}",
+        order_by: "c.trade_date",
+        index_column: None,
+        date_column: Some("c.trade_date"),
+        versioned: None,
+    },
+];

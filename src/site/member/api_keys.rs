@@ -1,0 +1,239 @@
+//! A member's API keys on the website: the list, creating a key (shown once, in the
+//! answer to the form that made it), rotating, renaming and deleting one.
+//!
+//! Every change goes through `Accounts` as the JSON endpoints do. A key's secret must
+//! never appear in a URL or a cached page: only in the private answer to its form.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use chrono::{NaiveTime, TimeDelta};
+use iq_actors::accounts::{KeyView, NewKey};
+use iq_actors::caller::Account;
+use iq_actors::{ApiError, ErrorCode};
+
+use super::member;
+use crate::routes::AppState;
+use crate::site::chrome::Chrome;
+use crate::site::form::Form;
+use crate::site::format::long_date;
+use crate::site::reading::Reading;
+use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+
+pub struct KeyLine {
+    pub id: String,
+    pub name: String,
+    pub hint: String,
+    pub state: &'static str,
+    pub indexes: String,
+    pub expires: String,
+    pub created: String,
+    pub calls_today: i64,
+}
+
+impl From<KeyView> for KeyLine {
+    fn from(key: KeyView) -> Self {
+        KeyLine {
+            indexes: key
+                .index_codes
+                .map_or_else(|| "all of your plan's".to_owned(), |c| c.join(", ")),
+            expires: key.expires_at.map_or_else(
+                || "never".to_owned(),
+                |at| at.format("%-d %b %Y %H:%M UTC").to_string(),
+            ),
+            created: long_date(key.created_at.date_naive()),
+            calls_today: key.calls_today.unwrap_or(0),
+            id: key.id,
+            name: key.name,
+            hint: key.key_hint,
+            state: key.state,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "keys.html")]
+struct KeysPage {
+    chrome: Chrome,
+    keys: Vec<KeyLine>,
+    indexes: Vec<String>,
+    problem: Option<String>,
+    name: String,
+}
+
+/// `GET /account/keys`.
+pub async fn keys(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let (reading, account) = member(&req, &state).await?;
+    keys_page(
+        &req,
+        &state,
+        &reading,
+        &account,
+        None,
+        String::new(),
+        StatusCode::OK,
+    )
+    .await
+}
+
+async fn keys_page(
+    req: &HttpRequest,
+    state: &AppState,
+    reading: &Reading,
+    account: &Account,
+    problem: Option<String>,
+    name: String,
+    status: StatusCode,
+) -> PageResult {
+    let keys = state.accounts.list_keys(account).await?;
+    let page = KeysPage {
+        chrome: Chrome::new(req, state, Some(account), "keys"),
+        keys: keys.into_iter().map(KeyLine::from).collect(),
+        indexes: reading.membership.indexes.clone(),
+        problem,
+        name,
+    };
+    render(&page, status, Caching::Private)
+}
+
+#[derive(Template)]
+#[template(path = "key_created.html")]
+struct KeyCreated {
+    chrome: Chrome,
+    key: String,
+    line: KeyLine,
+}
+
+/// `POST /account/keys`: creates a key and shows it, once.
+pub async fn create_key(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let (reading, account) = member(&req, &state).await?;
+    let name = form.one("name").unwrap_or_default().trim().to_owned();
+    let index_codes = form.all("index_code");
+    let new = new_key(name.clone(), index_codes, form.one("expires_on"));
+    let created = match new {
+        Ok(new) => state.accounts.create_key(&account, new).await,
+        Err(error) => Err(error),
+    };
+    match created {
+        Ok(created) => {
+            let page = KeyCreated {
+                chrome: Chrome::new(&req, &state, Some(&account), "keys"),
+                key: created.key,
+                line: KeyLine::from(created.view),
+            };
+            render(&page, StatusCode::OK, Caching::Private)
+        }
+        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
+            let status = crate::http::envelope::status_for(error.code);
+            keys_page(
+                &req,
+                &state,
+                &reading,
+                &account,
+                Some(error.message),
+                name,
+                status,
+            )
+            .await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// The key the form asks for: an expiry date means the key works through that day
+/// (UTC) and stops at the next midnight.
+fn new_key(
+    name: String,
+    index_codes: Vec<String>,
+    expires_on: Option<&str>,
+) -> Result<NewKey, ApiError> {
+    let expires_at = match expires_on.map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(text) => {
+            let date = iq_actors::wire_date::WireDate::parse(text)
+                .map_err(|_| ApiError::invalid("The expiry date must be a date like 2027-01-31."))?
+                .0;
+            Some(
+                (date + TimeDelta::days(1))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
+            )
+        }
+    };
+    Ok(NewKey {
+        name,
+        index_codes: (!index_codes.is_empty()).then_some(index_codes),
+        ip_allowlist: None,
+        expires_at,
+    })
+}
+
+/// `POST /account/keys/{id}/rotate`: a new secret for the key, shown once; the old
+/// one is refused from now on. Name, scopes, range, addresses, expiry and limits stay.
+pub async fn rotate_key(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    Form::read(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
+    let rotated = state.accounts.rotate_key(&account, &id).await?;
+    let page = KeyCreated {
+        chrome: Chrome::new(&req, &state, Some(&account), "keys"),
+        key: rotated.key,
+        line: KeyLine::from(rotated.view),
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `POST /account/keys/{id}/rename`.
+pub async fn rename_key(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let (reading, account) = member(&req, &state).await?;
+    let name = form.one("name").unwrap_or_default().to_owned();
+    let rename = iq_actors::accounts::KeyRename { name };
+    match state.accounts.rename_key(&account, &id, rename).await {
+        Ok(_) => Ok(see_other("/account/keys").finish()),
+        Err(error) if error.code == ErrorCode::InvalidRequest => {
+            let status = crate::http::envelope::status_for(error.code);
+            keys_page(
+                &req,
+                &state,
+                &reading,
+                &account,
+                Some(error.message),
+                String::new(),
+                status,
+            )
+            .await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// `POST /account/keys/{id}/delete`.
+pub async fn delete_key(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    Form::read(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
+    if id.contains('\0') {
+        return Err(PageError::not_found("There is no such key."));
+    }
+    state.accounts.delete_key(&account, &id).await?;
+    Ok(see_other("/account/keys").finish())
+}

@@ -1,0 +1,129 @@
+//! The website's login and logout forms. A login opens the same session as
+//! `POST /api/v1/auth/login`, under the same limits (D6); a refusal shows the form again
+//! with what went wrong (a wrong name or password never says which).
+//!
+//! The form must never be shown without a CSRF token bound to a cookie: a browser
+//! without one gets a pre-session cookie with the form.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use iq_actors::accounts::Credentials;
+use iq_actors::{ApiError, ErrorCode};
+
+use crate::http::session::{self, session_id};
+use crate::routes::AppState;
+use crate::site::chrome::Chrome;
+use crate::site::form::Form;
+use crate::site::form_token;
+use crate::site::reading::read;
+use crate::site::respond::{render, see_other, Caching, PageResult};
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct Login {
+    chrome: Chrome,
+    username: String,
+    problem: Option<String>,
+    max_failures: i32,
+}
+
+/// `GET /login`: the form (a signed-in member goes to the account page instead).
+pub async fn login_form(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+    let reading = read(&req, &state, Vec::new()).await?;
+    if reading.signed_in() {
+        return Ok(see_other("/account").finish());
+    }
+    login_page(&req, &state, String::new(), None, StatusCode::OK)
+}
+
+/// The login form; a browser without a cookie to bind its token to gets one.
+fn login_page(
+    req: &HttpRequest,
+    state: &AppState,
+    username: String,
+    problem: Option<String>,
+    status: StatusCode,
+) -> PageResult {
+    let mut chrome = Chrome::new(req, state, None, "login");
+    let fresh_cookie = form_token::binding(req)
+        .is_none()
+        .then(|| form_token::pre_session_cookie(state.cookie_secure));
+    if let Some(cookie) = &fresh_cookie {
+        chrome.form_token = state.site.forms.token(cookie.value());
+    }
+    let page = Login {
+        chrome,
+        username,
+        problem,
+        max_failures: iq_actors::accounts::login_limit::PER_USER,
+    };
+    let mut response = render(&page, status, Caching::Private)?;
+    if let Some(cookie) = fresh_cookie {
+        response.add_cookie(&cookie).map_err(ApiError::internal)?;
+    }
+    Ok(response)
+}
+
+/// `POST /login`: opens a session and goes to the account page; a refusal shows the
+/// form again with what went wrong.
+pub async fn login(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let username = form.one("username").unwrap_or_default().to_owned();
+    let credentials = Credentials {
+        username: username.clone(),
+        password: form.one("password").unwrap_or_default().to_owned(),
+    };
+    match state
+        .accounts
+        .login(credentials, state.client_ip(&req))
+        .await
+    {
+        Ok(opened) => {
+            let cookie = session::cookie(
+                &opened,
+                state.cookie_secure,
+                state.accounts.session_policy(),
+            );
+            Ok(see_other("/account").cookie(cookie).finish())
+        }
+        Err(error) => {
+            let status = crate::http::envelope::status_for(error.code);
+            let problem = match error.code {
+                ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
+                _ => error.message.clone(),
+            };
+            if status.is_server_error() {
+                return Err(error.into());
+            }
+            let mut response = login_page(&req, &state, username, Some(problem), status)?;
+            if error.code == ErrorCode::RateLimited {
+                let wait = state.protection.seconds_to_next_minute().to_string();
+                response.headers_mut().insert(
+                    actix_web::http::header::RETRY_AFTER,
+                    wait.parse().map_err(ApiError::internal)?,
+                );
+            }
+            Ok(response)
+        }
+    }
+}
+
+/// `POST /logout`: ends the session and goes home.
+pub async fn logout(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    Form::read(&req, payload, &state).await?;
+    if let Some(id) = session_id(&req) {
+        state.accounts.logout(&id).await?;
+    }
+    Ok(see_other("/")
+        .cookie(session::removal_cookie(state.cookie_secure))
+        .finish())
+}
