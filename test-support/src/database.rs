@@ -12,6 +12,14 @@ pub use crate::server::server_url;
 /// test), so runs do not leave databases behind.
 pub struct DropDatabase(pub(crate) String);
 
+impl DropDatabase {
+    /// Drops the database at `database_url` when this goes (for databases the test
+    /// serves from child processes rather than a [`crate::TestApp`]).
+    pub fn new(database_url: String) -> DropDatabase {
+        DropDatabase(database_url)
+    }
+}
+
 impl Drop for DropDatabase {
     fn drop(&mut self) {
         let name = self.0.rsplit('/').next().unwrap_or_default().to_string();

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use tokio_postgres::NoTls;
 
 use super::balancer::Nginx;
-use crate::child::{database_name, free_port, Service};
-use crate::helpers::{create_database, eventually, server_url, Key, Session, TestApp};
+use crate::child::{free_port, Service};
+use crate::helpers::{create_database, eventually, DropDatabase, Key, Session, TestApp};
 
 /// Instances in the fleet.
 pub const INSTANCES: usize = 3;
@@ -59,6 +59,8 @@ pub struct Fleet {
     /// A client of the balancer, with the back-office helpers.
     pub app: TestApp,
     http: reqwest::Client,
+    /// Last, so the instances are gone when the database is dropped.
+    _database: DropDatabase,
 }
 
 impl Fleet {
@@ -88,6 +90,7 @@ impl Fleet {
         let nginx = Nginx::start(&ports);
         let app = TestApp::attach(&nginx.base, &database_url).await;
         let fleet = Fleet {
+            _database: DropDatabase::new(database_url.clone()),
             database_url,
             ports,
             instances: instances.into_iter().map(Some).collect(),
@@ -177,29 +180,6 @@ impl Fleet {
     pub fn kill(&mut self, i: usize) {
         let instance = self.instances[i].take().expect("the instance runs");
         drop(instance); // Service's drop kills the process and reaps it.
-    }
-}
-
-impl Drop for Fleet {
-    fn drop(&mut self) {
-        self.instances.clear();
-        let name = database_name(&self.database_url);
-        // On a thread of its own, as the harness's DropDatabase does: this runs inside
-        // the test's runtime, which cannot wait for a future of its own here.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async {
-                let (admin, connection) =
-                    tokio_postgres::connect(&server_url(), NoTls).await.ok()?;
-                tokio::spawn(connection);
-                let drop = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-                admin.execute(&drop, &[]).await.ok()
-            })
-        });
-        let _ = dropped.join();
     }
 }
 
