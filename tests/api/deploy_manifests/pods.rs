@@ -93,7 +93,12 @@ fn the_grace_period_outlasts_the_services_stop() {
         pre_stop >= 5,
         "the preStop sleep gives the load balancers time to stop routing"
     );
-    let needed = pre_stop + in_flight + drain + TELEMETRY_SHUTDOWN_SECS;
+    // SHUTDOWN_DELAY_MS: the drain before the server stops accepting (0 when unset).
+    let delay_ms: u64 = config()
+        .get("SHUTDOWN_DELAY_MS")
+        .map_or(0, |v| v.parse().expect("SHUTDOWN_DELAY_MS is a number"));
+    let delay = delay_ms.div_ceil(1000);
+    let needed = pre_stop + delay + in_flight + drain + TELEMETRY_SHUTDOWN_SECS;
     let grace = number(
         &deployment()["spec"]["template"]["spec"]["terminationGracePeriodSeconds"],
         "terminationGracePeriodSeconds",
@@ -101,8 +106,8 @@ fn the_grace_period_outlasts_the_services_stop() {
     assert!(
         grace > needed,
         "terminationGracePeriodSeconds {grace} must exceed the preStop sleep ({pre_stop} s) \
-         plus the service's stop: requests {in_flight} s, quota drain {drain} s, traces \
-         {TELEMETRY_SHUTDOWN_SECS} s"
+         plus the service's stop: drain {delay} s, requests {in_flight} s, quota drain \
+         {drain} s, traces {TELEMETRY_SHUTDOWN_SECS} s"
     );
 }
 
