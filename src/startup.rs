@@ -190,7 +190,9 @@ impl Application {
             settings.max_limit,
         )
         .start();
+        let draining = Draining::default();
         let state = web::Data::new(AppState {
+            draining: draining.clone(),
             front,
             accounts,
             tiers: Tiers::new(pool.clone(), change_bus.clone()),
@@ -235,14 +237,11 @@ impl Application {
             max_connections_per_ip: settings.max_connections_per_ip,
             trusted_proxies: settings.trusted_proxies.clone(),
         };
-        let draining = Draining::default();
-        let draining_data = web::Data::new(draining.clone());
         let server = listener::serve(listener, options, move || {
             App::new()
                 .wrap(from_fn(close_when_draining))
                 .wrap(from_fn(request_context))
                 .app_data(state.clone())
-                .app_data(draining_data.clone())
                 .app_data(body_pace)
                 .app_data(access_log)
                 .configure(|cfg| routes::configure(cfg, !separate_metrics))

@@ -7,7 +7,6 @@ use actix_web::{web, HttpResponse};
 use serde_json::{json, Value};
 
 use super::AppState;
-use crate::http::drain::Draining;
 use crate::http::{envelope, Answer, RequestId};
 use crate::migrations;
 
@@ -15,8 +14,8 @@ pub async fn healthz() -> Answer<Value> {
     Answer(json!({"status": "up"}))
 }
 
-pub async fn readyz(state: web::Data<AppState>, draining: web::Data<Draining>) -> HttpResponse {
-    if draining.is_set() {
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    if state.draining.is_set() {
         return envelope::unavailable(&RequestId::current(), "not ready: shutting down".into());
     }
     match migrations::check_ready(&state.pool).await {

@@ -54,6 +54,8 @@ pub struct AppState {
     pub initialized: AtomicBool,
     /// The website's name, form tokens and clock.
     pub site: crate::site::Site,
+    /// Set by a stop signal: `/readyz` answers 503 and answers close their connections.
+    pub draining: crate::http::drain::Draining,
 }
 
 impl AppState {

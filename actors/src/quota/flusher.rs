@@ -162,7 +162,9 @@ pub async fn run(store: QuotaStore, instance_id: i64, mut jobs: mpsc::UnboundedR
                 behind = !flusher.send().await;
             }
             Some(Job::Prune { now, before }) => match flusher.store.prune(now, before).await {
-                Ok(deleted) => tracing::info!(deleted, %before, "pruned the call log"),
+                Ok(months) => {
+                    tracing::info!(months, %before, "pruned the call log and quota windows")
+                }
                 Err(err) => tracing::warn!(error = %err.message, "call log pruning failed"),
             },
             Some(Job::Drain { deadline, done }) => {

@@ -171,7 +171,7 @@ impl QuotaStore {
     /// call-log months that ended before `before` (retention is whole months: a month
     /// goes once all of it is past retention), and deletes day windows older than
     /// `before`, minute windows and flush marks older than a day. Answers the call-log
-    /// rows removed.
+    /// months dropped.
     pub async fn prune(&self, now: DateTime<Utc>, before: DateTime<Utc>) -> Result<u64, ApiError> {
         let client = self.client().await?;
         let yesterday = now - chrono::TimeDelta::days(1);
@@ -189,7 +189,7 @@ impl QuotaStore {
                 &[&before, &yesterday, &now],
             )
             .await?;
-        let deleted: i64 = row.try_get(2)?;
-        Ok(deleted.max(0) as u64)
+        let dropped: i64 = row.try_get(2)?;
+        Ok(dropped.max(0) as u64)
     }
 }

@@ -10,11 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
-use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 use super::recalc::{DailyRow, QuoteRow};
-use super::store::copy_in;
+use super::store::{copy_daily, copy_quotes};
 use crate::db::Traced;
 use crate::ApiError;
 
@@ -141,34 +140,9 @@ impl QuoteVersions {
         for (key, old) in std::mem::take(&mut self.old) {
             self.supersede(key, old);
         }
-        copy_in(
-            tx,
-            "history.copy_quotes",
-            "COPY index_quotes_history (trade_date, index_code, specification, weight, \
-             price, vintage, superseded_by) FROM STDIN (FORMAT binary)",
-            &[
-                Type::DATE,
-                Type::TEXT,
-                Type::TEXT,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::INT8,
-                Type::INT8,
-            ],
-            &self.superseded,
-            |(r, old)| {
-                [
-                    &r.trade_date,
-                    &r.index_code,
-                    &r.specification,
-                    &r.weight,
-                    &r.price,
-                    old,
-                    &vintage,
-                ]
-            },
-        )
-        .await?;
+        let superseded: Vec<(&QuoteRow, i64)> =
+            self.superseded.iter().map(|(r, v)| (r, *v)).collect();
+        copy_quotes(tx, "history.copy_quotes", &superseded, Some(vintage)).await?;
         let (dates, codes): (Vec<NaiveDate>, Vec<&str>) = self
             .changed_days
             .iter()
@@ -258,38 +232,9 @@ impl DailyVersions {
             self.superseded
                 .push((row_of(&code, date, old), old_vintage));
         }
-        copy_in(
-            tx,
-            "history.copy_daily",
-            "COPY index_daily_history (trade_date, index_code, index_value, weighted_price, \
-             pre_value, change, pct_change, vintage, superseded_by) FROM STDIN (FORMAT binary)",
-            &[
-                Type::DATE,
-                Type::TEXT,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::INT8,
-                Type::INT8,
-            ],
-            &self.superseded,
-            |(r, old)| {
-                [
-                    &r.trade_date,
-                    &r.index_code,
-                    &r.index_value,
-                    &r.weighted_price,
-                    &r.pre_value,
-                    &r.change,
-                    &r.pct_change,
-                    old,
-                    &vintage,
-                ]
-            },
-        )
-        .await
+        let superseded: Vec<(&DailyRow, i64)> =
+            self.superseded.iter().map(|(r, v)| (r, *v)).collect();
+        copy_daily(tx, "history.copy_daily", &superseded, Some(vintage)).await
     }
 }
 

@@ -11,8 +11,8 @@
 //!   and what it changed ([`Recalculated`], [`IndexChanges`]).
 //! - `recalculation`: the statements a recalculation runs (starting points, the
 //!   quotes a batch left in place, the composite's inputs, `index_daily` out and in).
-//! - `copy_in`: rows into a table by binary `COPY`, for this path and for
-//!   [`super::history`].
+//! - `copy_in`: quote and daily rows into their tables (or their history tables) by
+//!   binary `COPY`, for this path and for [`super::history`].
 //!
 //! Nothing here commits, and nothing here does index arithmetic itself: that is the
 //! pure [`super::recalc`].
@@ -23,5 +23,5 @@ mod recalculation;
 mod writer;
 
 pub use composites::{composites, Composite};
-pub(crate) use copy_in::copy_in;
+pub(crate) use copy_in::{copy_daily, copy_quotes};
 pub use writer::{IndexChanges, QuoteWriter, Recalculated};

@@ -11,11 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
-use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 use super::composites::Composite;
-use super::copy_in::copy_in;
+use super::copy_in::copy_daily;
 use super::writer::IndexChanges;
 use crate::db::Traced;
 use crate::quotes::history::{DailyBefore, DailyVersion, DailyVersions};
@@ -250,36 +249,7 @@ pub(super) async fn write_daily(
             DailyVersion::Unchanged => {}
         }
     }
-    let versioned: Vec<(&DailyRow, &i64)> =
-        rows.iter().zip(versions.iter().map(|(v, _)| v)).collect();
-    copy_in(
-        tx,
-        "recalc.copy_daily",
-        "COPY index_daily (trade_date, index_code, index_value, weighted_price, \
-         pre_value, change, pct_change, vintage) FROM STDIN (FORMAT binary)",
-        &[
-            Type::DATE,
-            Type::TEXT,
-            Type::NUMERIC,
-            Type::NUMERIC,
-            Type::NUMERIC,
-            Type::NUMERIC,
-            Type::NUMERIC,
-            Type::INT8,
-        ],
-        &versioned,
-        |(r, vintage)| {
-            [
-                &r.trade_date,
-                &r.index_code,
-                &r.index_value,
-                &r.weighted_price,
-                &r.pre_value,
-                &r.change,
-                &r.pct_change,
-                *vintage,
-            ]
-        },
-    )
-    .await
+    let versioned: Vec<(&DailyRow, i64)> =
+        rows.iter().zip(versions.iter().map(|(v, _)| *v)).collect();
+    copy_daily(tx, "recalc.copy_daily", &versioned, None).await
 }

@@ -10,11 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use tokio_postgres::types::Type;
 use tokio_postgres::Transaction;
 
 use super::composites::Composite;
-use super::copy_in::copy_in;
+use super::copy_in::copy_quotes;
 use super::recalculation::{
     composite_rows, delete_daily, index_rows, kept_quotes, start_of, starting_points, write_daily,
     QuotesByDay,
@@ -122,33 +121,8 @@ impl QuoteWriter {
             self.versions.replaced(&gone)?;
         }
         let vintages = self.versions.assign(rows, self.vintage);
-        let versioned: Vec<(&QuoteRow, &i64)> = rows.iter().zip(&vintages).collect();
-        copy_in(
-            tx,
-            "imports.copy_quotes",
-            "COPY index_quotes (trade_date, index_code, specification, weight, price, vintage) \
-             FROM STDIN (FORMAT binary)",
-            &[
-                Type::DATE,
-                Type::TEXT,
-                Type::TEXT,
-                Type::NUMERIC,
-                Type::NUMERIC,
-                Type::INT8,
-            ],
-            &versioned,
-            |(r, vintage)| {
-                [
-                    &r.trade_date,
-                    &r.index_code,
-                    &r.specification,
-                    &r.weight,
-                    &r.price,
-                    *vintage,
-                ]
-            },
-        )
-        .await?;
+        let versioned: Vec<(&QuoteRow, i64)> = rows.iter().zip(vintages).collect();
+        copy_quotes(tx, "imports.copy_quotes", &versioned, None).await?;
         Ok(())
     }
 
