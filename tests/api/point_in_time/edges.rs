@@ -64,10 +64,29 @@ async fn bad_instants_are_refused_with_the_parameter_named() {
         )
         .await;
     reply.assert_error(400, 40001);
-    // Offsets other than Z are the same instant.
-    let utc = daily(&app, &key, json!({"as_of": "2026-11-20T02:00:00Z"})).await;
-    let shanghai = daily(&app, &key, json!({"as_of": "2026-11-20T10:00:00+08:00"})).await;
-    assert_eq!(utc, shanghai);
+}
+
+/// An instant with another offset is the same instant: the publication written as
+/// +08:00 sees the import, a microsecond earlier does not.
+#[actix_web::test]
+async fn an_offset_names_the_same_instant() {
+    let (app, admin, key) = spawn().await;
+    let published = instant(&published_at(
+        &import(&app, &admin, "quotes.csv", &first_file()).await,
+    ));
+    let shanghai = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let at = |t: DateTime<Utc>| {
+        t.with_timezone(&shanghai)
+            .to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
+    };
+    assert!(at(published).ends_with("+08:00"));
+    let then = daily(&app, &key, json!({"as_of": at(published)})).await;
+    assert_eq!(then, daily(&app, &key, json!({})).await);
+    assert!(!then.is_empty());
+    let before = published - chrono::Duration::microseconds(1);
+    assert!(daily(&app, &key, json!({"as_of": at(before)}))
+        .await
+        .is_empty());
 }
 
 #[actix_web::test]
