@@ -54,7 +54,9 @@ pub async fn close_when_draining(
     Ok(res)
 }
 
-/// Waits for SIGTERM or SIGINT, drains for `delay`, then stops `server` gracefully.
+/// Waits for SIGTERM or SIGINT, drains for `delay`, then stops `server` gracefully. A
+/// second signal during the drain (an impatient Ctrl-C) ends the drain at once, and
+/// one during the graceful stop stops without waiting for requests in flight.
 pub async fn stop_on_signal(server: ServerHandle, draining: Draining, delay: Duration) {
     wait_for_signal().await;
     draining.set();
@@ -62,8 +64,17 @@ pub async fn stop_on_signal(server: ServerHandle, draining: Draining, delay: Dur
         delay_ms = delay.as_millis() as u64,
         "stop signal: draining (readyz 503, connections closed after each answer)"
     );
-    tokio::time::sleep(delay).await;
-    server.stop(true).await;
+    tokio::select! {
+        () = tokio::time::sleep(delay) => {}
+        () = wait_for_signal() => tracing::info!("second stop signal: draining cut short"),
+    }
+    tokio::select! {
+        () = server.stop(true) => {}
+        () = wait_for_signal() => {
+            tracing::warn!("another stop signal: stopping without waiting for requests in flight");
+            server.stop(false).await;
+        }
+    }
 }
 
 #[cfg(unix)]

@@ -41,6 +41,15 @@ pub fn database_name(database_url: &str) -> String {
     database_url.rsplit('/').next().unwrap().to_string()
 }
 
+/// SIGTERM to `pid`; whether it was sent. (nix is built without its `signal` feature;
+/// the `kill` utility sends it.)
+fn send_term(pid: u32) -> bool {
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
@@ -163,22 +172,14 @@ impl Service {
     /// then waits for the exit.
     pub fn terminate(&self) {
         let child = self.child.as_ref().expect("the service is running");
-        let termed = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(termed, "kill -TERM failed");
+        assert!(send_term(child.id()), "kill -TERM failed");
     }
 
     /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
     /// does not exit in time; then how it exited and everything it wrote.
     pub fn stop(&mut self) -> Output {
         let mut child = self.child.take().expect("the service is running");
-        // nix is built without its `signal` feature; the `kill` utility sends SIGTERM.
-        let termed = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
+        let termed = send_term(child.id());
         let deadline = Instant::now() + STOP_DEADLINE;
         let (status, killed) = loop {
             if let Some(status) = child.try_wait().unwrap() {

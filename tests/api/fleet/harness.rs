@@ -70,6 +70,8 @@ impl Fleet {
         super::balancer::nginx_binary();
         clear_of_utc_midnight().await;
         let database_url = create_database().await;
+        // At once, so a fleet that fails to start leaves no database behind.
+        let database = DropDatabase::new(database_url.clone());
         let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
             .await
             .expect("connect to the test database");
@@ -90,7 +92,7 @@ impl Fleet {
         let nginx = Nginx::start(&ports);
         let app = TestApp::attach(&nginx.base, &database_url).await;
         let fleet = Fleet {
-            _database: DropDatabase::new(database_url.clone()),
+            _database: database,
             database_url,
             ports,
             instances: instances.into_iter().map(Some).collect(),
