@@ -102,8 +102,8 @@ pub struct Settings {
     /// Whether the session cookie is marked `Secure` (`COOKIE_SECURE`; set it behind TLS).
     pub cookie_secure: bool,
     pub sessions: SessionPolicy,
-    /// Flush interval, call-log retention, idle release (`QUOTA_FLUSH_MS`,
-    /// `CALL_LOG_RETENTION_DAYS`).
+    /// Flush interval, lease TTL, call-log retention, idle release (`QUOTA_FLUSH_MS`,
+    /// `QUOTA_LEASE_TTL_MS`, `CALL_LOG_RETENTION_DAYS`).
     pub quota: QuotaSettings,
     /// Step 7 on or off. Always on in a deployment (no variable turns it off); the key
     /// path benchmark turns it off to measure what the quota costs.
@@ -254,6 +254,13 @@ impl Settings {
                 problem: format!("{flush_ms} is outside 10..=60000"),
             });
         }
+        let ttl_ms: u64 = parsed("QUOTA_LEASE_TTL_MS", millis(quota.lease_ttl))?;
+        if !(1_000..=600_000).contains(&ttl_ms) {
+            return Err(ConfigError {
+                variable: "QUOTA_LEASE_TTL_MS",
+                problem: format!("{ttl_ms} is outside 1000..=600000"),
+            });
+        }
         let retention_days: u32 = parsed("CALL_LOG_RETENTION_DAYS", quota.retention_days)?;
         if retention_days < 1 {
             return Err(ConfigError {
@@ -293,6 +300,7 @@ impl Settings {
             },
             quota: QuotaSettings {
                 flush_interval: Duration::from_millis(flush_ms),
+                lease_ttl: Duration::from_millis(ttl_ms),
                 retention_days,
                 ..quota
             },

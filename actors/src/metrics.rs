@@ -40,6 +40,13 @@ pub struct WindowLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct ReclaimLabels {
+    /// `returned` (given back to the windows) or `counted` (counted as used: calls the
+    /// dead instance may have made without reporting them).
+    pub budget: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 pub struct StatementLabels {
     pub statement: &'static str,
 }
@@ -61,6 +68,8 @@ pub struct Metrics {
     pub requests: Histograms<RequestLabels>,
     pub cache: Family<CacheLabels, Counter>,
     pub quota_refusals: Family<WindowLabels, Counter>,
+    pub quota_reclaimed_instances: Counter,
+    pub quota_reclaimed_calls: Family<ReclaimLabels, Counter>,
     pub db_queries: Histograms<StatementLabels>,
     pub db_errors: Family<StatementLabels, Counter>,
     pub imports: Histograms<ImportLabels>,
@@ -119,6 +128,20 @@ impl Metrics {
             "Queries refused by step 7, by the window that was used up (42901 minute, 42902 day)",
             quota_refusals.clone(),
         );
+        let quota_reclaimed_instances = Counter::default();
+        registry.register(
+            "quota_reclaimed_instances",
+            "Instances whose quota leases this instance reclaimed after they stopped \
+             renewing them (QUOTA_LEASE_TTL_MS)",
+            quota_reclaimed_instances.clone(),
+        );
+        let quota_reclaimed_calls = Family::<ReclaimLabels, Counter>::default();
+        registry.register(
+            "quota_reclaimed_calls",
+            "Day budget of reclaimed leases: returned to the windows, or counted as used \
+             (calls the dead instance may have made without reporting them)",
+            quota_reclaimed_calls.clone(),
+        );
         let db_queries = Histograms::<StatementLabels>::new_with_constructor(latency as fn() -> _);
         registry.register_with_unit(
             "db_query_duration",
@@ -169,6 +192,8 @@ impl Metrics {
             requests,
             cache,
             quota_refusals,
+            quota_reclaimed_instances,
+            quota_reclaimed_calls,
             db_queries,
             db_errors,
             imports,

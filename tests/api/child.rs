@@ -175,11 +175,20 @@ impl Service {
         assert!(send_term(child.id()), "kill -TERM failed");
     }
 
+    /// SIGKILL at once, as a crash would end it: nothing is drained or given back.
+    pub fn kill(&mut self) -> Output {
+        self.end(false)
+    }
+
     /// SIGTERM (graceful shutdown, so shutdown logging is captured too), SIGKILL if it
     /// does not exit in time; then how it exited and everything it wrote.
     pub fn stop(&mut self) -> Output {
+        self.end(true)
+    }
+
+    fn end(&mut self, graceful: bool) -> Output {
         let mut child = self.child.take().expect("the service is running");
-        let termed = send_term(child.id());
+        let termed = graceful && send_term(child.id());
         let deadline = Instant::now() + STOP_DEADLINE;
         let (status, killed) = loop {
             if let Some(status) = child.try_wait().unwrap() {

@@ -32,6 +32,7 @@ mod python_client;
 mod python_venv;
 mod quota;
 mod quota_account;
+mod quota_crash;
 mod quota_instances;
 mod schemathesis;
 mod secrets;

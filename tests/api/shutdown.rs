@@ -1,11 +1,13 @@
 //! Quota usage survives a graceful shutdown.
 //!
 //! The real binary runs as a child process with `QUOTA_FLUSH_MS=60000`, so its flush
-//! timer cannot fire during the test: whatever usage reaches Postgres was written by
-//! the shutdown drain. A free key (10 a minute, 10 a day) makes 3 calls, holding one
-//! more leased; SIGTERM must end the process with status 0 after it logs the usage
-//! written; a second process on the same database must show the 3 calls and admit
-//! exactly the 7 left (the given-back lease included), then refuse.
+//! timer cannot fire during the test: a free key (10 a minute, 10 a day) may have one
+//! call unreported (1% of its day, at least one call: what a crash may cost it), so
+//! each further call first writes the one before, and the last call reaches Postgres
+//! only through the shutdown drain. The key makes 3 calls, holding one more leased;
+//! SIGTERM must end the process with status 0 after it logs the usage written; a second
+//! process on the same database must show the 3 calls and admit exactly the 7 left
+//! (the given-back lease included), then refuse.
 //!
 //! The binary keeps the system clock, so "today" is the real UTC day; a run that would
 //! start too close to UTC midnight first waits for the new day.
@@ -150,11 +152,12 @@ async fn quota_usage_survives_a_graceful_shutdown() {
         assert_eq!(reply.code(), 0, "call {n}: {}", reply.body);
         assert_eq!(reply.rate_remaining(), FREE_PER_DAY - n, "call {n}");
     }
-    // Nothing flushed yet, so what shows after the restart is the shutdown's doing.
+    // Every call but the last was written before the next was admitted; the last one
+    // and the unspent lease are the shutdown's doing.
     if spawned.elapsed() < TIMER_CANNOT_HAVE_FIRED {
-        assert_eq!(calls_today(&app, &owner, &key).await, 0);
+        assert_eq!(calls_today(&app, &owner, &key).await, BEFORE - 1);
         let (granted, used) = day_window(&app, &key).await;
-        assert_eq!(used, 0, "used before the shutdown");
+        assert_eq!(used, BEFORE - 1, "used before the shutdown");
         // The precondition of the give-back check below: the instance holds budget it
         // leased and has not spent (leases come in blocks of a quarter of what is left:
         // 2, then 2 more, for the third call).
@@ -162,7 +165,8 @@ async fn quota_usage_survives_a_graceful_shutdown() {
             granted > BEFORE,
             "granted {granted} after {BEFORE} calls: no unspent lease to give back"
         );
-        assert_eq!(logged_calls(&app, &key).await, 0);
+        // The call records go with the same flushes, so the last one is not there yet.
+        assert!(logged_calls(&app, &key).await < BEFORE);
     }
 
     let output = first.stop();

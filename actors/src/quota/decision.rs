@@ -7,7 +7,10 @@
 //!    is used up too: waiting a minute would not help);
 //! 2. a subject without budget in hand: lease first (the answer may show a full day);
 //! 3. a minute known to be used up, the key's or the account's: 42901;
-//! 4. otherwise admitted, and only now does every subject spend one call of each window.
+//! 4. a subject with as many calls unreported as a crash may cost it, or leases this
+//!    instance may no longer spend (its proof of life is not renewed): report first
+//!    (a flush, which also renews);
+//! 5. otherwise admitted, and only now does every subject spend one call of each window.
 //!
 //! Nothing is spent before step 4, so a refused call costs no subject anything (D6): the
 //! budget one subject holds when the other refuses stays in this instance's hand for the
@@ -32,6 +35,8 @@ pub enum Verdict {
     Refuse(Window, Status),
     /// This instance must lease before it can answer.
     Lease,
+    /// This instance must report what it spent (and so renew its leases) first.
+    Report,
 }
 
 /// One subject of a call: this instance's leases on it and the limits the call brings.
@@ -71,7 +76,15 @@ impl<'a> Subjects<'a> {
 
     /// Decides one call; `count == false` only reports the status (a key-authenticated
     /// query refused before step 7 is not counted, D6, but still carries the headers).
-    pub fn decide(&mut self, now: DateTime<Utc>, mono: Instant, count: bool) -> Verdict {
+    /// `renewed`: this instance's leases are still its own to spend (see
+    /// [`super::actor`]).
+    pub fn decide(
+        &mut self,
+        now: DateTime<Utc>,
+        mono: Instant,
+        count: bool,
+        renewed: bool,
+    ) -> Verdict {
         for subject in self.each_mut() {
             subject.leases.align(subject.limits, now);
         }
@@ -83,6 +96,9 @@ impl<'a> Subjects<'a> {
         }
         if count && self.any_full(Window::Minute, mono) {
             return Verdict::Refuse(Window::Minute, self.status(now));
+        }
+        if count && (!renewed || self.each().any(|s| s.leases.needs_report())) {
+            return Verdict::Report;
         }
         if count {
             for subject in self.each_mut() {

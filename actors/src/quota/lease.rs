@@ -23,6 +23,13 @@ use super::window::{Limits, Window};
 const LEASE_FRACTION: i64 = 4;
 /// The largest block one lease takes (one statement per this many calls, at most).
 pub const MAX_LEASE: i64 = 10_000;
+/// A crash may count calls that were never made, never miss one that was: an instance
+/// reports (flushes) before its unreported calls of a day window reach this share of
+/// the day's limit (at least one call, at most [`MAX_AT_RISK`]), and a dead instance's
+/// leases come back less that much, which is counted as used (migration V15).
+const AT_RISK_SHARE: i64 = 100;
+/// The most calls one subject's day may have unreported on one instance.
+pub const MAX_AT_RISK: i64 = 1_000;
 /// How long a window known to be full is refused from memory before the database is
 /// asked again (another instance may have given budget back). It bounds the database
 /// work a client hammering past its limit can cause: one statement per subject per
@@ -38,6 +45,15 @@ pub struct Ask {
     pub limit: i64,
     /// Budget taken under an earlier limit, given back before taking.
     pub give_back: i64,
+    /// The most calls this instance may spend of the window without reporting them
+    /// (day windows; see [`at_risk`]).
+    pub at_risk: i64,
+}
+
+/// The most calls of a day window under `limit` an instance may have spent and not yet
+/// reported: 1% of the limit, at least 1 and at most [`MAX_AT_RISK`].
+pub fn at_risk(limit: i64) -> i64 {
+    (limit / AT_RISK_SHARE).clamp(1, MAX_AT_RISK)
 }
 
 /// A lease statement's answer for one window.
@@ -70,6 +86,8 @@ struct Lease {
     full_until: Option<Instant>,
     /// Taken under an older limit; goes back with the next statement.
     give_back: i64,
+    /// Spent and not yet known to be written by a flush (counted for day windows).
+    unreported: i64,
 }
 
 impl Lease {
@@ -81,6 +99,7 @@ impl Lease {
             granted_seen: None,
             full_until: None,
             give_back: 0,
+            unreported: 0,
         }
     }
 
@@ -183,6 +202,35 @@ impl Leases {
         debug_assert!(self.day.held > 0 && self.minute.held > 0);
         self.day.held -= 1;
         self.minute.held -= 1;
+        self.day.unreported += 1;
+    }
+
+    /// Whether the day's calls spent and not yet reported have reached the bound, so
+    /// the next call waits for a flush (see [`at_risk`]).
+    pub fn needs_report(&self) -> bool {
+        self.day.unreported >= at_risk(self.day.limit)
+    }
+
+    /// Calls spent and not yet reported.
+    pub fn unreported(&self) -> i64 {
+        self.day.unreported
+    }
+
+    /// A flush wrote `used` calls of the day window starting at `start`.
+    pub fn reported(&mut self, start: DateTime<Utc>, used: i64) {
+        if self.day.start == start {
+            self.day.unreported = (self.day.unreported - used).max(0);
+        }
+    }
+
+    /// This instance's leases were reclaimed (it was out of touch past its TTL): what
+    /// it held and what it had not reported belong to the database now. The leases
+    /// start over empty in the same windows.
+    pub fn forget(&mut self) {
+        for window in Window::ALL {
+            let lease = self.lease_mut(window);
+            *lease = Lease::new(lease.start, lease.limit);
+        }
     }
 
     pub fn status(&self, now: DateTime<Utc>) -> Status {
@@ -221,6 +269,7 @@ impl Leases {
                     want,
                     limit: lease.limit,
                     give_back: lease.give_back,
+                    at_risk: at_risk(lease.limit),
                 })
             })
             .collect()
@@ -363,6 +412,56 @@ mod tests {
         assert_eq!(
             next_minute.iter().map(|g| g.window).collect::<Vec<_>>(),
             vec![Window::Day]
+        );
+    }
+
+    #[test]
+    fn at_risk_is_a_hundredth_of_the_day_within_bounds() {
+        assert_eq!(at_risk(10), 1, "at least one call");
+        assert_eq!(at_risk(100), 1);
+        assert_eq!(at_risk(10_000), 100);
+        assert_eq!(at_risk(i64::MAX / 4), MAX_AT_RISK, "uncapped accounts");
+    }
+
+    #[test]
+    fn a_report_is_due_once_the_unreported_calls_reach_the_bound() {
+        let limits = Limits {
+            per_minute: 1_000,
+            per_day: 300,
+        };
+        let mut leases = Leases::new(limits, at(9, 0, 0));
+        let mono = Instant::now();
+        lease_all(&mut leases, 10, mono);
+        leases.spend();
+        leases.spend();
+        assert!(!leases.needs_report(), "2 unreported of a bound of 3");
+        leases.spend();
+        assert!(leases.needs_report());
+        // A report for another day changes nothing; one for today counts off.
+        leases.reported(at(9, 0, 0) - chrono::TimeDelta::days(1), 3);
+        assert!(leases.needs_report());
+        leases.reported(Window::Day.start(at(9, 0, 0)), 2);
+        assert_eq!(leases.unreported(), 1);
+        assert!(!leases.needs_report());
+        // Asks carry the bound, for the database to count on a reclaim.
+        leases.day.held = 0;
+        let asks = leases.asks(1, mono);
+        let day = asks.iter().find(|a| a.window == Window::Day).unwrap();
+        assert_eq!(day.at_risk, 3);
+    }
+
+    #[test]
+    fn forgetting_drops_what_was_held_and_unreported() {
+        let mut leases = Leases::new(FREE, at(9, 0, 0));
+        let mono = Instant::now();
+        lease_all(&mut leases, 1, mono);
+        leases.spend();
+        leases.forget();
+        assert_eq!(leases.unreported(), 0);
+        assert!(leases.needs_lease(mono, true));
+        assert!(
+            leases.release(at(9, 0, 1)).is_empty(),
+            "nothing left to give back"
         );
     }
 }

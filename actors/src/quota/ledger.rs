@@ -83,13 +83,13 @@ impl AccountEntry {
     }
 }
 
-/// Decides one call of `key` against the key's and its account's leases.
+/// Decides one call of `key` against the key's and its account's leases; `renewed`:
+/// this instance's leases are still its own to spend.
 pub fn decide(
     key: &mut Leases,
     account: &mut Leases,
     waiter: (Limits, Limits, bool),
-    now: DateTime<Utc>,
-    mono: Instant,
+    (now, mono, renewed): (DateTime<Utc>, Instant, bool),
 ) -> Verdict {
     let (limits, account_limits, count) = waiter;
     let mut subjects = Subjects {
@@ -102,7 +102,7 @@ pub fn decide(
             limits: account_limits,
         }),
     };
-    subjects.decide(now, mono, count)
+    subjects.decide(now, mono, count, renewed)
 }
 
 /// Verdicts given since start, and calls spent and budget given back since the last

@@ -1,14 +1,16 @@
 //! The QuotaActor's messages and their answers: what the front asks of step 7, and what
 //! shutdown and the benchmark ask. Types only, and how a verdict reads as an answer.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix::prelude::*;
+use chrono::{DateTime, Utc};
 use tracing::Span;
 
 use super::decision::Verdict;
 use super::status::Status;
 use super::store::CallRecord;
+use super::subject::Subject;
 use super::window::{Limits, Window};
 use crate::{ApiError, ErrorCode};
 
@@ -43,7 +45,7 @@ impl Admission {
                     ),
                 }),
             },
-            Verdict::Lease => Admission::unavailable(),
+            Verdict::Lease | Verdict::Report => Admission::unavailable(),
         }
     }
 
@@ -81,6 +83,23 @@ pub struct Charge {
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Record(pub CallRecord);
+
+/// What the flusher tells the QuotaActor after each statement.
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub enum Flushed {
+    /// A batch of `instance` landed; the statement was sent at `sent` (it renewed the
+    /// leases from then). `used`: the day calls it wrote, per subject and day.
+    Written {
+        instance: i64,
+        sent: Instant,
+        used: Vec<(Subject, DateTime<Utc>, i64)>,
+    },
+    /// The database could not be reached; the flusher retries.
+    Failed,
+    /// The database refused `instance`: its leases were reclaimed.
+    Fenced { instance: i64 },
+}
 
 /// Shutdown: give every lease back and write everything, waiting at most `timeout`.
 #[derive(Message)]

@@ -56,6 +56,11 @@ impl Subject {
         Subject(format!("acct:{user_id}"))
     }
 
+    /// The account's user id, for an account's subject.
+    pub fn account_id(&self) -> Option<i64> {
+        self.0.strip_prefix("acct:")?.parse().ok()
+    }
+
     /// The id as `quota_windows.key_id` holds it.
     pub fn as_str(&self) -> &str {
         &self.0

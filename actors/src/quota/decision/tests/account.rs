@@ -46,7 +46,7 @@ fn the_account_cap_binds_before_any_key_and_the_status_shows_it() {
                 assert_eq!(window, Window::Day);
                 assert_eq!((status.day.limit, status.day.remaining), (12, 0));
             }
-            Verdict::Lease => unreachable!(),
+            Verdict::Lease | Verdict::Report => unreachable!(),
         }
     }
     assert_eq!(admitted, 12);

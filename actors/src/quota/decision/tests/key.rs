@@ -102,7 +102,7 @@ fn a_full_window_is_refused_from_memory_until_the_recheck() {
             },
             account: None,
         };
-        subjects.decide(now, mono, true)
+        subjects.decide(now, mono, true, true)
     };
     assert_eq!(decide(&mut key, at(9, 0, 0), mono), Verdict::Lease);
     for ask in key.asks(1, mono) {
@@ -130,7 +130,7 @@ fn a_status_report_needs_one_statement_then_none() {
             },
             account: None,
         };
-        subjects.decide(now, mono, false)
+        subjects.decide(now, mono, false, true)
     };
     assert_eq!(report(&mut key, at(9, 0, 0)), Verdict::Lease);
     let asks = key.asks(0, mono);
@@ -147,4 +147,31 @@ fn a_status_report_needs_one_statement_then_none() {
     };
     assert_eq!(status.day.remaining, 6);
     assert!(key.asks(0, mono).is_empty());
+}
+
+#[test]
+fn leases_not_renewed_or_unreported_calls_wait_for_a_report() {
+    let mut key = Leases::new(FREE, at(9, 0, 0));
+    let mut db = Db::default();
+    assert!(matches!(
+        call(&mut key, &mut db, FREE, at(9, 0, 0)),
+        Verdict::Admit(_)
+    ));
+    let decide = |key: &mut Leases, count, renewed| {
+        let mut subjects = Subjects {
+            key: Charged {
+                leases: key,
+                limits: FREE,
+            },
+            account: None,
+        };
+        subjects.decide(at(9, 0, 1), Instant::now(), count, renewed)
+    };
+    // A free day (10) may have one call unreported: the second waits for a report.
+    assert_eq!(decide(&mut key, true, true), Verdict::Report);
+    flushed(&mut key, at(9, 0, 1));
+    // Leases this instance may no longer be sure of wait too, but a status does not.
+    assert_eq!(decide(&mut key, true, false), Verdict::Report);
+    assert!(matches!(decide(&mut key, false, false), Verdict::Admit(_)));
+    assert!(matches!(decide(&mut key, true, true), Verdict::Admit(_)));
 }

@@ -57,6 +57,12 @@ impl Db {
     }
 }
 
+/// A flush wrote every call `leases` spent today.
+fn flushed(leases: &mut Leases, now: DateTime<Utc>) {
+    let unreported = leases.unreported();
+    leases.reported(Window::Day.start(now), unreported);
+}
+
 /// One counted call with `key` (named `name`) alone, leasing as often as needed.
 fn call(key: &mut Leases, db: &mut Db, limits: Limits, now: DateTime<Utc>) -> Verdict {
     loop {
@@ -67,8 +73,9 @@ fn call(key: &mut Leases, db: &mut Db, limits: Limits, now: DateTime<Utc>) -> Ve
             },
             account: None,
         };
-        match subjects.decide(now, Instant::now(), true) {
+        match subjects.decide(now, Instant::now(), true, true) {
             Verdict::Lease => db.serve(&mut [("key", &mut *key)], 1),
+            Verdict::Report => flushed(key, now),
             verdict => return verdict,
         }
     }
@@ -92,8 +99,12 @@ fn call_both(
                 limits: account_limits,
             }),
         };
-        match subjects.decide(now, Instant::now(), true) {
+        match subjects.decide(now, Instant::now(), true, true) {
             Verdict::Lease => db.serve(&mut [("acct", &mut *account), (key_name, &mut *key)], 1),
+            Verdict::Report => {
+                flushed(key, now);
+                flushed(account, now);
+            }
             verdict => return verdict,
         }
     }

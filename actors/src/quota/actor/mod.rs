@@ -10,8 +10,19 @@
 //! one statement per block of calls, not one per call. Spent calls, given-back budget
 //! and call records go to the flusher on a timer and at shutdown ([`Drain`]).
 //!
+//! Leases are this instance's to spend only while it proves it is alive: each lease and
+//! flush statement renews them for `lease_ttl` from when it was sent (less a tenth, so
+//! the database's own expiry is always later), and a flush runs at least every quarter
+//! of it. Past that, or with as many calls unreported as a crash may cost
+//! ([`super::lease::at_risk`]), a call waits for a flush like it would for a lease
+//! ([`reporting`]). If the database says the leases were reclaimed after all, the actor
+//! starts over under a new id, holding nothing.
+//!
 //! It must never admit a call from budget it does not hold, for the key or for the
-//! account: that is the whole of the exactness across instances.
+//! account, nor from leases it is not sure are still its own: that is the whole of the
+//! exactness across instances.
+
+mod reporting;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,11 +39,10 @@ use super::flusher::{self, Batch, Job};
 use super::lease::{Ask, Grant};
 use super::ledger::{decide, AccountEntry, KeyEntry, Statement, Tally, Waiter};
 use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
-use super::store::{CallRecord, QuotaStore};
+use super::store::{CallRecord, Instance, QuotaStore, StoreError};
 use super::subject::Subject;
 use super::window::Window;
 use crate::clock::Clock;
-use crate::ApiError;
 
 /// After a lease statement fails, calls that need one are refused (50000) without
 /// trying for this long, so an outage answers fast instead of queueing on timeouts.
@@ -47,6 +57,9 @@ pub struct QuotaSettings {
     /// A key without calls for this long gives its leases back, so other instances can
     /// use them, and leaves this instance's memory.
     pub idle_release: Duration,
+    /// How long one statement proves this instance alive: leases of an instance that
+    /// stops renewing them are reclaimed this long after its last statement.
+    pub lease_ttl: Duration,
 }
 
 impl Default for QuotaSettings {
@@ -55,6 +68,7 @@ impl Default for QuotaSettings {
             flush_interval: Duration::from_secs(1),
             retention_days: 90,
             idle_release: Duration::from_secs(10),
+            lease_ttl: Duration::from_secs(20),
         }
     }
 }
@@ -63,7 +77,13 @@ pub struct QuotaActor {
     store: QuotaStore,
     clock: Arc<dyn Clock>,
     settings: QuotaSettings,
-    instance_id: i64,
+    instance: Instance,
+    /// Until when the leases held are this instance's to spend.
+    renewed_until: Option<Instant>,
+    /// Keys whose first waiting call needs a flush to land first.
+    awaiting_report: Vec<String>,
+    /// A flush was asked for them and has not landed yet.
+    report_asked: bool,
     keys: HashMap<String, KeyEntry>,
     accounts: HashMap<i64, AccountEntry>,
     tally: Tally,
@@ -80,8 +100,14 @@ impl QuotaActor {
         QuotaActor {
             store,
             clock,
+            instance: Instance {
+                id: rand::thread_rng().gen(),
+                ttl: settings.lease_ttl,
+            },
             settings,
-            instance_id: rand::thread_rng().gen(),
+            renewed_until: None,
+            awaiting_report: Vec::new(),
+            report_asked: false,
             keys: HashMap::new(),
             accounts: HashMap::new(),
             tally: Tally::default(),
@@ -103,6 +129,7 @@ impl QuotaActor {
         let now = self.clock.now();
         let mono = Instant::now();
         let db_down = self.db_down(mono);
+        let renewed = self.renewed(mono);
         loop {
             let Some(entry) = self.keys.get_mut(key_id) else {
                 return;
@@ -116,7 +143,12 @@ impl QuotaActor {
                 .entry(user_id)
                 .or_insert_with(|| AccountEntry::new(user_id, account_limits, now, mono));
             let charge = (waiter.limits, waiter.account_limits, waiter.count);
-            let verdict = decide(&mut entry.leases, &mut account.leases, charge, now, mono);
+            let clock = (now, mono, renewed);
+            let verdict = decide(&mut entry.leases, &mut account.leases, charge, clock);
+            if verdict == Verdict::Report && !db_down {
+                self.await_report(key_id);
+                return;
+            }
             if verdict == Verdict::Lease && !db_down {
                 if entry.leasing {
                     return; // its statement serves this key again when it ends
@@ -162,18 +194,24 @@ impl QuotaActor {
             .map(|ask| (account.clone(), ask.clone()))
             .chain((statement.key_asks.iter()).map(|ask| (key.clone(), ask.clone())))
             .collect();
-        let run = async move { store.lease(&asks).await };
-        ctx.spawn(
-            run.into_actor(self)
-                .map(move |grants, act, ctx| act.leased(statement, grants, ctx)),
-        );
+        let instance = self.instance;
+        let run = async move {
+            let sent = Instant::now();
+            (sent, store.lease(instance, &asks).await)
+        };
+        ctx.spawn(run.into_actor(self).map(move |(sent, grants), act, ctx| {
+            act.leased(statement, instance, sent, grants, ctx)
+        }));
     }
 
-    /// Takes in a lease statement's answers and serves the keys that waited for it.
+    /// Takes in the answers of a lease statement `instance` sent at `sent`, and serves
+    /// the keys that waited for it.
     fn leased(
         &mut self,
         statement: Statement,
-        grants: Result<Vec<Grant>, ApiError>,
+        instance: Instance,
+        sent: Instant,
+        grants: Result<Vec<Grant>, StoreError>,
         ctx: &mut Context<Self>,
     ) {
         let mono = Instant::now();
@@ -184,7 +222,16 @@ impl QuotaActor {
             account_asks,
         } = statement;
         match grants {
+            // Sent under an id this instance has since left: the reclaim that made it
+            // leave gave back whatever the statement took.
+            _ if instance != self.instance => {}
+            Err(StoreError::Fenced) => self.start_over(),
+            Err(StoreError::Failed(err)) => {
+                tracing::warn!(error = %err.message, "quota lease failed");
+                self.db_down_until = Some(mono + DB_RETRY);
+            }
             Ok(grants) => {
+                self.renew(sent);
                 self.db_down_until = None;
                 // One grant per ask, in the order asked (the store answers so or errs):
                 // the account's first.
@@ -216,10 +263,6 @@ impl QuotaActor {
                     }
                 }
             }
-            Err(err) => {
-                tracing::warn!(error = %err.message, "quota lease failed");
-                self.db_down_until = Some(mono + DB_RETRY);
-            }
         }
         if let Some(entry) = self.keys.get_mut(&key_id) {
             entry.leasing = false;
@@ -239,7 +282,9 @@ impl QuotaActor {
 
     /// Hands the flusher what was spent since the last tick, after giving back the
     /// leases of keys and accounts idle for `idle_release` (or of all, at shutdown).
-    fn hand_over(&mut self, release_all: bool) {
+    /// Something is sent when there is something to write, when the leases held need
+    /// renewing, or when `renew` asks for it.
+    fn hand_over(&mut self, release_all: bool, renew: bool) {
         let now = self.clock.now();
         let mono = Instant::now();
         let idle = self.settings.idle_release;
@@ -247,6 +292,9 @@ impl QuotaActor {
         let mut released = Vec::new();
         self.keys.retain(|_, entry| {
             let quiet = entry.waiting.is_empty() && !entry.leasing;
+            // Released only once everything it spent is reported: a key coming back must
+            // not start a fresh count of unreported calls while the old one is pending.
+            let quiet = quiet && (release_all || entry.leases.unreported() == 0);
             let keep = !(quiet && gone(entry.last_call));
             if !keep {
                 released.push((entry.subject.clone(), entry.leases.release(now)));
@@ -255,6 +303,7 @@ impl QuotaActor {
         });
         self.accounts.retain(|_, entry| {
             let quiet = entry.blocked.is_empty() && !entry.leasing;
+            let quiet = quiet && (release_all || entry.leases.unreported() == 0);
             let keep = !(quiet && gone(entry.last_call));
             if !keep {
                 released.push((entry.subject.clone(), entry.leases.release(now)));
@@ -272,7 +321,7 @@ impl QuotaActor {
             calls: std::mem::take(&mut self.calls),
             at: Some(now),
         };
-        if !batch.is_empty() {
+        if !batch.is_empty() || renew {
             let _ = self.flusher.send(Job::Flush(batch));
         }
         let today = now.date_naive();
@@ -290,9 +339,13 @@ impl Actor for QuotaActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         if let Some(jobs) = self.flusher_jobs.take() {
-            actix::spawn(flusher::run(self.store.clone(), self.instance_id, jobs));
+            let (store, instance) = (self.store.clone(), self.instance);
+            let actor = ctx.address().recipient();
+            actix::spawn(flusher::run(store, instance, actor, jobs));
         }
-        ctx.run_interval(self.settings.flush_interval, |act, _| act.hand_over(false));
+        ctx.run_interval(self.settings.flush_interval, |act, _| {
+            act.hand_over(false, false)
+        });
     }
 }
 
@@ -305,6 +358,7 @@ impl Handler<Charge> for QuotaActor {
         let now = self.clock.now();
         let mono = Instant::now();
         let db_down = self.db_down(mono);
+        let renewed = self.renewed(mono);
         if !self.keys.contains_key(&msg.key_id) {
             let entry = KeyEntry::new(&msg.key_id, msg.user_id, msg.limits, now, mono);
             self.keys.insert(msg.key_id.clone(), entry);
@@ -322,8 +376,9 @@ impl Handler<Charge> for QuotaActor {
         // The hot path: nobody queued ahead, and budget in hand (or a verdict without it).
         if entry.waiting.is_empty() {
             let charge = (msg.limits, msg.account_limits, msg.count);
-            let verdict = decide(&mut entry.leases, &mut account.leases, charge, now, mono);
-            if verdict != Verdict::Lease || db_down {
+            let clock = (now, mono, renewed);
+            let verdict = decide(&mut entry.leases, &mut account.leases, charge, clock);
+            if !matches!(verdict, Verdict::Lease | Verdict::Report) || db_down {
                 let subjects = [&entry.subject, &account.subject];
                 return Response::reply(self.tally.settle(subjects, msg.count, verdict, now));
             }
@@ -357,7 +412,7 @@ impl Handler<Drain> for QuotaActor {
     type Result = ResponseFuture<DrainReport>;
 
     fn handle(&mut self, msg: Drain, _: &mut Context<Self>) -> Self::Result {
-        self.hand_over(true);
+        self.hand_over(true, false);
         let (done, unsent) = oneshot::channel();
         let deadline = tokio::time::Instant::now() + msg.timeout;
         let _ = self.flusher.send(Job::Drain { deadline, done });

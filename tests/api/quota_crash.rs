@@ -1,0 +1,247 @@
+//! Quotas through a crash: the leases of an instance killed with SIGKILL come back to
+//! the others within the documented bound (the lease TTL, then the next reclaim, a
+//! quarter of the TTL later), no instance ever admits past the limit, and the day's
+//! `used` never falls short of the calls admitted: a crash may count calls that were
+//! never made (at most 1% of the day, at least one call, per key), never miss one.
+//!
+//! The real binary runs as child processes with `QUOTA_LEASE_TTL_MS=2000`, so a dead
+//! instance's leases come back within seconds. The binaries keep the system clock, so
+//! a run too close to UTC midnight first waits for the new day.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveTime, TimeDelta, Utc};
+use serde_json::{json, Value};
+
+use crate::child::{database_name, drop_database, Service};
+use crate::helpers::{create_database, Key, Session, TestApp};
+
+/// A lease TTL of 2 s for every instance here.
+const ENV: &[(&str, &str)] = &[("QUOTA_LEASE_TTL_MS", "2000"), ("RUST_LOG", "info")];
+/// The documented bound on giving a dead instance's leases back: the TTL, then a
+/// reclaim by a live instance (every quarter of the TTL). Asserted with room for a
+/// loaded machine.
+const RECLAIM_BOUND: Duration = Duration::from_secs(12);
+/// How long a window seen full is refused from memory before the database is asked
+/// again (`FULL_RECHECK`), with room.
+const RECHECK: Duration = Duration::from_millis(1500);
+
+async fn clear_of_utc_midnight() {
+    let now = Utc::now();
+    let to_midnight = NaiveTime::MIN - now.time() + TimeDelta::days(1);
+    if to_midnight < TimeDelta::seconds(60) {
+        tokio::time::sleep((to_midnight + TimeDelta::seconds(2)).to_std().unwrap()).await;
+    }
+}
+
+/// Sets the pro tier to `per_day` calls a day (the minute far away, no account cap)
+/// and gives a new pro member a key.
+async fn pro_key(app: &TestApp, per_day: i64) -> (Session, Key) {
+    let admin = app.admin().await;
+    let body = json!({"per_minute": 100_000, "per_day": per_day, "max_rows": 5000,
+                      "max_keys": Value::Null, "delay_days": 0, "member_indexes": true});
+    let reply = app.put_tier(&admin, "pro", body).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let key = app.key_of_tier(&admin, "crash", "pro").await;
+    (admin, key)
+}
+
+async fn call(http: &reqwest::Client, base: &str, key: &Key) -> Result<i64, reqwest::Error> {
+    let response = http
+        .post(format!("{base}/api/v1/query"))
+        .header("X-API-Key", &key.key)
+        .json(&json!({"api_name": "index_latest"}))
+        .send()
+        .await?;
+    let body: Value = response.json().await?;
+    Ok(body["code"].as_i64().expect("a code"))
+}
+
+/// When some instance's leases were reclaimed, as the database recorded it.
+async fn reclaimed(app: &TestApp) -> bool {
+    let row = app
+        .db
+        .query_one(
+            "SELECT count(*) FROM quota_instances WHERE reclaimed_at IS NOT NULL",
+            &[],
+        )
+        .await
+        .expect("read quota_instances");
+    row.get::<_, i64>(0) > 0
+}
+
+/// Today's `used` of `key`'s day window, once it stops changing (the live instances
+/// flush every second).
+async fn used_today(app: &TestApp, key: &Key) -> i64 {
+    let read = || async {
+        let row = app
+            .db
+            .query_opt(
+                "SELECT used FROM quota_windows WHERE key_id = $1 AND span = 'day' \
+                 AND window_start = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'",
+                &[&key.id],
+            )
+            .await
+            .expect("read quota_windows");
+        row.map_or(0, |r| r.get::<_, i64>(0))
+    };
+    let mut last = read().await;
+    loop {
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        let now = read().await;
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// Calls `base` until the key's day is refused for good: refused after the dead
+/// instance's leases were reclaimed and the recheck has passed. Answers the calls
+/// admitted and when the reclaim was first seen.
+async fn until_refused(app: &TestApp, base: &str, key: &Key, killed: Instant) -> (usize, Instant) {
+    let http = reqwest::Client::new();
+    let (mut admitted, mut seen) = (0, None::<Instant>);
+    loop {
+        match call(&http, base, key)
+            .await
+            .expect("a live instance answers")
+        {
+            0 => admitted += 1,
+            42902 => {
+                if seen.is_none() && reclaimed(app).await {
+                    seen = Some(Instant::now());
+                }
+                if let Some(at) = seen.filter(|at| at.elapsed() > RECHECK) {
+                    return (admitted, at);
+                }
+                assert!(
+                    killed.elapsed() < RECLAIM_BOUND,
+                    "the dead instance's leases were not reclaimed within {RECLAIM_BOUND:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            code => panic!("unexpected code {code}"),
+        }
+    }
+}
+
+/// The case that stranded a quarter of the day before: a key spends 5 of 100 on one
+/// instance, which is killed and started again.
+#[actix_web::test]
+async fn a_killed_instances_leases_come_back_after_a_restart() {
+    clear_of_utc_midnight().await;
+    let database_url = create_database().await;
+    let mut first = Service::start(&database_url, ENV).await;
+    let app = TestApp::attach(&first.base, &database_url).await;
+    let (_, key) = pro_key(&app, 100).await;
+    let http = reqwest::Client::new();
+    for n in 1..=5 {
+        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
+    }
+    first.kill();
+    let killed = Instant::now();
+
+    let mut second = Service::start(&database_url, ENV).await;
+    let (admitted, reclaimed_at) = until_refused(&app, &second.base, &key, killed).await;
+    let total = 5 + admitted;
+    // At most one call (1% of 100, at least one) counted that the dead instance may
+    // have made without reporting; never more than the limit.
+    assert!(
+        (99..=100).contains(&total),
+        "{total} calls admitted in all of a day of 100"
+    );
+    assert!(reclaimed_at - killed < RECLAIM_BOUND);
+    let used = used_today(&app, &key).await;
+    assert!(
+        used >= total as i64 && used <= 100,
+        "used {used} for {total} calls admitted"
+    );
+    let logs = second.stop().logs();
+    assert!(
+        logs.contains("reclaimed the quota leases of instances that stopped renewing them"),
+        "no reclaim logged:\n{logs}"
+    );
+    drop(app);
+    drop_database(&database_name(&database_url)).await;
+}
+
+/// Three instances share a key's day of 600 under load; one is killed in the middle.
+/// The other two never admit past the limit, get the dead one's leases back, and the
+/// day's `used` covers every call any of them admitted.
+#[actix_web::test]
+async fn sigkill_under_load_on_one_of_three_never_over_admits_nor_under_counts() {
+    const LIMIT: usize = 600;
+    /// What a crash may count unmade: 1% of the day.
+    const AT_RISK: usize = 6;
+    const CLIENTS_EACH: usize = 3;
+    clear_of_utc_midnight().await;
+    let database_url = create_database().await;
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(Service::start(&database_url, ENV).await);
+    }
+    let app = TestApp::attach(&instances[1].base, &database_url).await;
+    let (_, key) = pro_key(&app, LIMIT as i64).await;
+
+    // Clients on every instance until the day is refused (or their instance is gone).
+    let admitted = Arc::new(AtomicUsize::new(0));
+    let lost = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for instance in &instances {
+        for _ in 0..CLIENTS_EACH {
+            let (base, key) = (instance.base.clone(), key.clone());
+            let (admitted, lost, stop) = (admitted.clone(), lost.clone(), stop.clone());
+            clients.push(actix_web::rt::spawn(async move {
+                let http = reqwest::Client::new();
+                while !stop.load(Ordering::Relaxed) {
+                    match call(&http, &base, &key).await {
+                        Ok(0) => {
+                            admitted.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(42902) => return,
+                        Ok(code) => panic!("unexpected code {code}"),
+                        // The killed instance: what it held in flight is lost.
+                        Err(_) => {
+                            lost.fetch_add(1, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                }
+            }));
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while admitted.load(Ordering::Relaxed) < LIMIT / 3 {
+        assert!(Instant::now() < deadline, "the load did not get going");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    instances[0].kill();
+    let killed = Instant::now();
+    for client in clients {
+        client.await.expect("client");
+    }
+    stop.store(true, Ordering::Relaxed);
+
+    // The dead instance's leases come back; the survivors serve the rest of the day.
+    let (more, reclaimed_at) = until_refused(&app, &instances[2].base, &key, killed).await;
+    let total = admitted.load(Ordering::Relaxed) + more;
+    let lost = lost.load(Ordering::Relaxed);
+    assert!(total <= LIMIT, "{total} admitted over a limit of {LIMIT}");
+    assert!(
+        total + AT_RISK + lost >= LIMIT,
+        "{total} admitted, {lost} lost in flight: more than {AT_RISK} stranded"
+    );
+    assert!(reclaimed_at - killed < RECLAIM_BOUND);
+    let used = used_today(&app, &key).await;
+    assert!(
+        used >= total as i64 && used <= LIMIT as i64,
+        "used {used} for {total} calls admitted ({lost} lost in flight)"
+    );
+    drop(app);
+    drop(instances);
+    drop_database(&database_name(&database_url)).await;
+}
