@@ -2,14 +2,15 @@
 //! the others within the documented bound (the lease TTL, then the next reclaim, a
 //! quarter of the TTL later), no instance ever admits past the limit, and the day's
 //! `used` never falls short of the calls admitted: a crash may count calls that were
-//! never made (at most 1% of the day, at least one call, per key), never miss one.
+//! never made (at most 1% of the day, at least one call, per key), never miss one; the
+//! call log loses at most the dead instance's last flush interval.
 //!
 //! The real binary runs as child processes with `QUOTA_LEASE_TTL_MS=2000`, so a dead
 //! instance's leases come back within seconds. The binaries keep the system clock, so
 //! a run too close to UTC midnight first waits for the new day.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveTime, TimeDelta, Utc};
@@ -96,6 +97,18 @@ async fn used_today(app: &TestApp, key: &Key) -> i64 {
         }
         last = now;
     }
+}
+
+async fn logged_calls(app: &TestApp, key: &Key) -> usize {
+    let row = app
+        .db
+        .query_one(
+            "SELECT count(*) FROM call_log WHERE key_id = $1",
+            &[&key.id],
+        )
+        .await
+        .expect("read call_log");
+    row.get::<_, i64>(0) as usize
 }
 
 /// Calls `base` until the key's day is refused for good: refused after the dead
@@ -188,19 +201,25 @@ async fn sigkill_under_load_on_one_of_three_never_over_admits_nor_under_counts()
 
     // Clients on every instance until the day is refused (or their instance is gone).
     let admitted = Arc::new(AtomicUsize::new(0));
+    // When the instance that will be killed admitted each of its calls.
+    let doomed = Arc::new(Mutex::new(Vec::<Instant>::new()));
     let lost = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let mut clients = Vec::new();
-    for instance in &instances {
+    for (i, instance) in instances.iter().enumerate() {
         for _ in 0..CLIENTS_EACH {
             let (base, key) = (instance.base.clone(), key.clone());
             let (admitted, lost, stop) = (admitted.clone(), lost.clone(), stop.clone());
+            let doomed = (i == 0).then(|| doomed.clone());
             clients.push(actix_web::rt::spawn(async move {
                 let http = reqwest::Client::new();
                 while !stop.load(Ordering::Relaxed) {
                     match call(&http, &base, &key).await {
                         Ok(0) => {
                             admitted.fetch_add(1, Ordering::Relaxed);
+                            if let Some(doomed) = &doomed {
+                                doomed.lock().unwrap().push(Instant::now());
+                            }
                         }
                         Ok(42902) => return,
                         Ok(code) => panic!("unexpected code {code}"),
@@ -240,6 +259,17 @@ async fn sigkill_under_load_on_one_of_three_never_over_admits_nor_under_counts()
     assert!(
         used >= total as i64 && used <= LIMIT as i64,
         "used {used} for {total} calls admitted ({lost} lost in flight)"
+    );
+    // The call log lost at most what the dead instance admitted in its last flush
+    // interval (1 s, and the flush in flight), and holds nothing twice.
+    let last_second = (doomed.lock().unwrap().iter())
+        .filter(|at| killed.duration_since(**at) < Duration::from_secs(2))
+        .count();
+    let logged = logged_calls(&app, &key).await;
+    assert!(
+        logged + last_second >= total && logged <= total + lost,
+        "{logged} calls logged for {total} admitted; {last_second} admitted by the killed \
+         instance in its last 2 s, {lost} lost in flight"
     );
     drop(app);
     drop(instances);
