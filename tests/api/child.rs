@@ -23,6 +23,23 @@ pub const KEY_SECRET: &str = "server-key-secret-for-the-log-test-0123456789";
 const READY_DEADLINE: Duration = Duration::from_secs(30);
 const STOP_DEADLINE: Duration = Duration::from_secs(15);
 
+/// A child keeps the system clock, so "today" is the real UTC day: a test that counts
+/// a day's calls and would start within a minute of UTC midnight first waits for the
+/// new day.
+pub async fn clear_of_utc_midnight() {
+    let now = chrono::Utc::now();
+    let midnight = (now.date_naive() + chrono::TimeDelta::days(1))
+        .and_time(chrono::NaiveTime::MIN)
+        .and_utc();
+    if midnight - now < chrono::TimeDelta::seconds(60) {
+        let wait = (midnight - now + chrono::TimeDelta::seconds(2))
+            .to_std()
+            .unwrap();
+        eprintln!("{wait:?} to UTC midnight: waiting for the new day");
+        actix_web::rt::time::sleep(wait).await;
+    }
+}
+
 /// Drops a test database, closing any connection still open to it.
 pub async fn drop_database(name: &str) {
     if let Ok((admin, connection)) = tokio_postgres::connect(&server_url(), NoTls).await {

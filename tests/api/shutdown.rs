@@ -14,10 +14,10 @@
 
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveTime, TimeDelta, Utc};
+use chrono::{NaiveTime, Utc};
 use serde_json::{json, Value};
 
-use crate::child::{database_name, drop_database, Output, Service};
+use crate::child::{clear_of_utc_midnight, database_name, drop_database, Output, Service};
 use crate::helpers::{create_database, Key, Session, TestApp};
 
 /// The flush timer at its slowest, and logs at `info` (the shutdown lines).
@@ -33,25 +33,8 @@ const BEFORE: i64 = 3;
 /// Safely under the 60 s flush interval: until then the timer cannot have flushed.
 const TIMER_CANNOT_HAVE_FIRED: Duration = Duration::from_secs(50);
 
-/// A run takes a few seconds; one starting closer than this to UTC midnight waits.
-const MIDNIGHT_MARGIN: TimeDelta = TimeDelta::seconds(60);
-
 fn latest() -> Value {
     json!({"api_name": "index_latest"})
-}
-
-/// If UTC midnight is less than [`MIDNIGHT_MARGIN`] away, waits until just after it, so
-/// every call of the run counts on the same UTC day.
-async fn clear_of_utc_midnight() {
-    let now = Utc::now();
-    let midnight = (now.date_naive() + TimeDelta::days(1))
-        .and_time(NaiveTime::MIN)
-        .and_utc();
-    if midnight - now < MIDNIGHT_MARGIN {
-        let wait = (midnight - now + TimeDelta::seconds(2)).to_std().unwrap();
-        eprintln!("{wait:?} to UTC midnight: waiting for the new day");
-        actix_web::rt::time::sleep(wait).await;
-    }
 }
 
 fn today() -> String {

@@ -10,12 +10,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 use tokio_postgres::NoTls;
 
 use super::balancer::Nginx;
-use crate::child::{free_port, Service};
+use crate::child::{clear_of_utc_midnight, free_port, Service};
 use crate::helpers::{create_database, eventually, DropDatabase, Key, Session, TestApp};
 
 /// Instances in the fleet.
@@ -206,20 +205,6 @@ async fn until_ready(instance: &mut Service, http: &reqwest::Client) {
     })
     .await;
     assert!(ready, "{url} did not answer 200");
-}
-
-/// Quota windows are UTC days: a fleet started too close to UTC midnight waits for the
-/// new day, so a test's calls all count on the same day.
-async fn clear_of_utc_midnight() {
-    let now = Utc::now();
-    let midnight = (now.date_naive() + TimeDelta::days(1))
-        .and_time(NaiveTime::MIN)
-        .and_utc();
-    if midnight - now < TimeDelta::seconds(60) {
-        let wait = (midnight - now + TimeDelta::seconds(2)).to_std().unwrap();
-        eprintln!("{wait:?} to UTC midnight: waiting for the new day");
-        actix_web::rt::time::sleep(wait).await;
-    }
 }
 
 /// One answer the load got.

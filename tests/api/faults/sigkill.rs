@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 
-use crate::child::{database_name, drop_database, Service};
+use super::logged_calls;
+use crate::child::{clear_of_utc_midnight, database_name, drop_database, Service};
 use crate::helpers::{create_database, Key, Session, TestApp};
 
 /// A lease TTL of 2 s for every instance here.
@@ -28,14 +28,6 @@ const RECLAIM_BOUND: Duration = Duration::from_secs(12);
 /// How long a window seen full is refused from memory before the database is asked
 /// again (`FULL_RECHECK`), with room.
 const RECHECK: Duration = Duration::from_millis(1500);
-
-async fn clear_of_utc_midnight() {
-    let now = Utc::now();
-    let to_midnight = NaiveTime::MIN - now.time() + TimeDelta::days(1);
-    if to_midnight < TimeDelta::seconds(60) {
-        tokio::time::sleep((to_midnight + TimeDelta::seconds(2)).to_std().unwrap()).await;
-    }
-}
 
 /// Sets the pro tier to `per_day` calls a day (the minute far away, no account cap)
 /// and gives a new pro member a key.
@@ -97,18 +89,6 @@ async fn used_today(app: &TestApp, key: &Key) -> i64 {
         }
         last = now;
     }
-}
-
-async fn logged_calls(app: &TestApp, key: &Key) -> usize {
-    let row = app
-        .db
-        .query_one(
-            "SELECT count(*) FROM call_log WHERE key_id = $1",
-            &[&key.id],
-        )
-        .await
-        .expect("read call_log");
-    row.get::<_, i64>(0) as usize
 }
 
 /// Calls `base` until the key's day is refused for good: refused after the dead
@@ -265,7 +245,8 @@ async fn sigkill_under_load_on_one_of_three_never_over_admits_nor_under_counts()
     let last_second = (doomed.lock().unwrap().iter())
         .filter(|at| killed.duration_since(**at) < Duration::from_secs(2))
         .count();
-    let logged = logged_calls(&app, &key).await;
+    let (logged, _) = logged_calls(&app.db, &key.id).await;
+    let logged = logged as usize;
     assert!(
         logged + last_second >= total && logged <= total + lost,
         "{logged} calls logged for {total} admitted; {last_second} admitted by the killed \
