@@ -52,8 +52,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{median, setting};
 
-use actix::Addr;
-use iq_actors::quota::{QuotaActor, QuotaSettings, QuotaStats, ShowStats};
+use iq_actors::quota::{QuotaSettings, QuotaShards, QuotaStats};
 use serde_json::{json, Value};
 use tokio_postgres::NoTls;
 
@@ -75,7 +74,7 @@ struct Keyed {
 
 /// A statement count of one instance, taken by the load thread.
 struct Probe {
-    quota: Addr<QuotaActor>,
+    quota: QuotaShards,
     database_url: String,
 }
 
@@ -365,7 +364,7 @@ fn probe(app: &TestApp) -> Probe {
 
 impl Probe {
     async fn stats(&self) -> QuotaStats {
-        self.quota.send(ShowStats).await.expect("quota actor")
+        self.quota.stats().await.expect("quota shards")
     }
 
     /// The stats once the statement count has not moved for `quiet`.

@@ -18,10 +18,10 @@ use iq_actors::calendar::{service_today, Calendar};
 use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
 use iq_actors::imports::Importer;
-use iq_actors::quota::{Drain, QuotaActor, QuotaStore};
+use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 
 use crate::embedded_pg::EmbeddedPostgres;
-use crate::front::FrontActor;
+use crate::front::Fronts;
 use crate::http::drain::{close_when_draining, stop_on_signal, Draining};
 use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
@@ -97,7 +97,7 @@ pub struct Application {
     server: Server,
     /// The `METRICS_ADDR` listener and its port, when `/metrics` has its own.
     metrics: Option<(u16, Server)>,
-    quota: actix::Addr<QuotaActor>,
+    quota: QuotaShards,
     bus: ChangeBus,
     pool: deadpool_postgres::Pool,
     embedded: Option<EmbeddedPostgres>,
@@ -134,14 +134,16 @@ impl Application {
         let pool = iq_actors::db::build_pool(db_config.clone(), &settings.pool)
             .map_err(StartupError::Database)?;
 
-        let auth = AuthActor::new(
+        // The AuthActor and DatasetActor started here take the change bus's messages;
+        // every worker thread gets clones of them (see `Fronts`), sharing their caches.
+        let auth_actor = AuthActor::new(
             pool.clone(),
             settings.clock.clone(),
             hasher.clone(),
             settings.sessions,
-        )
-        .start();
-        let datasets = DatasetActor::new(
+        );
+        let auth = auth_actor.clone().start();
+        let datasets_actor = DatasetActor::new(
             pool.clone(),
             settings.clock.clone(),
             DatasetSettings {
@@ -150,14 +152,21 @@ impl Application {
                 page_cache_bytes: settings.page_cache_bytes,
                 page_ttl: settings.page_ttl,
             },
-        )
-        .start();
-        let quota = QuotaActor::new(
-            QuotaStore::new(pool.clone()),
-            settings.clock.clone(),
-            settings.quota.clone(),
-        )
-        .start();
+        );
+        let datasets = datasets_actor.clone().start();
+        // One quota shard per worker: each owns a share of the accounts.
+        let shards = settings.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let quota = {
+            let (pool, clock) = (pool.clone(), settings.clock.clone());
+            let quota_settings = settings.quota.clone();
+            // A store each: its statement counters are the shard's own.
+            QuotaShards::start(shards, move || {
+                let store = QuotaStore::new(pool.clone());
+                QuotaActor::new(store, clock.clone(), quota_settings.clone())
+            })
+        };
         // The pages come last: they are made from what the others cache.
         let visitor_pages = VisitorPages::default();
         let bus = ChangeBus::new(vec![
@@ -181,15 +190,14 @@ impl Application {
                 .await
                 .map_err(|e| StartupError::Database(e.to_string()))?;
         }
-        let front = FrontActor::new(
-            auth,
+        let front = Fronts::new(
+            auth_actor,
             settings.quota_enforced.then(|| quota.clone()),
-            datasets,
+            datasets_actor,
             settings.clock.clone(),
             &settings.site_name,
             settings.max_limit,
-        )
-        .start();
+        );
         let draining = Draining::default();
         let state = web::Data::new(AppState {
             draining: draining.clone(),
@@ -274,8 +282,8 @@ impl Application {
         self.server.handle()
     }
 
-    /// The quota actor, for benchmarks that count its statements.
-    pub fn quota(&self) -> actix::Addr<QuotaActor> {
+    /// The quota shards, for benchmarks and tests that count their statements.
+    pub fn quota(&self) -> QuotaShards {
         self.quota.clone()
     }
 
@@ -302,7 +310,7 @@ impl Application {
         tracing::info!("stopped accepting; writing quota usage");
         match self
             .quota
-            .send(Drain {
+            .drain(Drain {
                 timeout: DRAIN_TIMEOUT,
             })
             .await

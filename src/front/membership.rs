@@ -114,6 +114,7 @@ impl Handler<ShowMembership> for FrontActor {
             {
                 // Asked without counting: the answer is the quota's view now.
                 let admission = quota
+                    .of(owner.user_id)
                     .send(Charge {
                         key_id: key_id.clone(),
                         limits: *limits,

@@ -16,12 +16,19 @@
 //! a future, so one actor serves many requests at once.
 //!
 //! It holds no data of its own and never talks to the database.
+//!
+//! There is one FrontActor per worker thread ([`Fronts`]), each with its own AuthActor
+//! and DatasetActor on the same thread, all sharing one set of caches: a request's
+//! check chain never waits for another thread except to charge the quota, whose owner
+//! is the shard of the caller's account ([`QuotaShards`]).
 
 mod browse;
 mod config;
 mod membership;
 mod query;
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::prelude::*;
@@ -29,7 +36,7 @@ use actix::prelude::*;
 use iq_actors::auth::AuthActor;
 use iq_actors::clock::Clock;
 use iq_actors::dataset::DatasetActor;
-use iq_actors::quota::QuotaActor;
+use iq_actors::quota::QuotaShards;
 
 pub use browse::{Browse, Browsed};
 pub use config::{LoginPolicy, ShowConfig, SiteConfig};
@@ -41,7 +48,7 @@ pub use query::{QueryOutcome, RunQuery};
 pub struct FrontActor {
     auth: Addr<AuthActor>,
     /// `None` only in the benchmark that measures the key path without step 7.
-    quota: Option<Addr<QuotaActor>>,
+    quota: Option<QuotaShards>,
     datasets: Addr<DatasetActor>,
     clock: Arc<dyn Clock>,
     site_name: Arc<str>,
@@ -51,7 +58,7 @@ pub struct FrontActor {
 impl FrontActor {
     pub fn new(
         auth: Addr<AuthActor>,
-        quota: Option<Addr<QuotaActor>>,
+        quota: Option<QuotaShards>,
         datasets: Addr<DatasetActor>,
         clock: Arc<dyn Clock>,
         site_name: &str,
@@ -70,4 +77,77 @@ impl FrontActor {
 
 impl Actor for FrontActor {
     type Context = Context<Self>;
+}
+
+/// What every worker's FrontActor is made of: the AuthActor and DatasetActor to clone
+/// (they share their caches through an `Arc`), the quota shards and the settings.
+struct Parts {
+    auth: AuthActor,
+    quota: Option<QuotaShards>,
+    datasets: DatasetActor,
+    clock: Arc<dyn Clock>,
+    site_name: String,
+    max_limit: u32,
+}
+
+/// The FrontActors of one service, one per thread that asks: started on that thread's
+/// arbiter (a worker's) on its first request, with an AuthActor and a DatasetActor of
+/// its own beside it. No thread funnels the requests of another.
+#[derive(Clone)]
+pub struct Fronts {
+    /// Tells this service's actors from another's in the same process (tests run many).
+    id: usize,
+    parts: Arc<Parts>,
+}
+
+thread_local! {
+    /// The FrontActors started on this thread, by [`Fronts::id`].
+    static STARTED: RefCell<Vec<(usize, Addr<FrontActor>)>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Fronts {
+    pub fn new(
+        auth: AuthActor,
+        quota: Option<QuotaShards>,
+        datasets: DatasetActor,
+        clock: Arc<dyn Clock>,
+        site_name: &str,
+        max_limit: u32,
+    ) -> Fronts {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        Fronts {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            parts: Arc::new(Parts {
+                auth,
+                quota,
+                datasets,
+                clock,
+                site_name: site_name.to_string(),
+                max_limit,
+            }),
+        }
+    }
+
+    /// This thread's FrontActor. Call it from a thread running an actix arbiter (every
+    /// request handler does).
+    pub fn here(&self) -> Addr<FrontActor> {
+        STARTED.with(|started| {
+            let mut started = started.borrow_mut();
+            if let Some((_, front)) = started.iter().find(|(id, _)| *id == self.id) {
+                return front.clone();
+            }
+            let parts = &self.parts;
+            let front = FrontActor::new(
+                parts.auth.clone().start(),
+                parts.quota.clone(),
+                parts.datasets.clone().start(),
+                parts.clock.clone(),
+                &parts.site_name,
+                parts.max_limit,
+            )
+            .start();
+            started.push((self.id, front.clone()));
+            front
+        })
+    }
 }

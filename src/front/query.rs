@@ -95,7 +95,11 @@ impl Handler<RunQuery> for FrontActor {
                             ..
                         },
                         Some(quota),
-                    ) => (quota, key_id.clone(), owner.user_id, *limits),
+                    ) => {
+                        // The shard that owns the key's account decides for both.
+                        let quota = quota.of(owner.user_id).clone();
+                        (quota, key_id.clone(), owner.user_id, *limits)
+                    }
                     // Website identities are never charged (spec part 8 rule 4).
                     _ => {
                         let result = match checked {

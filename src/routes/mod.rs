@@ -15,7 +15,6 @@ mod params;
 mod query;
 mod session;
 
-use actix::Addr;
 use actix_web::{web, HttpRequest};
 use ipnet::IpNet;
 use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
@@ -24,12 +23,13 @@ use iq_actors::imports::Importer;
 
 use std::sync::atomic::AtomicBool;
 
-use crate::front::FrontActor;
+use crate::front::Fronts;
 use crate::http::client_ip::client_ip;
 use crate::http::protection::Protection;
 
 pub struct AppState {
-    pub front: Addr<FrontActor>,
+    /// The FrontActors, one per worker thread: `front.here()` is this thread's.
+    pub front: Fronts,
     /// Users, sessions, API keys and their usage.
     pub accounts: Accounts,
     /// Tier settings.

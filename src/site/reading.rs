@@ -44,6 +44,7 @@ pub async fn read(
     }
     let browsed = state
         .front
+        .here()
         .send(Browse {
             credentials,
             queries,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use iq_actors::clock::ManualClock;
-use iq_actors::quota::QuotaActor;
+use iq_actors::quota::QuotaShards;
 use serde_json::Value;
 
 use crate::{DropDatabase, Reply, Session};
@@ -20,7 +20,7 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub database_url: String,
     /// The instance's QuotaActor (in-process instances only), for its statement count.
-    pub quota: Option<actix::Addr<QuotaActor>>,
+    pub quota: Option<QuotaShards>,
     /// The database's owner, shared by every instance on it (`None` when attached to a
     /// service whose test drops the database itself).
     pub(crate) _database: Option<Arc<DropDatabase>>,

@@ -32,6 +32,7 @@ const SAFETY_TTL: Duration = Duration::from_secs(600);
 /// Keys kept in memory; unknown keys are cached too (as absent).
 const KEY_CAPACITY: u64 = 100_000;
 
+#[derive(Clone)]
 pub struct AuthActor {
     service: Arc<AuthService>,
 }

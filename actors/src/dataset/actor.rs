@@ -40,6 +40,7 @@ pub struct DatasetSettings {
     pub page_ttl: Duration,
 }
 
+#[derive(Clone)]
 pub struct DatasetActor {
     service: Arc<DatasetService>,
 }

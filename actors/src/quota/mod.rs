@@ -12,7 +12,8 @@
 //!   live in [`crate::accounts::usage`].
 //! - [`flusher`]: writes spent calls and call records in batches, exactly once.
 //! - [`actor`]: the QuotaActor that ties them together; [`messages`]: what it is asked;
-//!   [`ledger`]: what it holds in memory.
+//!   [`ledger`]: what it holds in memory; [`shards`]: one QuotaActor per thread, each
+//!   owning a share of the accounts.
 //!
 //! Nothing here knows HTTP: the headers are rendered from [`Status`] by the service.
 
@@ -22,6 +23,7 @@ pub mod flusher;
 pub mod lease;
 mod ledger;
 pub mod messages;
+pub mod shards;
 pub mod status;
 pub mod store;
 pub mod subject;
@@ -31,6 +33,7 @@ pub mod window;
 
 pub use actor::{QuotaActor, QuotaSettings};
 pub use messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
+pub use shards::QuotaShards;
 pub use status::{Status, WindowStatus};
 pub use store::{CallRecord, QuotaStore};
 pub use subject::{account_limits, Subject};

@@ -4,8 +4,6 @@
 
 use serde_json::json;
 
-use iq_actors::quota::ShowStats;
-
 use super::call;
 use crate::helpers::spawn_with_fixture;
 
@@ -49,11 +47,11 @@ async fn far_from_the_limit_one_lease_serves_a_block_of_calls() {
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "bodil", "pro").await;
     let quota = app.quota.as_ref().expect("in-process instance");
-    let before = quota.send(ShowStats).await.unwrap();
+    let before = quota.stats().await.unwrap();
     for _ in 0..200 {
         assert_eq!(call(&app, &key).await.code(), 0);
     }
-    let after = quota.send(ShowStats).await.unwrap();
+    let after = quota.stats().await.unwrap();
     // 10000 a day: the first lease takes a quarter of it, for both windows at once.
     assert_eq!(after.leases - before.leases, 1);
     assert_eq!(after.admitted - before.admitted, 200);
