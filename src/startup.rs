@@ -22,6 +22,7 @@ use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::Fronts;
+use crate::http::compress::compress;
 use crate::http::drain::{close_when_draining, stop_on_signal, Draining};
 use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
@@ -249,6 +250,7 @@ impl Application {
             App::new()
                 .wrap(from_fn(close_when_draining))
                 .wrap(from_fn(request_context))
+                .wrap(from_fn(compress))
                 .app_data(state.clone())
                 .app_data(body_pace)
                 .app_data(access_log)

@@ -18,6 +18,7 @@ pub mod db;
 pub mod decimal;
 pub mod demo;
 pub mod error;
+pub mod gzip;
 pub mod imports;
 pub mod indexes;
 pub mod metrics;

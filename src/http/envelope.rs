@@ -4,11 +4,13 @@
 
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
+use iq_actors::dataset::Page;
 use iq_actors::error::RowError;
+use iq_actors::gzip::splice;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 
-use super::RequestId;
+use super::{compress, RequestId};
 
 /// The business code of a response, left in its extensions for the access log and trace.
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +69,40 @@ pub fn success<T: Serialize>(request_id: &RequestId, data: T) -> HttpResponse {
         Ok(body) => json(StatusCode::OK, 0, body),
         Err(err) => failure(request_id, &ApiError::internal(err)),
     }
+}
+
+/// 200 with a page's `data` as it was rendered (and cached): the envelope is written
+/// around its bytes, never re-serialised. When the client takes gzip and the answer is
+/// large enough to be compressed (D16), the page's compressed form, made once per
+/// cached page, is spliced between this answer's own head and tail.
+pub fn success_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResponse {
+    #[derive(Serialize)]
+    struct Head<'a> {
+        request_id: &'a str,
+        code: u32,
+        message: &'a str,
+    }
+    let head = Head {
+        request_id: request_id.as_str(),
+        code: 0,
+        message: "ok",
+    };
+    // The envelope's fields in `Envelope`'s order, `data` last: `{...head,"data":<page>}`.
+    let mut before = serde_json::to_vec(&head).unwrap_or_default();
+    before.pop();
+    before.extend_from_slice(b",\"data\":");
+    let data = page.data.get().as_bytes();
+    if gzip && before.len() + data.len() + 1 >= compress::MIN_SIZE {
+        let body = splice(&before, page.deflated(), b"}");
+        let mut response = json(StatusCode::OK, 0, body);
+        compress::mark_gzip(response.headers_mut());
+        return response;
+    }
+    let mut body = before;
+    body.reserve(data.len() + 1);
+    body.extend_from_slice(data);
+    body.push(b'}');
+    json(StatusCode::OK, 0, body)
 }
 
 /// The error's status, with `data` null.

@@ -6,6 +6,7 @@ pub mod access_log;
 pub mod answer;
 pub mod body_pace;
 pub mod client_ip;
+pub mod compress;
 pub mod cors;
 pub mod credentials;
 pub mod csv_answer;

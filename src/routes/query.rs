@@ -11,7 +11,7 @@ use super::AppState;
 use crate::front::{QueryOutcome, RunQuery};
 use crate::http::protection::Subject;
 use crate::http::request_context::QueryDataset;
-use crate::http::{credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
+use crate::http::{compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
 use iq_actors::caller::Credentials;
 use iq_actors::ApiError;
 
@@ -62,7 +62,7 @@ pub async fn query(
         Ok(page) if csv_answer::wanted(&req) => {
             csv_answer::answer(page).unwrap_or_else(|error| envelope::failure(&request_id, &error))
         }
-        Ok(page) => envelope::success(&request_id, &*page.data),
+        Ok(page) => envelope::success_page(&request_id, page, compress::accepts_gzip(&req)),
         Err(error) => envelope::failure(&request_id, error),
     };
     if let Some((status, refused)) = &outcome.quota {

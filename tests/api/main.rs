@@ -9,6 +9,7 @@ mod back_office;
 mod browser_smoke;
 mod calendar;
 mod composite;
+mod compression;
 mod cors;
 mod csv_answers;
 mod datasets;

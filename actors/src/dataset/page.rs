@@ -2,6 +2,8 @@
 //! wire formats of spec part 1: fixed-scale decimal strings, `YYYYMMDD` dates, `null`
 //! for absent values.
 
+use std::sync::OnceLock;
+
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -11,15 +13,18 @@ use tokio_postgres::Row;
 
 use crate::catalogue::{FieldDef, ValueKind};
 use crate::decimal::to_fixed;
+use crate::gzip::Deflated;
 use crate::wire_date::WireDate;
 use crate::ApiError;
 
 /// A rendered page: the JSON of `data`, ready to be embedded in the envelope. Kept
-/// serialised so a cache hit costs no re-encoding.
+/// serialised so a cache hit costs no re-encoding, and compressed at most once, by the
+/// first answer that asks for gzip ([`Page::deflated`]).
 #[derive(Debug)]
 pub struct Page {
     pub data: Box<RawValue>,
     pub returned: usize,
+    deflated: OnceLock<Deflated>,
 }
 
 #[derive(Serialize)]
@@ -87,7 +92,15 @@ impl Page {
         Ok(Page {
             data: serde_json::value::to_raw_value(&data).map_err(ApiError::internal)?,
             returned: items.len(),
+            deflated: OnceLock::new(),
         })
+    }
+
+    /// `data` compressed, for answers spliced around it ([`crate::gzip::splice`]); the
+    /// first call compresses, every later one (a cache hit) reuses it.
+    pub fn deflated(&self) -> &Deflated {
+        self.deflated
+            .get_or_init(|| Deflated::piece(self.data.get().as_bytes()))
     }
 }
 

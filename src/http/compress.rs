@@ -1,0 +1,63 @@
+//! Compression of answers (D16): an answer of 1 KiB or more is sent gzip-compressed when
+//! the request's `Accept-Encoding` allows gzip, with `Vary: Accept-Encoding`.
+//!
+//! Query answers made from a cached page arrive here already compressed (the page was
+//! compressed once and spliced into this answer's envelope, see
+//! [`super::envelope::success_page`]); everything else of a known size is compressed
+//! here. A streamed body (an import's progress page) is never held back to be
+//! compressed: its parts must reach the browser as they happen.
+
+use actix_web::body::{self, BodySize, BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, AcceptEncoding, Encoding, Header, HeaderMap, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::HttpMessage;
+use iq_actors::gzip;
+
+/// Smaller answers go as they are: compressing them saves too little to pay for itself.
+pub const MIN_SIZE: usize = 1024;
+
+/// Whether the request accepts a gzip-encoded answer.
+pub fn accepts_gzip(request: &impl HttpMessage) -> bool {
+    AcceptEncoding::parse(request).is_ok_and(|accept| {
+        accept.negotiate([Encoding::gzip(), Encoding::identity()].iter()) == Some(Encoding::gzip())
+    })
+}
+
+/// Marks an answer body as gzip, varying by `Accept-Encoding`.
+pub fn mark_gzip(headers: &mut HeaderMap) {
+    headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+}
+
+/// Middleware: compresses answers of a known size of at least [`MIN_SIZE`] bytes.
+pub async fn compress(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let gzip = accepts_gzip(&req);
+    let res = next.call(req).await?.map_into_boxed_body();
+    let sized = match res.response().body().size() {
+        BodySize::Sized(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        _ => return Ok(res),
+    };
+    if sized < MIN_SIZE || res.headers().contains_key(header::CONTENT_ENCODING) {
+        return Ok(res);
+    }
+    if !gzip {
+        let mut res = res;
+        res.headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        return Ok(res);
+    }
+    let (req, res) = res.into_parts();
+    let (mut res, body) = res.into_parts();
+    // A sized body is in memory already; reading it cannot wait on anything.
+    let bytes = body::to_bytes(body)
+        .await
+        .map_err(|e| actix_web::error::ErrorInternalServerError(format!("answer body: {e}")))?;
+    let compressed = gzip::whole(&bytes);
+    mark_gzip(res.headers_mut());
+    let res = res.set_body(BoxBody::new(compressed));
+    Ok(ServiceResponse::new(req, res))
+}
