@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The tables of benches/request_path.sh, from the records it collected.
+
+    report.py RESULTS
+
+RESULTS has one record a line, a kind then key=value fields:
+
+    run round=R shape=key|visitor|healthz target=service|traced|nginx rps=... p99_us=...
+        status_errors=... socket_errors=... process_us=... busiest_share=... ...
+    paced target_rps=... rps=... p50_us=... p99_us=... status_errors=... ...
+    sink batches=N bytes=B
+    meta name=value ...
+
+Ratios are taken within a round (the runs of a round are back to back, so slow drifts
+of a shared machine fall on both sides) and the median over the rounds is reported.
+"""
+
+import statistics
+import sys
+
+SHAPES = [
+    ("key", "cached key query"),
+    ("visitor", "visitor query"),
+    ("healthz", "GET /healthz"),
+]
+
+
+def read(path):
+    records = []
+    with open(path) as f:
+        for line in f:
+            kind, *fields = line.split()
+            record = {"kind": kind}
+            for field in fields:
+                name, _, value = field.partition("=")
+                try:
+                    record[name] = float(value)
+                except ValueError:
+                    record[name] = value
+            records.append(record)
+    return records
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, spec=".2f", none="-"):
+    return none if value is None else format(value, spec)
+
+
+def table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+    print(line(header))
+    print(line(["-" * w for w in widths]))
+    for r in rows:
+        print(line(r))
+
+
+def main(path):
+    records = read(path)
+    runs = [r for r in records if r["kind"] == "run"]
+    meta = {k: v for r in records if r["kind"] == "meta" for k, v in r.items()}
+    rounds = sorted({int(r["round"]) for r in runs})
+
+    def run(rnd, shape, target):
+        for r in runs:
+            if int(r["round"]) == rnd and r["shape"] == shape and r["target"] == target:
+                return r
+        return None
+
+    def ratios(shape, target, base):
+        out = []
+        for rnd in rounds:
+            a, b = run(rnd, shape, target), run(rnd, shape, base)
+            if a and b and b["rps"]:
+                out.append(a["rps"] / b["rps"])
+        return out
+
+    def figure(shape, target, name):
+        return median(
+            [run(rnd, shape, target)[name] for rnd in rounds if run(rnd, shape, target)]
+        )
+
+    # Requests per second, every run.
+    print("\nRequests per second (wrk -t{} -c{}, {} s a run; p99 in ms):".format(
+        int(meta.get("threads", 0)), int(meta.get("clients", 0)),
+        int(meta.get("secs", 0))))
+    rows = []
+    for rnd in rounds:
+        for shape, label in SHAPES:
+            s, n, t = run(rnd, shape, "service"), run(rnd, shape, "nginx"), run(rnd, shape, "traced")
+            rows.append([
+                rnd, label,
+                fmt(s and s["rps"], ".0f"), fmt(s and s["p99_us"] / 1000),
+                fmt(n and n["rps"], ".0f"), fmt(n and n["p99_us"] / 1000),
+                fmt(s and n and s["rps"] / n["rps"], ".3f"),
+                fmt(t and t["rps"], ".0f"),
+                fmt(t and s and t["rps"] / s["rps"], ".3f"),
+            ])
+    table(["round", "request", "service", "p99", "nginx", "p99", "service/nginx",
+           "traced", "traced/service"], rows)
+
+    # CPU per request, every shape (median over the rounds).
+    print("\nCPU per request (median over the rounds; busiest thread of the service):")
+    rows = []
+    for shape, label in SHAPES:
+        rows.append([
+            label,
+            fmt(figure(shape, "service", "process_us"), ".1f"),
+            fmt(figure(shape, "service", "busiest_us"), ".1f"),
+            fmt(figure(shape, "service", "busiest_share"), ".3f"),
+            next((r["busiest_name"] for r in runs
+                  if r["shape"] == shape and r["target"] == "service"), "-"),
+            fmt(figure(shape, "nginx", "process_us"), ".1f"),
+        ])
+    table(["request", "service us", "busiest thread us", "busiest share", "busiest thread",
+           "nginx us"], rows)
+    print("  threads with >= 5% of the service's CPU (name[thread id]:share):")
+    for shape, label in SHAPES:
+        for r in runs:
+            if r["shape"] == shape and r["target"] == "service":
+                print(f"    round {int(r['round'])}, {label}: "
+                      f"{str(r.get('threads')).replace(',', ', ')}")
+
+    # Problems that make a figure meaningless.
+    errors = [r for r in records if r.get("status_errors", 0) or r.get("socket_errors", 0)]
+    for r in errors:
+        print(f"\nWARNING: {r.get('target', r['kind'])} {r.get('shape', '')} round "
+              f"{r.get('round', '-')}: {int(r['status_errors'])} non-2xx answers, "
+              f"{int(r['socket_errors'])} socket errors: its figures do not measure "
+              "the request path")
+
+    paced = next((r for r in records if r["kind"] == "paced" and r["target"] == "service"), None)
+    paced_nginx = next((r for r in records if r["kind"] == "paced" and r["target"] == "nginx"), None)
+    sink = next((r for r in records if r["kind"] == "sink"), None)
+    if sink:
+        print(f"\nOTLP sink: {int(sink['batches'])} export requests received "
+              f"({sink['bytes'] / 1e6:.1f} MB) during the traced runs")
+        if not sink["batches"]:
+            print("WARNING: the traced instance exported nothing; the tracing ratio "
+                  "does not measure export")
+    dropped = sum(r.get("drop_warnings", 0) for r in runs if r["target"] == "traced")
+    if dropped:
+        print(f"WARNING: the traced instance logged {int(dropped)} lines about dropped "
+              "spans (queue full): it exported less than every request's spans")
+
+    # The issue's figures against its goals.
+    key_ratio = median(ratios("key", "service", "nginx"))
+    visitor_ratio = median(ratios("visitor", "service", "nginx"))
+    health_ratio = median(ratios("healthz", "service", "nginx"))
+    cpu = figure("key", "service", "process_us")
+    share = figure("key", "service", "busiest_share")
+    tracing = median(ratios("key", "traced", "service"))
+    workers = int(meta.get("workers", 0))
+
+    def verdict(value, ok, acceptable=None):
+        if value is None:
+            return "-"
+        if ok(value):
+            return "PASS"
+        if acceptable and acceptable(value):
+            return "ACCEPTABLE"
+        return "BELOW GOAL"
+
+    rows = [
+        ["cached key query / nginx", fmt(key_ratio, ".3f"), ">= 0.7 (acceptable >= 0.5)",
+         verdict(key_ratio, lambda v: v >= 0.7, lambda v: v >= 0.5)],
+        ["visitor query / nginx", fmt(visitor_ratio, ".3f"), "(reported)", ""],
+        ["/healthz / nginx", fmt(health_ratio, ".3f"), "(reported)", ""],
+        ["CPU us per cached key request", fmt(cpu, ".1f"), "<= 25",
+         verdict(cpu, lambda v: v <= 25)],
+        [f"busiest thread share ({workers} workers)", fmt(share, ".3f"), "<= 0.333",
+         verdict(share, lambda v: v <= 1 / 3 + 1e-9)],
+    ]
+    if paced:
+        rows.append([
+            f"p99 at half max ({paced['rps']:.0f} of {paced['max_rps']:.0f} rps)",
+            f"{paced['p99_us'] / 1000:.2f} ms", "<= 2 ms",
+            verdict(paced["p99_us"], lambda v: v <= 2000),
+        ])
+    if paced_nginx:
+        rows.append([
+            f"  nginx at that rate ({paced_nginx['rps']:.0f} rps)",
+            f"{paced_nginx['p99_us'] / 1000:.2f} ms", "(the machine's own)", "",
+        ])
+    rows.append(["tracing on / off (cached key)", fmt(tracing, ".3f"), ">= 0.9",
+                 verdict(tracing, lambda v: v >= 0.9)])
+    # Steadier than the throughput ratio on a shared machine: CPU per request does not
+    # move with what else runs (much).
+    tracing_cpu = median([
+        run(rnd, "key", "traced")["process_us"] / run(rnd, "key", "service")["process_us"]
+        for rnd in rounds if run(rnd, "key", "traced") and run(rnd, "key", "service")
+    ])
+    rows.append(["  CPU per request, on / off", fmt(tracing_cpu, ".3f"), "(reported)", ""])
+    print("\nSummary (medians over {} rounds):".format(len(rounds)))
+    table(["figure", "measured", "goal (issue 14)", "verdict"], rows)
+    for p in (paced, paced_nginx):
+        if p and abs(p["rps"] / p["target_rps"] - 1) > 0.1:
+            print(f"NOTE: the paced run on {p['target']} reached {p['rps']:.0f} rps, not "
+                  f"the {p['target_rps']:.0f} asked for: its p99 is for that rate")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
