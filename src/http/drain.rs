@@ -9,7 +9,16 @@
 //! Idle connections the balancer keeps are closed by the balancer's own keep-alive
 //! timeout, which must be shorter than the delay. Only then does the server stop
 //! accepting (new connections are refused, which a balancer retries elsewhere) and
-//! finish what is in flight. It never refuses or cuts a request itself.
+//! finish what is in flight. It never cuts a request it has started.
+//!
+//! Without the delay (`SHUTDOWN_DELAY_MS=0`, the default, for a single instance) the
+//! stop is immediate, and actix-server tells its connections to finish before it stops
+//! its accept thread: a connection accepted in those few milliseconds, or a request
+//! sent on an idle keep-alive connection then, is closed unanswered (the client sees a
+//! reset, not a refusal). Such a request was never started, so never counted; but a
+//! client cannot know that, which is why every deployment behind a balancer sets the
+//! delay (the Kubernetes manifests use 5 s). The fault test `faults::sigterm` checks
+//! that every request the service started was answered and counted.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
