@@ -142,8 +142,9 @@ $$;
 -- Gives back the day budget of every instance whose proof of life has expired, minus
 -- what it may have spent unreported, which is counted as used. Rows are locked in the
 -- order of every other quota statement (subject, then window), and instances another
--- reclaim is working on are skipped. Answers how many instances were reclaimed, the
--- budget returned and the calls counted.
+-- reclaim is working on are skipped. Answers how many of the reclaimed instances held
+-- budget (an instance that stopped cleanly gave everything back, and is not counted),
+-- the budget returned and the calls counted.
 CREATE FUNCTION quota_reclaim(OUT instances bigint, OUT returned bigint, OUT counted bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -157,11 +158,13 @@ BEGIN
     FROM (SELECT q.instance_id FROM quota_instances q
           WHERE q.reclaimed_at IS NULL AND q.expires_at < now()
           FOR UPDATE SKIP LOCKED) AS e;
-    instances := coalesce(array_length(dead, 1), 0);
-    IF instances = 0 THEN
+    IF coalesce(array_length(dead, 1), 0) = 0 THEN
+        instances := 0;
         RETURN;
     END IF;
     UPDATE quota_instances SET reclaimed_at = now() WHERE instance_id = ANY (dead);
+    SELECT count(DISTINCT h.instance_id) INTO instances
+    FROM quota_holdings h WHERE h.instance_id = ANY (dead) AND h.held > 0;
     FOR holding IN
         SELECT h.subject, h.window_start, h.held, h.at_risk
         FROM quota_holdings h

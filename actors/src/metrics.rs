@@ -131,8 +131,8 @@ impl Metrics {
         let quota_reclaimed_instances = Counter::default();
         registry.register(
             "quota_reclaimed_instances",
-            "Instances whose quota leases this instance reclaimed after they stopped \
-             renewing them (QUOTA_LEASE_TTL_MS)",
+            "Instances that stopped renewing their quota leases (QUOTA_LEASE_TTL_MS) \
+             while holding budget, whose leases this instance reclaimed",
             quota_reclaimed_instances.clone(),
         );
         let quota_reclaimed_calls = Family::<ReclaimLabels, Counter>::default();

@@ -67,7 +67,8 @@ impl From<ApiError> for StoreError {
 /// What one reclaim gave back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Reclaimed {
-    /// Instances whose proof of life had expired.
+    /// Instances whose proof of life had expired while they held budget (one that
+    /// stopped cleanly had given it all back, and is not counted).
     pub instances: i64,
     /// Day budget they held, returned to the windows.
     pub returned: i64,
