@@ -13,6 +13,7 @@ mod compression;
 mod cors;
 mod csv_answers;
 mod datasets;
+mod deep_pages;
 mod deploy_manifests;
 mod docs;
 mod embedded;

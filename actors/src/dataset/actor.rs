@@ -1,10 +1,13 @@
 //! The DatasetActor: check-chain steps 8 (member coverage) and 9 (delay), then the rows.
 //!
-//! It owns three caches: rendered pages keyed by everything a page depends on (dataset,
+//! It owns four caches: rendered pages keyed by everything a page depends on (dataset,
 //! normalised params, fields, limit, offset, the resolved visible and detailed index
-//! sets, the delay cutoff, the resolved point in time) and never by who asked; the index
+//! sets, the delay cutoff, the resolved point in time) and never by who asked; page
+//! boundaries per walk (the same key without fields, limit and offset), so a deep page
+//! seeks instead of skipping every row before it ([`super::boundaries`]); the index
 //! registry; and delay cutoffs per (day, delay). [`Invalidate`] drops them all when data
-//! changes, so a page read `as_of` a future instant never outlives the next import.
+//! changes, so a page read `as_of` a future instant never outlives the next import, and
+//! no boundary outlives the data it was read from.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,6 +19,8 @@ use chrono_tz::Tz;
 use deadpool_postgres::Pool;
 use tracing::{field, Instrument, Span};
 
+use super::boundaries::{self, Boundaries, Start};
+use super::keyset;
 use super::page::Page;
 use super::sql::{self, PointInTime};
 use crate::calendar::{delay_cutoff, end_of_day, service_today};
@@ -50,22 +55,34 @@ struct DatasetService {
     clock: Arc<dyn Clock>,
     settings: DatasetSettings,
     pages: CoherentCache<PageKey, Arc<Page>>,
+    boundaries: Boundaries<WalkKey>,
     registry: CoherentCache<(), Arc<IndexRegistry>>,
     cutoffs: CoherentCache<(NaiveDate, u32), Option<NaiveDate>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct PageKey {
-    api_name: &'static str,
-    params: BTreeMap<&'static str, ParamValue>,
+    walk: WalkKey,
     fields: Vec<&'static str>,
     limit: u32,
     offset: u64,
+}
+
+/// Everything the sequence of a query's rows depends on: a page is a slice of it. Not
+/// `fields` (a statement selects every field whatever the client picks), `limit` or
+/// `offset`, so every page size and field choice of one walk shares its boundaries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct WalkKey {
+    api_name: &'static str,
+    params: BTreeMap<&'static str, ParamValue>,
     /// Empty where the dataset does not depend on it, so all callers share the entry.
     view: Option<View>,
     cutoff: Option<NaiveDate>,
     point: PointInTime,
 }
+
+/// Walks whose boundaries are kept; each keeps at most 128, about 100 bytes apiece.
+const WALKS: u64 = 512;
 
 impl DatasetActor {
     pub fn new(pool: Pool, clock: Arc<dyn Clock>, settings: DatasetSettings) -> Self {
@@ -82,6 +99,7 @@ impl DatasetActor {
                 clock,
                 settings,
                 pages,
+                boundaries: Boundaries::new(WALKS, ttl),
                 registry: CoherentCache::new("registry", 1, ttl),
                 cutoffs: CoherentCache::new("cutoffs", 64, ttl),
             }),
@@ -156,11 +174,14 @@ impl Handler<Describe> for DatasetActor {
 impl Handler<Invalidate> for DatasetActor {
     type Result = ();
 
-    /// Drops every cached page, the index registry and the cutoffs on a data change.
+    /// Drops every cached page and boundary, the index registry and the cutoffs on a
+    /// data change. Boundaries go first: a request that begins between the two then
+    /// finds no boundary rather than an old boundary beside new pages.
     fn handle(&mut self, msg: Invalidate, _: &mut Context<Self>) {
         if !msg.0.touches(Change::Data) {
             return;
         }
+        self.service.boundaries.invalidate_all();
         self.service.pages.invalidate_all();
         self.service.registry.invalidate_all();
         self.service.cutoffs.invalidate_all();
@@ -187,14 +208,16 @@ impl DatasetService {
             .min(grant.max_rows)
             .max(1);
         let key = PageKey {
-            api_name: dataset.api_name,
-            params: query.params.clone(),
+            walk: WalkKey {
+                api_name: dataset.api_name,
+                params: query.params.clone(),
+                view,
+                cutoff,
+                point,
+            },
             fields: query.fields.iter().map(|f| f.name).collect(),
             limit,
             offset: query.offset,
-            view,
-            cutoff,
-            point,
         };
         let lookup = self
             .pages
@@ -207,34 +230,33 @@ impl DatasetService {
     }
 
     async fn load_page(&self, query: &Query, key: &PageKey) -> Result<Arc<Page>, ApiError> {
-        if query.dataset.delayed && key.cutoff.is_none() {
+        if query.dataset.delayed && key.walk.cutoff.is_none() {
             // No open day is old enough for this caller's delay: nothing is visible yet.
             return Ok(Arc::new(Page::empty(&query.fields, key.limit, key.offset)?));
         }
-        let no_view = View {
-            visible: Arc::from(Vec::new()),
-            detailed: Arc::from(Vec::new()),
+        let walk = self.boundaries.walk(&key.walk).await?;
+        let mut start = walk.start(key.offset);
+        let rows = loop {
+            let rows = self.read_rows(query, key, &start).await?;
+            if start.after.is_some() && !self.boundaries.is_current(&walk) {
+                // The data changed while we read from a boundary learnt before the
+                // change: it may not be the row before `offset` any more.
+                start = Start {
+                    after: None,
+                    skip: key.offset,
+                };
+                continue;
+            }
+            break rows;
         };
-        let view = key.view.as_ref().unwrap_or(&no_view);
-        let offset = i64::try_from(key.offset).map_err(ApiError::internal)?;
-        let statement = sql::build(
-            query,
-            view,
-            key.cutoff,
-            &key.point,
-            i64::from(key.limit) + 1,
-            offset,
-        );
-        let client = self.pool.get().await?;
-        let prepared = client.prepare_cached(&statement.text).await?;
-        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = statement
-            .params
-            .iter()
-            .map(|p| p.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
-        let rows = client
-            .query_named(query.dataset.api_name, &prepared, &params)
-            .await?;
+        // The last row shown bounds the next page: remember it for that page's request.
+        let shown = rows.len().min(key.limit as usize);
+        if rows.len() > shown && shown > 0 {
+            let positions = keyset::sort_positions(query.dataset);
+            if let Some(last) = boundaries::sort_key(&rows[shown - 1], &positions)? {
+                self.boundaries.record(&walk, key.offset, shown, last);
+            }
+        }
         Ok(Arc::new(Page::render(
             query.dataset.fields,
             &query.fields,
@@ -242,6 +264,39 @@ impl DatasetService {
             key.limit,
             key.offset,
         )?))
+    }
+
+    /// The rows of the page `key`, read from `start`: at most limit + 1 of them.
+    async fn read_rows(
+        &self,
+        query: &Query,
+        key: &PageKey,
+        start: &Start,
+    ) -> Result<Vec<tokio_postgres::Row>, ApiError> {
+        let no_view = View {
+            visible: Arc::from(Vec::new()),
+            detailed: Arc::from(Vec::new()),
+        };
+        let view = key.walk.view.as_ref().unwrap_or(&no_view);
+        let statement = sql::build(
+            query,
+            view,
+            key.walk.cutoff,
+            &key.walk.point,
+            i64::from(key.limit) + 1,
+            start,
+        )
+        .map_err(ApiError::internal)?;
+        let client = self.pool.get().await?;
+        let prepared = client.prepare_cached(&statement.text).await?;
+        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = statement
+            .params
+            .iter()
+            .map(|p| p.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
+        Ok(client
+            .query_named(query.dataset.api_name, &prepared, &params)
+            .await?)
     }
 
     async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {

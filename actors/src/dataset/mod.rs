@@ -1,7 +1,10 @@
 //! The dataset actor and what it needs: SQL built from the catalogue, rows rendered as
-//! a page, and the caches (pages, index registry, delay cutoffs).
+//! a page, and the caches (pages, page boundaries, index registry, delay cutoffs).
 
 mod actor;
+mod boundaries;
+mod cell_text;
+mod keyset;
 mod page;
 mod sql;
 

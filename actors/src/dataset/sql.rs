@@ -8,17 +8,25 @@
 //! asked for); the page picks and orders the requested ones when it renders
 //! ([`super::page::Page::render`]). So the statements a connection prepares and keeps
 //! are bounded by the catalogue (dataset x the parameters given x whether each
-//! on-demand field is asked for), never by the clients: permuting `fields` cannot grow
-//! the statement cache in this process or in PostgreSQL.
+//! on-demand field is asked for x whether the page starts after a boundary), never by
+//! the clients: permuting `fields` cannot grow the statement cache in this process or
+//! in PostgreSQL.
 //!
 //! Point in time (D17): with `as_of`, `{index_daily}` and `{index_quotes}` become the
 //! rows current at the vintage published last at or before that instant: current rows
 //! of that vintage or older, and history rows it had not yet superseded. Without it
 //! they are the tables themselves, so today's queries read exactly what they always did.
+//!
+//! Deep pages (issue 14): a page may start after a remembered boundary, the sort key of
+//! the row before it ([`super::boundaries`]): `(sort columns) > (key)` joins the
+//! conditions and the OFFSET shrinks to the rows past that boundary. Sort columns no
+//! field selects as is are selected after the fields, so every row carries its key.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::types::ToSql;
 
+use super::boundaries::Start;
+use super::keyset::{field_for, sort_columns};
 use crate::catalogue::{ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
@@ -69,12 +77,18 @@ fn vintage_at(at: &str) -> String {
     format!("(SELECT coalesce(max(vv.vintage), 0) FROM vintages vv WHERE vv.published_at <= {at})")
 }
 
-/// The rows of `table` (with `columns`) current at vintage `v`.
+/// The rows of `table` (with `columns`) current at vintage `v`: current rows with
+/// `vintage <= v`, history rows with `vintage <= v < superseded_by`.
+///
+/// The conditions sit above the UNION ALL, not in its branches, on purpose: PostgreSQL
+/// (15) flattens a UNION ALL into an append of its tables only when the branches have
+/// no WHERE of their own, and only then can it merge the two primary keys in sort order
+/// (and seek both to a page's boundary) instead of sorting every row for each page.
 fn rows_at(table: &str, columns: &str, v: &str) -> String {
     format!(
-        "(SELECT {columns} FROM {table} WHERE vintage <= {v} \
-         UNION ALL SELECT {columns} FROM {table}_history \
-         WHERE vintage <= {v} AND superseded_by > {v})"
+        "(SELECT {columns} FROM (SELECT {columns}, NULL::bigint AS superseded_by FROM {table} \
+         UNION ALL SELECT {columns}, superseded_by FROM {table}_history) r \
+         WHERE r.vintage <= {v} AND (r.superseded_by IS NULL OR r.superseded_by > {v}))"
     )
 }
 
@@ -128,15 +142,16 @@ fn since_conditions(
 }
 
 /// The SELECT for one page. `fetch` is the number of rows to read (limit + 1, to learn
-/// `has_more`). `cutoff` must be `Some` for delayed datasets.
+/// `has_more`); `start` where to begin (after a boundary's sort key, then `skip` rows).
+/// `cutoff` must be `Some` for delayed datasets.
 pub fn build(
     query: &Query,
     view: &View,
     cutoff: Option<NaiveDate>,
     point: &PointInTime,
     fetch: i64,
-    offset: i64,
-) -> Statement {
+    start: &Start,
+) -> Result<Statement, std::num::TryFromIntError> {
     let ds = query.dataset;
     let mut binder = Binder::default();
 
@@ -156,6 +171,11 @@ pub fn build(
                 f.sql.to_string()
             }
         })
+        .chain(
+            sort_columns(ds)
+                .filter(|c| field_for(ds, c).is_none())
+                .map(str::to_string),
+        )
         .collect();
 
     let mut conditions = Vec::new();
@@ -186,6 +206,17 @@ pub fn build(
             _ => continue,
         };
         conditions.push(condition);
+    }
+    if let Some(after) = &start.after {
+        // A row-value comparison: lexicographic on the sort columns, with their own
+        // collations, which is exactly the ORDER BY; a btree on them seeks to it.
+        let values: Vec<String> = after.iter().map(|v| binder.bind(v.param())).collect();
+        let columns: Vec<&str> = sort_columns(ds).collect();
+        conditions.push(format!(
+            "({}) > ({})",
+            columns.join(", "),
+            values.join(", ")
+        ));
     }
     let as_of_vintage = point.as_of.map(|at| vintage_at(&binder.bind(Box::new(at))));
     if let Some(versioned) = ds.versioned {
@@ -219,15 +250,15 @@ pub fn build(
         from = from.replace("{cutoff}", &placeholder);
     }
     let limit = binder.bind(Box::new(fetch));
-    let offset = binder.bind(Box::new(offset));
-    Statement {
+    let offset = binder.bind(Box::new(i64::try_from(start.skip)?));
+    Ok(Statement {
         text: format!(
             "SELECT {} {from} ORDER BY {} LIMIT {limit} OFFSET {offset}",
             columns.join(", "),
             ds.order_by
         ),
         params: binder.params,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -255,8 +286,12 @@ mod tests {
             NaiveDate::from_ymd_opt(2024, 6, 1),
             &PointInTime::default(),
             11,
-            0,
-        );
+            &Start {
+                after: None,
+                skip: 0,
+            },
+        )
+        .unwrap();
         assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
         // Every field, in catalogue order, whatever the client listed.
         assert!(
@@ -304,7 +339,16 @@ mod bounded {
                 }))
                 .unwrap();
                 let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-                texts.insert(build(&query, &view, cutoff, &PointInTime::default(), 11, 0).text);
+                let start = Start {
+                    after: None,
+                    skip: 0,
+                };
+                let point = PointInTime::default();
+                texts.insert(
+                    build(&query, &view, cutoff, &point, 11, &start)
+                        .unwrap()
+                        .text,
+                );
             }
             let on_demand = dataset.fields.iter().filter(|f| f.on_demand).count();
             assert!(

@@ -1,0 +1,144 @@
+//! The sort key of a dataset, for pages that start after a boundary (issue 14): which
+//! columns its ORDER BY sorts on, and where each is in the rows a statement returns.
+//!
+//! A keyset start `(sort columns) > (key of the row before)` answers exactly the rows of
+//! `OFFSET` only if the sort is a total order on plain columns; the tests here hold
+//! every dataset of the catalogue to that. Nothing here may read client input: it only
+//! takes apart the catalogue's own `order_by`.
+
+use crate::catalogue::Dataset;
+
+/// The columns of the dataset's ORDER BY, as its catalogue writes them. Every one is a
+/// plain ascending column of a NOT NULL key, and together they are unique: the sort is
+/// a total order, which a keyset start needs (the
+/// `every_order_by_is_the_documented_total_order_on_plain_columns` test below and the
+/// primary keys in sql/V1 and V13 hold this up).
+pub fn sort_columns(ds: &Dataset) -> impl Iterator<Item = &'static str> {
+    ds.order_by.split(',').map(str::trim)
+}
+
+/// Where each sort column is in a statement's rows: the position of a field selecting
+/// exactly that column (and always computed), or an extra column after the fields.
+pub fn sort_positions(ds: &Dataset) -> Vec<usize> {
+    let mut extra = ds.fields.len();
+    sort_columns(ds)
+        .map(|column| match field_for(ds, column) {
+            Some(i) => i,
+            None => {
+                extra += 1;
+                extra - 1
+            }
+        })
+        .collect()
+}
+
+pub(super) fn field_for(ds: &Dataset, column: &str) -> Option<usize> {
+    ds.fields
+        .iter()
+        .position(|f| !f.on_demand && f.sql == column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue;
+    use crate::dataset::boundaries::{SortValue, Start};
+    use crate::dataset::sql::{build, PointInTime};
+    use crate::indexes::View;
+    use crate::query::Query;
+    use chrono::NaiveDate;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn view() -> View {
+        View {
+            visible: Arc::from(vec!["GPU_Index".to_string()]),
+            detailed: Arc::from(vec!["GPU_Index".to_string()]),
+        }
+    }
+
+    /// A keyset start needs a total order on plain columns: each dataset's ORDER BY is
+    /// its documented sort key (spec 4.3), column for column, ascending, and ends in a
+    /// column unique among the rows it ranks (a primary key in sql/V1; for index_latest
+    /// one row per index by construction), so no two rows share a sort key.
+    #[test]
+    fn every_order_by_is_the_documented_total_order_on_plain_columns() {
+        let unique_tail = |api_name| match api_name {
+            "index_basic" | "index_latest" => &["index_code"][..],
+            "index_daily" => &["trade_date", "index_code"][..],
+            "index_quote" => &["trade_date", "index_code", "specification"][..],
+            "trade_calendar" => &["trade_date"][..],
+            other => panic!("{other}: which of its sort columns are unique?"),
+        };
+        for ds in &catalogue::DATASETS {
+            let names: Vec<&str> = sort_columns(ds)
+                .map(|c| {
+                    let (alias, name) = c.split_once('.').expect("alias.column");
+                    let plain = |s: &str| s.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_');
+                    assert!(plain(alias) && plain(name), "{}: {c}", ds.api_name);
+                    name
+                })
+                .collect();
+            assert_eq!(names, ds.sort_key, "{}", ds.api_name);
+            assert!(names.ends_with(unique_tail(ds.api_name)), "{}", ds.api_name);
+        }
+    }
+
+    #[test]
+    fn sort_columns_come_from_the_fields_or_after_them() {
+        let ds = |name| {
+            catalogue::DATASETS
+                .iter()
+                .find(|d| d.api_name == name)
+                .unwrap()
+        };
+        assert_eq!(sort_positions(ds("index_quote")), [0, 1, 2]);
+        assert_eq!(sort_positions(ds("index_basic")), [2, 0]);
+        let latest = ds("index_latest");
+        let n = latest.fields.len();
+        assert_eq!(sort_positions(latest), [n, n + 1]);
+        let q = Query::parse(&json!({"api_name": "index_latest"})).unwrap();
+        let start = Start {
+            after: None,
+            skip: 0,
+        };
+        let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
+        let stmt = build(&q, &view(), cutoff, &PointInTime::default(), 11, &start).unwrap();
+        assert!(
+            stmt.text
+                .contains(", NULL, i.sort_no, i.index_code FROM indexes i"),
+            "{}",
+            stmt.text
+        );
+    }
+
+    #[test]
+    fn a_start_after_a_boundary_is_a_bound_row_comparison_and_a_short_offset() {
+        let q = Query::parse(&json!({
+            "api_name": "index_quote",
+            "params": {"end_date": "20261120"},
+        }))
+        .unwrap();
+        let key = vec![
+            SortValue::Date(NaiveDate::from_ymd_opt(2026, 11, 2).unwrap()),
+            SortValue::Text("GPU_Index".into()),
+            SortValue::Text("x'); DROP TABLE indexes; --".into()),
+        ];
+        let start = Start {
+            after: Some(key.into()),
+            skip: 3,
+        };
+        let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
+        let stmt = build(&q, &view(), cutoff, &PointInTime::default(), 11, &start).unwrap();
+        assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
+        assert!(
+            stmt.text
+                .contains("(q.trade_date, q.index_code, q.specification) > ($3, $4, $5)"),
+            "{}",
+            stmt.text
+        );
+        assert!(stmt.text.ends_with("LIMIT $7 OFFSET $8"), "{}", stmt.text);
+        assert_eq!(stmt.params.len(), 8);
+        assert_eq!(format!("{:?}", stmt.params[7]), format!("{:?}", 3i64));
+    }
+}

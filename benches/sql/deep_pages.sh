@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Deep pages (issue 14, item 4): what a bulk synchronisation of every index_quote row,
+# page by page through POST /api/v1/query, costs against PostgreSQL's own floor, a
+# COPY of the same rows in the same order.
+#
+#   benches/sql/deep_pages.sh     # needs psql, python3, curl and an iq-service binary
+#
+# On a fresh database it loads ROWS quotes (default about 1,000,000: 7 indexes x 100
+# specifications a weekday from 2021-01-04, with `iq-service import`), starts the
+# service, makes a professional member's key and then, in one run, measures ROUNDS times:
+#   (a) COPY (SELECT trade_date, index_code, specification, weight, price FROM
+#       index_quotes WHERE trade_date <= END ORDER BY the sort key) TO STDOUT, by psql;
+#   (b) a client walking every page (limit 5000, end_date fixed, offset = previous
+#       offset + returned until has_more is false) on one keep-alive connection;
+# and prints both times, their ratio and the first, last and median page times, then the
+# best of each over the rounds. Each walk's rows are checked against its COPY, cell for
+# cell (outside the timing).
+#
+# It must never touch a database other than the one it creates; everything it starts
+# (the service, the database, its temporary folder) is removed when it exits.
+#
+# Settings (environment): IQ_SERVICE (default target/release/iq-service, else debug),
+# PGURL (postgres://postgres@127.0.0.1:5432), ROWS (1000000), LIMIT (5000),
+# ROUNDS (3), WORKERS (2).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$here/../..
+bin=${IQ_SERVICE:-$repo/target/release/iq-service}
+[[ -x $bin ]] || bin=$repo/target/debug/iq-service
+base=${PGURL:-postgres://postgres@127.0.0.1:5432}
+rows=${ROWS:-1000000}
+limit=${LIMIT:-5000}
+db=iq_deep_pages_bench_$$
+work=$(mktemp -d)
+service_pid=""
+cleanup() {
+  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
+  psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+psql "$base/postgres" -qXc "CREATE DATABASE $db"
+export DATABASE_URL="$base/$db"
+echo "binary: $bin"
+
+# Quotes: 100 specifications of weight 0.01 per index and day (the weights of a day sum
+# to 1), as many weekdays as ROWS needs.
+end_date=$(python3 - "$work" "$rows" <<'PY'
+import datetime, random, sys
+random.seed(14)
+out, rows = sys.argv[1], int(sys.argv[2])
+codes = ["Server_Index", "Server_Rental_Index", "GPU_Index", "DRAM_Index", "SSD_Index",
+         "CPU_Index", "OI_Index"]
+per_day = len(codes) * 100
+d, n, last = datetime.date(2021, 1, 4), 0, None
+with open(f"{out}/quotes.csv", "w") as f:
+    f.write("trade_date,index_code,specification,weight,price\n")
+    while n < rows:
+        if d.weekday() < 5:
+            for c in codes:
+                for s in range(100):
+                    f.write(f"{d:%Y%m%d},{c},spec {s:03d},0.01,{1000 + s * 10 + random.randint(0, 99)}.{random.randint(0, 99):02d}\n")
+            n, last = n + per_day, d
+        d += datetime.timedelta(days=1)
+print(f"{last:%Y%m%d}")
+PY
+)
+"$bin" import /dev/null >/dev/null 2>&1 || true # migrates the empty database
+psql "$DATABASE_URL" -qXc "INSERT INTO trade_calendar SELECT d::date FROM generate_series('2021-01-04'::date, '$end_date'::date + 30, '1 day') d WHERE extract(isodow FROM d) < 6"
+t0=$(date +%s.%N)
+"$bin" import "$work/quotes.csv" >"$work/import.log" 2>&1 || { cat "$work/import.log"; exit 1; }
+echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"
+psql "$DATABASE_URL" -qXc "VACUUM ANALYZE"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$DATABASE_URL" \
+  KEY_SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(36))')" \
+  LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$mport" WORKERS="${WORKERS:-2}" \
+  RUST_LOG=warn "$bin" serve >"$work/service.log" 2>&1 &
+service_pid=$!
+for _ in $(seq 600); do
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null && break
+  kill -0 "$service_pid" 2>/dev/null || { cat "$work/service.log"; exit 1; }
+  sleep 0.1
+done
+
+# A professional member's key (all eight indexes, no delay, 5000 rows a page).
+api() { # METHOD PATH BODY [curl options]: the answer, which must have code 0
+  local answer
+  answer=$(curl -sS -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' \
+    ${3:+--data-binary "$3"} "${@:4}")
+  python3 -c 'import json, sys; a = json.loads(sys.argv[1]); sys.exit(a["code"] != 0)' "$answer" ||
+    { echo "$1 $2: $answer" >&2; exit 1; }
+  printf '%s' "$answer"
+}
+jq_() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
+pw=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
+api POST /api/v1/setup "{\"username\":\"bench_root\",\"password\":\"$pw\"}" >/dev/null
+csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_root\",\"password\":\"$pw\"}" -c "$work/root" | jq_ '["data"]["csrf_token"]')
+api POST /api/v1/admin/users "{\"username\":\"bench_pro\",\"password\":\"$pw\",\"tier\":\"pro\"}" \
+  -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
+csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_pro\",\"password\":\"$pw\"}" -c "$work/pro" | jq_ '["data"]["csrf_token"]')
+key=$(api POST /api/v1/keys '{"name":"deep pages"}' -b "$work/pro" -H "X-CSRF-Token: $csrf" | jq_ '["data"]["key"]')
+
+# ROUNDS rounds, each (a) then (b) on an end_date of its own (the last day with data, then
+# the days after it: the same rows, but pages neither the service nor a client has seen,
+# so every page of every walk is a page-cache miss). The first COPY warms the buffer
+# cache for both.
+copy() { # END_DATE
+  echo "COPY (SELECT q.trade_date, q.index_code, q.specification, q.weight, q.price FROM index_quotes q WHERE q.trade_date <= '$1' ORDER BY q.trade_date, q.index_code, q.specification) TO STDOUT"
+}
+psql "$DATABASE_URL" -qXc "$(copy "$end_date")" >/dev/null
+python3 - "$port" "$key" "$end_date" "$limit" "${ROUNDS:-3}" "$DATABASE_URL" "$work" <<'PY'
+import datetime, http.client, json, re, subprocess, sys, time
+port, key, end_date, limit, rounds, dburl, work = sys.argv[1:8]
+conn = None
+tail = re.compile(rb'"returned":(\d+),"has_more":(true|false)')
+def page(end, offset):
+    body = json.dumps({"api_name": "index_quote", "params": {"end_date": end},
+                       "limit": int(limit), "offset": offset})
+    conn.request("POST", "/api/v1/query", body,
+                 {"Content-Type": "application/json", "X-API-Key": key})
+    reply = conn.getresponse().read()
+    # Only the envelope's end is read during the walk, as a syncing client must.
+    m = tail.search(reply, max(0, len(reply) - 200))
+    if not m:
+        sys.exit(f"offset {offset}: {reply[:300]!r}")
+    return reply, int(m.group(1)), m.group(2) == b"true"
+def copy(end):
+    sql = ("COPY (SELECT q.trade_date, q.index_code, q.specification, q.weight, q.price "
+           f"FROM index_quotes q WHERE q.trade_date <= '{end}' "
+           "ORDER BY q.trade_date, q.index_code, q.specification) TO STDOUT")
+    with open(f"{work}/copy.tsv", "w") as out:
+        t = time.perf_counter()
+        subprocess.run(["psql", dburl, "-qXc", sql], stdout=out, check=True)
+        return time.perf_counter() - t
+def walk(end):
+    # A connection of its own: the service closes one that idles while a round checks.
+    global conn
+    conn = http.client.HTTPConnection("127.0.0.1", int(port))
+    bodies, times, offset, more = [], [], 0, True
+    start = time.perf_counter()
+    while more:
+        t = time.perf_counter()
+        reply, returned, more = page(end, offset)
+        times.append(time.perf_counter() - t)
+        bodies.append(reply)
+        offset += returned
+    return time.perf_counter() - start, times, bodies, offset
+last = datetime.datetime.strptime(end_date, "%Y%m%d").date()
+best = None
+for r in range(int(rounds)):
+    end = (last + datetime.timedelta(days=r)).strftime("%Y%m%d")
+    copy_s = copy(end)
+    walk_s, times, bodies, rows = walk(end)
+    full = times[:-1] or times
+    print(f"round {r + 1} (end_date {end}): (a) COPY {copy_s:6.3f} s   (b) walk {walk_s:6.3f} s "
+          f"({len(times)} pages, {rows} rows)   ratio {walk_s / copy_s:5.2f}   pages: first "
+          f"{times[0] * 1000:.1f} ms, last full {full[-1] * 1000:.1f} ms, median "
+          f"{sorted(times)[len(times) // 2] * 1000:.1f} ms, slowest {max(times) * 1000:.1f} ms")
+    # Outside the timing: the walk's rows are the COPY's, cell for cell, in order.
+    with open(f"{work}/copy.tsv") as f:
+        expected = [line.rstrip("\n").split("\t") for line in f]
+    got = [[f"{c[0][:4]}-{c[0][4:6]}-{c[0][6:]}", c[1], c[2], c[3], c[4]]
+           for reply in bodies for c in json.loads(reply)["data"]["items"]]
+    if got != expected:
+        bad = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+        sys.exit(f"the walk differs from the COPY at row {bad} ({len(got)} vs {len(expected)} rows)")
+    best = (min(best[0], copy_s), min(best[1], walk_s)) if best else (copy_s, walk_s)
+print(f"best of {rounds}: (a) COPY {best[0]:.3f} s, (b) walk {best[1]:.3f} s, ratio {best[1] / best[0]:.2f}; "
+      "every walk's rows equal its COPY's, in order")
+PY
