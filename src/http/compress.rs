@@ -9,7 +9,7 @@
 
 use actix_web::body::{self, BodySize, BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, AcceptEncoding, Encoding, Header, HeaderMap, HeaderValue};
+use actix_web::http::header::{self, AcceptEncoding, Encoding, HeaderMap, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::HttpMessage;
 use iq_actors::gzip;
@@ -19,8 +19,14 @@ pub const MIN_SIZE: usize = 1024;
 
 /// Whether the request accepts a gzip-encoded answer.
 pub fn accepts_gzip(request: &impl HttpMessage) -> bool {
-    AcceptEncoding::parse(request).is_ok_and(|accept| {
-        accept.negotiate([Encoding::gzip(), Encoding::identity()].iter()) == Some(Encoding::gzip())
+    gzip_accepted(request.headers().get_all(header::ACCEPT_ENCODING))
+}
+
+/// Whether these `Accept-Encoding` lines allow gzip (no line: they do not ask for it).
+fn gzip_accepted<'a>(lines: impl Iterator<Item = &'a HeaderValue> + 'a) -> bool {
+    header::from_comma_delimited(lines).is_ok_and(|ranked| {
+        AcceptEncoding(ranked).negotiate([Encoding::gzip(), Encoding::identity()].iter())
+            == Some(Encoding::gzip())
     })
 }
 
@@ -35,7 +41,11 @@ pub async fn compress(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let gzip = accepts_gzip(&req);
+    // Kept aside and read only if the answer turns out large enough to compress: most
+    // answers (probes, small envelopes) never need it.
+    let accept: Vec<HeaderValue> = (req.headers().get_all(header::ACCEPT_ENCODING))
+        .cloned()
+        .collect();
     let res = next.call(req).await?.map_into_boxed_body();
     let sized = match res.response().body().size() {
         BodySize::Sized(n) => usize::try_from(n).unwrap_or(usize::MAX),
@@ -44,7 +54,7 @@ pub async fn compress(
     if sized < MIN_SIZE || res.headers().contains_key(header::CONTENT_ENCODING) {
         return Ok(res);
     }
-    if !gzip {
+    if !gzip_accepted(accept.iter()) {
         let mut res = res;
         res.headers_mut()
             .insert(header::VARY, HeaderValue::from_static("accept-encoding"));

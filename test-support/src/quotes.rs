@@ -1,10 +1,11 @@
 //! Quote-import files for the tests of imports and of what they compute: the six base
 //! indexes of the composite ([`BASES`]), quote rows written as the CSV file an import
-//! reads ([`csv`], [`HEADER`]), and [`import`], which sends one and asserts it was
+//! reads ([`csv`], [`HEADER`]), an instance to import into ([`spawn_for_imports`]), and
+//! [`import`], which sends one and asserts it was
 //! accepted. It must never compute what an import should produce: each test does that
 //! with its own arithmetic.
 
-use crate::{Reply, Session, TestApp};
+use crate::{spawn_with, Key, Reply, Session, Spawn, TestApp};
 
 /// The six base indexes of the composite `Hardware_Index`, in D8's order (not
 /// `Server_Rental_Index`).
@@ -16,6 +17,25 @@ pub const BASES: [&str; 6] = [
     "CPU_Index",
     "OI_Index",
 ];
+
+/// Every weekday of November 2026 as a trading day: the calendar quotes are imported
+/// against in the tests of what imports compute and of how their pages are read.
+pub const NOVEMBER: &str = "INSERT INTO trade_calendar (trade_date) \
+    SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-30'::date, '1 day') AS d \
+    WHERE extract(isodow FROM d) < 6;";
+
+/// An instance with the [`NOVEMBER`] calendar and no quotes, its administrator, and a
+/// pro member's key.
+pub async fn spawn_for_imports() -> (TestApp, Session, Key) {
+    let app = spawn_with(Spawn {
+        setup_sql: NOVEMBER,
+        ..Spawn::default()
+    })
+    .await;
+    let admin = app.admin().await;
+    let key = app.key_of_tier(&admin, "petra", "pro").await;
+    (app, admin, key)
+}
 
 /// The header line of a quote file.
 pub const HEADER: &str = "trade_date,index_code,specification,weight,price\n";

@@ -8,7 +8,7 @@ use std::io::Read;
 use flate2::read::GzDecoder;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with, spawn_with_fixture, Spawn, TestApp};
+use crate::helpers::{spawn_with_demo, spawn_with_fixture, TestApp};
 
 struct Answer {
     encoding: Option<String>,
@@ -60,22 +60,13 @@ async fn read(response: reqwest::Response) -> Answer {
     }
 }
 
-/// An instance with the demo's years of data, so a page is well over 1 KiB.
-async fn with_data() -> TestApp {
-    spawn_with(Spawn {
-        demo_data: true,
-        ..Spawn::default()
-    })
-    .await
-}
-
 fn large_query() -> Value {
     json!({"api_name": "index_daily"})
 }
 
 #[actix_web::test]
 async fn a_large_answer_is_gzipped_with_its_own_request_id_on_every_cache_hit() {
-    let app = with_data().await;
+    let app = spawn_with_demo().await;
     let plain = post(&app, &large_query(), None, false).await;
     assert!(plain.body.len() >= 1024, "the precondition: a large answer");
     assert_eq!(plain.encoding, None);
@@ -118,7 +109,7 @@ async fn small_answers_and_clients_refusing_gzip_get_plain_bytes() {
 
 #[actix_web::test]
 async fn csv_answers_and_pages_are_compressed_too() {
-    let app = with_data().await;
+    let app = spawn_with_demo().await;
     let csv = post(&app, &large_query(), Some("gzip"), true).await;
     assert_eq!(csv.encoding.as_deref(), Some("gzip"));
     assert!(String::from_utf8(csv.body)

@@ -14,14 +14,10 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 
-use crate::helpers::quotes::{import, BASES};
-use crate::helpers::{spawn_with, Key, Session, Spawn, TestApp};
+use crate::helpers::quotes::{import, spawn_for_imports, BASES};
+use crate::helpers::{Key, Session, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-30 are open.
-const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
-    SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-30'::date, '1 day') AS d \
-    WHERE extract(isodow FROM d) < 6;";
-
 const DAYS: [&str; 8] = [
     "20261102", "20261103", "20261104", "20261105", "20261106", "20261109", "20261110", "20261111",
 ];
@@ -61,13 +57,7 @@ fn first_file() -> Vec<(String, String, String, String, String)> {
 }
 
 async fn spawn() -> (TestApp, Session, Key) {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "petra", "pro").await;
+    let (app, admin, key) = spawn_for_imports().await;
     import(&app, &admin, "quotes.csv", &first_file()).await;
     (app, admin, key)
 }

@@ -13,9 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use chrono::{NaiveTime, Utc};
 use serde_json::{json, Value};
 
-use super::logged_calls;
+use super::{day_window, logged_calls};
 use crate::child::{clear_of_utc_midnight, database_name, drop_database, Service};
 use crate::helpers::{create_database, Key, Session, TestApp};
 
@@ -68,18 +69,8 @@ async fn reclaimed(app: &TestApp) -> bool {
 /// Today's `used` of `key`'s day window, once it stops changing (the live instances
 /// flush every second).
 async fn used_today(app: &TestApp, key: &Key) -> i64 {
-    let read = || async {
-        let row = app
-            .db
-            .query_opt(
-                "SELECT used FROM quota_windows WHERE key_id = $1 AND span = 'day' \
-                 AND window_start = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'",
-                &[&key.id],
-            )
-            .await
-            .expect("read quota_windows");
-        row.map_or(0, |r| r.get::<_, i64>(0))
-    };
+    let today = Utc::now().date_naive().and_time(NaiveTime::MIN).and_utc();
+    let read = || async { day_window(&app.db, &key.id, today).await.1 };
     let mut last = read().await;
     loop {
         tokio::time::sleep(Duration::from_millis(1200)).await;

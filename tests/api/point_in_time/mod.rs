@@ -21,13 +21,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::helpers::quotes::BASES;
-use crate::helpers::{spawn_with, Key, Reply, Session, Spawn, TestApp};
+use crate::helpers::{spawn_with, Key, Reply, Spawn, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-30.
-pub(super) const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
-    SELECT d::date FROM generate_series('2026-11-02'::date, '2026-11-30'::date, '1 day') AS d \
-    WHERE extract(isodow FROM d) < 6;";
-
 pub(super) const DAYS: [&str; 5] = ["20261102", "20261103", "20261104", "20261105", "20261106"];
 
 /// (trade_date, index_code, specification, weight, price)
@@ -141,13 +137,4 @@ pub(super) fn key_of(row: &Value) -> (String, String) {
     )
 }
 
-pub(super) async fn spawn() -> (TestApp, Session, Key) {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "petra", "pro").await;
-    (app, admin, key)
-}
+pub(super) use crate::helpers::quotes::spawn_for_imports as spawn;
