@@ -9,6 +9,11 @@ use iq_service::settings::Settings;
 use iq_service::startup::Application;
 use iq_service::telemetry;
 
+/// Every request allocates and frees a few hundred small blocks on several threads;
+/// glibc's allocator spent an eighth of a cached request's CPU on them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[actix_web::main]
 async fn main() -> ExitCode {
     // Parsed before anything else: help, a version or a typo touches nothing.

@@ -28,7 +28,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 use crate::settings::LogFormat;
-use json_log::JsonLines;
+use json_log::JsonLog;
 
 /// The database driver logs every statement's parameters at debug level: password
 /// hashes, key HMACs, session digests. Those must never reach a log, whatever
@@ -100,6 +100,10 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .with_threads(false)
         .with_tracked_inactivity(false)
         .with_error_records_to_exceptions(false)
+        // Nothing else in the process reads OpenTelemetry's current context (spans find
+        // their parents through `tracing`), and activating it on every poll of every
+        // instrumented future is a clone and a thread-local push each time.
+        .with_context_activation(false)
         .with_filter(trace_filter);
 
     // Lines go to a queue a thread of their own writes to stderr: a request never waits
@@ -111,10 +115,7 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .finish(std::io::stderr());
     let dispatch_cell = Arc::new(OnceLock::new());
     let logs = match format {
-        LogFormat::Json => tracing_subscriber::fmt::layer()
-            .with_writer(writer.clone())
-            .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
-            .event_format(JsonLines::new(dispatch_cell.clone()))
+        LogFormat::Json => JsonLog::new(writer, dispatch_cell.clone())
             .with_filter(log_filter)
             .boxed(),
         LogFormat::Pretty => tracing_subscriber::fmt::layer()
