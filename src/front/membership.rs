@@ -11,7 +11,7 @@ use actix::prelude::*;
 use iq_actors::auth::Authenticate;
 use iq_actors::caller::{Account, Caller, Credentials, Identity};
 use iq_actors::dataset::{DatasetActor, Describe};
-use iq_actors::quota::{account_limits, Admission, Charge};
+use iq_actors::quota::{account_limits, Charge};
 use iq_actors::ApiError;
 use serde::Serialize;
 use tracing::Span;
@@ -114,8 +114,7 @@ impl Handler<ShowMembership> for FrontActor {
             {
                 // Asked without counting: the answer is the quota's view now.
                 let admission = quota
-                    .of(owner.user_id)
-                    .send(Charge {
+                    .charge(Charge {
                         key_id: key_id.clone(),
                         limits: *limits,
                         user_id: owner.user_id,
@@ -123,8 +122,7 @@ impl Handler<ShowMembership> for FrontActor {
                         count: false,
                         span: msg.span,
                     })
-                    .await
-                    .unwrap_or_else(Admission::failed);
+                    .await;
                 if let Some(status) = admission.status {
                     membership.quota.per_minute = status.minute.limit;
                     membership.quota.per_day = status.day.limit;

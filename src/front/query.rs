@@ -15,7 +15,7 @@ use iq_actors::auth::{authorize, Authenticate};
 use iq_actors::caller::{Caller, Credentials};
 use iq_actors::dataset::{Fetch, Page};
 use iq_actors::query::Query;
-use iq_actors::quota::{account_limits, Admission, CallRecord, Charge, Record, Status, Window};
+use iq_actors::quota::{account_limits, CallRecord, Charge, Status, Window};
 use iq_actors::ApiError;
 use serde_json::Value;
 use tracing::{Instrument, Span};
@@ -95,11 +95,7 @@ impl Handler<RunQuery> for FrontActor {
                             ..
                         },
                         Some(quota),
-                    ) => {
-                        // The shard that owns the key's account decides for both.
-                        let quota = quota.of(owner.user_id).clone();
-                        (quota, key_id.clone(), owner.user_id, *limits)
-                    }
+                    ) => (quota, key_id.clone(), owner.user_id, *limits),
                     // Website identities are never charged (spec part 8 rule 4).
                     _ => {
                         let result = match checked {
@@ -113,8 +109,9 @@ impl Handler<RunQuery> for FrontActor {
                     }
                 };
                 // A query refused before step 7 is not counted but still reports (D6).
+                // The shard that owns the key's account decides for both.
                 let admission = quota
-                    .send(Charge {
+                    .charge(Charge {
                         key_id: key_id.clone(),
                         limits,
                         // D11: the owner's account is charged too, at its tier's caps.
@@ -123,8 +120,7 @@ impl Handler<RunQuery> for FrontActor {
                         count: checked.is_ok(),
                         span: span.clone(),
                     })
-                    .await
-                    .unwrap_or_else(Admission::failed);
+                    .await;
                 let headers = admission.status.map(|status| (status, admission.refused));
                 let query = match (checked, admission.result) {
                     (Ok(query), Ok(())) => query,
@@ -137,15 +133,18 @@ impl Handler<RunQuery> for FrontActor {
                 };
                 let api_name = query.dataset.api_name.to_string();
                 let result = fetch(query, identity.grant).await;
-                quota.do_send(Record(CallRecord {
-                    request_id: msg.request_id,
-                    key_id,
-                    api_name,
-                    code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
-                    rows: result.as_ref().map_or(0, |page| page.returned) as i32,
-                    latency_us: started.elapsed().as_micros() as i64,
-                    called_at: clock.now(),
-                }));
+                quota.record(
+                    user_id,
+                    CallRecord {
+                        request_id: msg.request_id,
+                        key_id,
+                        api_name,
+                        code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
+                        rows: result.as_ref().map_or(0, |page| page.returned) as i32,
+                        latency_us: started.elapsed().as_micros() as i64,
+                        called_at: clock.now(),
+                    },
+                );
                 QueryOutcome {
                     result,
                     quota: headers,

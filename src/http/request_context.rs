@@ -194,9 +194,11 @@ fn finish(
         .map_or("", |d| d.0);
     // The span has started by now (a log line reads its ids), so the name is set on the
     // OpenTelemetry span itself: `{method} {route}`, as the conventions name server spans.
-    span.context()
-        .span()
-        .update_name(format!("{method} {route}"));
+    // Only a span that is recorded keeps its name: most are sampled out.
+    let context = span.context();
+    if context.span().is_recording() {
+        context.span().update_name(format!("{method} {route}"));
+    }
     span.record("http.route", route.as_str());
     span.record("http.response.status_code", status);
     span.record("code", code);

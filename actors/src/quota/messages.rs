@@ -9,7 +9,6 @@ use tracing::Span;
 
 use super::decision::Verdict;
 use super::status::Status;
-use super::store::CallRecord;
 use super::subject::Subject;
 use super::window::{Limits, Window};
 use crate::{ApiError, ErrorCode};
@@ -76,13 +75,9 @@ pub struct Charge {
     /// The account's caps, from the owner's tier ([`super::account_limits`]).
     pub account_limits: Limits,
     pub count: bool,
+    /// The span the charge runs in (the shard's handle makes it: `quota.charge`).
     pub span: Span,
 }
-
-/// A counted call's outcome, for the call log.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Record(pub CallRecord);
 
 /// What the flusher tells the QuotaActor after each statement.
 #[derive(Message, Debug)]

@@ -12,12 +12,14 @@
 //!   live in [`crate::accounts::usage`].
 //! - [`flusher`]: writes spent calls and call records in batches, exactly once.
 //! - [`actor`]: the QuotaActor that ties them together; [`messages`]: what it is asked;
-//!   [`ledger`]: what it holds in memory; [`shards`]: one QuotaActor per thread, each
-//!   owning a share of the accounts.
+//!   [`ledger`]: what it holds in memory; [`book`]: that memory behind a lock, and the
+//!   charges settled from it on the caller's thread; [`shards`]: one QuotaActor per
+//!   thread, each owning a share of the accounts, and the handle callers charge through.
 //!
 //! Nothing here knows HTTP: the headers are rendered from [`Status`] by the service.
 
 pub mod actor;
+mod book;
 pub mod decision;
 pub mod flusher;
 pub mod lease;
@@ -32,7 +34,7 @@ mod test_clock;
 pub mod window;
 
 pub use actor::{QuotaActor, QuotaSettings};
-pub use messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
+pub use messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ShowStats};
 pub use shards::QuotaShards;
 pub use status::{Status, WindowStatus};
 pub use store::{CallRecord, QuotaStore};

@@ -8,15 +8,25 @@
 //! instance of its own (its own id in `quota_instances`), so the limits stay exact
 //! across shards exactly as they are across processes.
 //!
+//! Callers charge through [`QuotaShards::charge`]: a charge the owning shard's book can
+//! settle from memory is settled on the caller's thread, under the book's lock
+//! ([`super::book`]); only a charge that needs a statement or must queue is sent to the
+//! shard's thread.
+//!
 //! Must never let two shards own the same account: the owner is a pure function of the
 //! user id and the shard count, fixed at start.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use actix::prelude::*;
 
 use super::actor::QuotaActor;
-use super::messages::{Drain, DrainReport, QuotaStats, ShowStats};
+use super::book::{self, Book};
+use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ShowStats};
+use super::store::CallRecord;
+use crate::clock::Clock;
 
 /// The shards; cloned handles share them. The arbiters stop when the last handle goes.
 #[derive(Clone)]
@@ -25,8 +35,15 @@ pub struct QuotaShards {
 }
 
 struct Inner {
-    shards: Vec<Addr<QuotaActor>>,
+    shards: Vec<Shard>,
     arbiters: Vec<ArbiterHandle>,
+}
+
+/// One QuotaActor, its book and its clock.
+struct Shard {
+    actor: Addr<QuotaActor>,
+    book: Arc<Mutex<Book>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Drop for Inner {
@@ -48,8 +65,10 @@ impl QuotaShards {
         let (mut shards, mut arbiters) = (Vec::new(), Vec::new());
         for _ in 0..count.max(1) {
             let arbiter = Arbiter::new().handle();
-            let make = make.clone();
-            shards.push(QuotaActor::start_in_arbiter(&arbiter, move |_| make()));
+            let actor = make();
+            let (book, clock) = (actor.book(), actor.clock());
+            let actor = QuotaActor::start_in_arbiter(&arbiter, move |_| actor);
+            shards.push(Shard { actor, book, clock });
             arbiters.push(arbiter);
         }
         QuotaShards {
@@ -58,9 +77,34 @@ impl QuotaShards {
     }
 
     /// The shard that owns `user_id`'s account and keys.
-    pub fn of(&self, user_id: i64) -> &Addr<QuotaActor> {
+    fn of(&self, user_id: i64) -> &Shard {
         let shards = &self.inner.shards;
         &shards[user_id.rem_euclid(shards.len() as i64) as usize]
+    }
+
+    /// Step 7 for one call, by the shard that owns the key's account, in a
+    /// `quota.charge` span under `msg.span`: settled here when memory suffices,
+    /// otherwise by the shard's actor (a lease, a report, or a queue to wait in).
+    pub fn charge(&self, mut msg: Charge) -> impl Future<Output = Admission> + 'static {
+        let shard = self.of(msg.user_id);
+        let span = tracing::info_span!(parent: &msg.span, "quota.charge");
+        let settled = span.in_scope(|| {
+            let mut book = book::lock(&shard.book);
+            book.settle_at_once(&msg, shard.clock.now(), Instant::now())
+        });
+        msg.span = span;
+        let actor = shard.actor.clone();
+        async move {
+            match settled {
+                Some(admission) => admission,
+                None => actor.send(msg).await.unwrap_or_else(Admission::failed),
+            }
+        }
+    }
+
+    /// Keeps a counted call's record for the flush of the shard owning `user_id`.
+    pub fn record(&self, user_id: i64, call: CallRecord) {
+        book::lock(&self.of(user_id).book).record(call);
     }
 
     /// How many shards there are.
@@ -75,7 +119,7 @@ impl QuotaShards {
     /// Drains every shard at once (see [`Drain`]); what none could write, summed.
     pub async fn drain(&self, msg: Drain) -> Result<DrainReport, MailboxError> {
         let sends = (self.inner.shards.iter()).map(|shard| {
-            shard.send(Drain {
+            shard.actor.send(Drain {
                 timeout: msg.timeout,
             })
         });
@@ -100,7 +144,7 @@ impl QuotaShards {
             refused: 0,
         };
         for shard in &self.inner.shards {
-            let stats = shard.send(ShowStats).await?;
+            let stats = shard.actor.send(ShowStats).await?;
             total.statements += stats.statements;
             total.leases += stats.leases;
             total.admitted += stats.admitted;

@@ -3,7 +3,8 @@
 //! the call log.
 //!
 //! A `Charge` with budget in hand for both its key and its account is answered from
-//! memory, at once. Without it, the call waits for one lease statement that covers
+//! memory, at once, most often by the shard's handle on the caller's thread without
+//! reaching the actor ([`super::book`]). Without it, the call waits for one lease statement that covers
 //! whichever of the two needs budget; calls with that key arriving meanwhile queue
 //! behind it, in order, and calls with the account's other keys that need the account's
 //! budget wait for that statement instead of starting another. So the database sees
@@ -24,8 +25,7 @@
 
 mod reporting;
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
@@ -34,12 +34,13 @@ use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
+use super::book::{self, Book};
 use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
 use super::lease::{Ask, Grant};
-use super::ledger::{decide, AccountEntry, KeyEntry, Statement, Tally, Waiter};
-use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, Record, ShowStats};
-use super::store::{CallRecord, Instance, QuotaStore, StoreError};
+use super::ledger::{decide, AccountEntry, Statement, Waiter};
+use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ShowStats};
+use super::store::{Instance, QuotaStore, StoreError};
 use super::subject::Subject;
 use super::window::Window;
 use crate::clock::Clock;
@@ -78,19 +79,14 @@ pub struct QuotaActor {
     clock: Arc<dyn Clock>,
     settings: QuotaSettings,
     instance: Instance,
-    /// Until when the leases held are this instance's to spend.
-    renewed_until: Option<Instant>,
     /// Keys whose first waiting call needs a flush to land first.
     awaiting_report: Vec<String>,
     /// A flush was asked for them and has not landed yet.
     report_asked: bool,
-    keys: HashMap<String, KeyEntry>,
-    accounts: HashMap<i64, AccountEntry>,
-    tally: Tally,
-    calls: Vec<CallRecord>,
+    /// What the actor knows, shared with its shard's handles ([`book`]).
+    book: Arc<Mutex<Book>>,
     flusher: mpsc::UnboundedSender<Job>,
     flusher_jobs: Option<mpsc::UnboundedReceiver<Job>>,
-    db_down_until: Option<Instant>,
     last_prune: Option<NaiveDate>,
 }
 
@@ -105,40 +101,41 @@ impl QuotaActor {
                 ttl: settings.lease_ttl,
             },
             settings,
-            renewed_until: None,
             awaiting_report: Vec::new(),
             report_asked: false,
-            keys: HashMap::new(),
-            accounts: HashMap::new(),
-            tally: Tally::default(),
-            calls: Vec::new(),
+            book: Arc::default(),
             flusher,
             flusher_jobs: Some(jobs),
-            db_down_until: None,
             last_prune: None,
         }
     }
 
-    fn db_down(&self, mono: Instant) -> bool {
-        self.db_down_until.is_some_and(|until| mono < until)
+    /// The book this actor keeps, for its shard's handles.
+    pub fn book(&self) -> Arc<Mutex<Book>> {
+        self.book.clone()
+    }
+
+    /// The clock it reads, for its shard's handles.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        self.clock.clone()
     }
 
     /// Decides the waiters of `key_id` in order until one needs a lease, and starts it
     /// (or waits for the account's statement another key has started).
-    fn serve(&mut self, key_id: &str, ctx: &mut Context<Self>) {
+    fn serve(&mut self, book: &mut Book, key_id: &str, ctx: &mut Context<Self>) {
         let now = self.clock.now();
         let mono = Instant::now();
-        let db_down = self.db_down(mono);
-        let renewed = self.renewed(mono);
+        let db_down = book.db_down(mono);
+        let renewed = book.renewed(mono);
         loop {
-            let Some(entry) = self.keys.get_mut(key_id) else {
+            let Some(entry) = book.keys.get_mut(key_id) else {
                 return;
             };
             let Some(waiter) = entry.waiting.front() else {
                 return;
             };
             let (user_id, account_limits) = (entry.user_id, waiter.account_limits);
-            let account = self
+            let account = book
                 .accounts
                 .entry(user_id)
                 .or_insert_with(|| AccountEntry::new(user_id, account_limits, now, mono));
@@ -146,7 +143,7 @@ impl QuotaActor {
             let clock = (now, mono, renewed);
             let verdict = decide(&mut entry.leases, &mut account.leases, charge, clock);
             if verdict == Verdict::Report && !db_down {
-                self.await_report(key_id);
+                self.await_report(book, key_id);
                 return;
             }
             if verdict == Verdict::Lease && !db_down {
@@ -181,7 +178,7 @@ impl QuotaActor {
                 return;
             };
             let subjects = [&entry.subject, &account.subject];
-            let admission = self.tally.settle(subjects, waiter.count, verdict, now);
+            let admission = book.tally.settle(subjects, waiter.count, verdict, now);
             let _ = waiter.reply.send(admission);
         }
     }
@@ -214,6 +211,8 @@ impl QuotaActor {
         grants: Result<Vec<Grant>, StoreError>,
         ctx: &mut Context<Self>,
     ) {
+        let shared = self.book.clone();
+        let book = &mut *book::lock(&shared);
         let mono = Instant::now();
         let Statement {
             key_id,
@@ -225,21 +224,21 @@ impl QuotaActor {
             // Sent under an id this instance has since left: the reclaim that made it
             // leave gave back whatever the statement took.
             _ if instance != self.instance => {}
-            Err(StoreError::Fenced) => self.start_over(),
+            Err(StoreError::Fenced) => self.start_over(book),
             Err(StoreError::Failed(err)) => {
                 tracing::warn!(error = %err.message, "quota lease failed");
-                self.db_down_until = Some(mono + DB_RETRY);
+                book.db_down_until = Some(mono + DB_RETRY);
             }
             Ok(grants) => {
-                self.renew(sent);
-                self.db_down_until = None;
+                self.renew(book, sent);
+                book.db_down_until = None;
                 // One grant per ask, in the order asked (the store answers so or errs):
                 // the account's first.
                 let (account_grants, key_grants) =
                     grants.split_at(account_asks.len().min(grants.len()));
                 // The entries cannot leave memory while their statement runs (see
                 // `hand_over`); should one have, its budget goes back, never stranded.
-                match self.accounts.get_mut(&user_id) {
+                match book.accounts.get_mut(&user_id) {
                     Some(entry) => {
                         for (ask, grant) in account_asks.iter().zip(account_grants) {
                             entry.leases.granted(ask, *grant, mono);
@@ -247,11 +246,11 @@ impl QuotaActor {
                     }
                     None => {
                         let account = Subject::account(user_id);
-                        self.tally
+                        book.tally
                             .give_back(&account, &account_asks, account_grants)
                     }
                 }
-                match self.keys.get_mut(&key_id) {
+                match book.keys.get_mut(&key_id) {
                     Some(entry) => {
                         for (ask, grant) in key_asks.iter().zip(key_grants) {
                             entry.leases.granted(ask, *grant, mono);
@@ -259,24 +258,24 @@ impl QuotaActor {
                     }
                     None => {
                         let key = Subject::key(&key_id);
-                        self.tally.give_back(&key, &key_asks, key_grants)
+                        book.tally.give_back(&key, &key_asks, key_grants)
                     }
                 }
             }
         }
-        if let Some(entry) = self.keys.get_mut(&key_id) {
+        if let Some(entry) = book.keys.get_mut(&key_id) {
             entry.leasing = false;
         }
         let mut blocked = Vec::new();
         if !account_asks.is_empty() {
-            if let Some(entry) = self.accounts.get_mut(&user_id) {
+            if let Some(entry) = book.accounts.get_mut(&user_id) {
                 entry.leasing = false;
                 blocked = std::mem::take(&mut entry.blocked);
             }
         }
-        self.serve(&key_id, ctx);
+        self.serve(book, &key_id, ctx);
         for other in blocked {
-            self.serve(&other, ctx);
+            self.serve(book, &other, ctx);
         }
     }
 
@@ -284,13 +283,13 @@ impl QuotaActor {
     /// leases of keys and accounts idle for `idle_release` (or of all, at shutdown).
     /// Something is sent when there is something to write, when the leases held need
     /// renewing, or when `renew` asks for it.
-    fn hand_over(&mut self, release_all: bool, renew: bool) {
+    fn hand_over(&mut self, book: &mut Book, release_all: bool, renew: bool) {
         let now = self.clock.now();
         let mono = Instant::now();
         let idle = self.settings.idle_release;
         let gone = |last_call: Instant| release_all || mono.duration_since(last_call) >= idle;
         let mut released = Vec::new();
-        self.keys.retain(|_, entry| {
+        book.keys.retain(|_, entry| {
             let quiet = entry.waiting.is_empty() && !entry.leasing;
             // Released only once everything it spent is reported: a key coming back must
             // not start a fresh count of unreported calls while the old one is pending.
@@ -301,7 +300,7 @@ impl QuotaActor {
             }
             keep
         });
-        self.accounts.retain(|_, entry| {
+        book.accounts.retain(|_, entry| {
             let quiet = entry.blocked.is_empty() && !entry.leasing;
             let quiet = quiet && (release_all || entry.leases.unreported() == 0);
             let keep = !(quiet && gone(entry.last_call));
@@ -313,12 +312,12 @@ impl QuotaActor {
         for (subject, give_backs) in released {
             for give_back in give_backs {
                 let window = (subject.clone(), give_back.window, give_back.start);
-                self.tally.spent.entry(window).or_default().returned += give_back.amount;
+                book.tally.spent.entry(window).or_default().returned += give_back.amount;
             }
         }
         let batch = Batch {
-            windows: std::mem::take(&mut self.tally.spent),
-            calls: std::mem::take(&mut self.calls),
+            windows: std::mem::take(&mut book.tally.spent),
+            calls: std::mem::take(&mut book.calls),
             at: Some(now),
         };
         if !batch.is_empty() || renew {
@@ -344,7 +343,9 @@ impl Actor for QuotaActor {
             actix::spawn(flusher::run(store, instance, actor, jobs));
         }
         ctx.run_interval(self.settings.flush_interval, |act, _| {
-            act.hand_over(false, false)
+            let shared = act.book.clone();
+            let mut book = book::lock(&shared);
+            act.hand_over(&mut book, false, false);
         });
     }
 }
@@ -352,37 +353,20 @@ impl Actor for QuotaActor {
 impl Handler<Charge> for QuotaActor {
     type Result = Response<Admission>;
 
+    /// Runs in the charge's span: the shard's handle made it, and settled the charge
+    /// at once if it could ([`Book::settle_at_once`]). Here it is tried again (a lease
+    /// may have landed since) and otherwise queued behind the key's statement.
     fn handle(&mut self, msg: Charge, ctx: &mut Context<Self>) -> Self::Result {
-        let span = tracing::info_span!(parent: &msg.span, "quota.charge");
+        let span = msg.span.clone();
         let _enter = span.enter();
-        let now = self.clock.now();
-        let mono = Instant::now();
-        let db_down = self.db_down(mono);
-        let renewed = self.renewed(mono);
-        if !self.keys.contains_key(&msg.key_id) {
-            let entry = KeyEntry::new(&msg.key_id, msg.user_id, msg.limits, now, mono);
-            self.keys.insert(msg.key_id.clone(), entry);
+        let shared = self.book.clone();
+        let book = &mut *book::lock(&shared);
+        if let Some(admission) = book.settle_at_once(&msg, self.clock.now(), Instant::now()) {
+            return Response::reply(admission);
         }
-        let Some(entry) = self.keys.get_mut(&msg.key_id) else {
+        let Some(entry) = book.keys.get_mut(&msg.key_id) else {
             return Response::reply(Admission::unavailable());
         };
-        entry.last_call = mono;
-        let user_id = entry.user_id;
-        let account = self
-            .accounts
-            .entry(user_id)
-            .or_insert_with(|| AccountEntry::new(user_id, msg.account_limits, now, mono));
-        account.last_call = mono;
-        // The hot path: nobody queued ahead, and budget in hand (or a verdict without it).
-        if entry.waiting.is_empty() {
-            let charge = (msg.limits, msg.account_limits, msg.count);
-            let clock = (now, mono, renewed);
-            let verdict = decide(&mut entry.leases, &mut account.leases, charge, clock);
-            if !matches!(verdict, Verdict::Lease | Verdict::Report) || db_down {
-                let subjects = [&entry.subject, &account.subject];
-                return Response::reply(self.tally.settle(subjects, msg.count, verdict, now));
-            }
-        }
         let (reply, answer) = oneshot::channel();
         entry.waiting.push_back(Waiter {
             limits: msg.limits,
@@ -390,7 +374,7 @@ impl Handler<Charge> for QuotaActor {
             count: msg.count,
             reply,
         });
-        self.serve(&msg.key_id, ctx);
+        self.serve(book, &msg.key_id, ctx);
         Response::fut(
             async move { answer.await.unwrap_or_else(|_| Admission::unavailable()) }
                 .instrument(span.clone()),
@@ -398,21 +382,12 @@ impl Handler<Charge> for QuotaActor {
     }
 }
 
-impl Handler<Record> for QuotaActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: Record, _: &mut Context<Self>) {
-        if self.calls.len() < flusher::MAX_BUFFERED_CALLS {
-            self.calls.push(msg.0);
-        }
-    }
-}
-
 impl Handler<Drain> for QuotaActor {
     type Result = ResponseFuture<DrainReport>;
 
     fn handle(&mut self, msg: Drain, _: &mut Context<Self>) -> Self::Result {
-        self.hand_over(true, false);
+        let shared = self.book.clone();
+        self.hand_over(&mut book::lock(&shared), true, false);
         let (done, unsent) = oneshot::channel();
         let deadline = tokio::time::Instant::now() + msg.timeout;
         let _ = self.flusher.send(Job::Drain { deadline, done });
@@ -440,11 +415,12 @@ impl Handler<ShowStats> for QuotaActor {
 
     fn handle(&mut self, _: ShowStats, _: &mut Context<Self>) -> Self::Result {
         let (statements, leases) = self.store.statements();
+        let book = book::lock(&self.book);
         MessageResult(QuotaStats {
             statements,
             leases,
-            admitted: self.tally.admitted,
-            refused: self.tally.refused,
+            admitted: book.tally.admitted,
+            refused: book.tally.refused,
         })
     }
 }

@@ -11,40 +11,36 @@ use std::time::Instant;
 use actix::prelude::*;
 use rand::Rng;
 
+use super::super::book::{self, Book};
 use super::super::messages::Flushed;
 use super::super::store::Instance;
 use super::QuotaActor;
 
 impl QuotaActor {
-    /// Whether the leases held are still this instance's to spend.
-    pub(super) fn renewed(&self, mono: Instant) -> bool {
-        self.renewed_until.is_some_and(|until| mono < until)
-    }
-
     /// A statement sent at `sent` renewed the leases: the database keeps them for the
     /// TTL from when it ran, which is later; a tenth is kept in hand for clocks that run
     /// at different rates.
-    pub(super) fn renew(&mut self, sent: Instant) {
+    pub(super) fn renew(&self, book: &mut Book, sent: Instant) {
         let until = sent + self.instance.ttl * 9 / 10;
-        self.renewed_until = Some(self.renewed_until.map_or(until, |old| old.max(until)));
+        book.renewed_until = Some(book.renewed_until.map_or(until, |old| old.max(until)));
     }
 
     /// `key_id`'s first waiting call needs a flush to land first: what was spent goes to
     /// the flusher now, rather than at the next tick.
-    pub(super) fn await_report(&mut self, key_id: &str) {
+    pub(super) fn await_report(&mut self, book: &mut Book, key_id: &str) {
         if !self.awaiting_report.iter().any(|k| k == key_id) {
             self.awaiting_report.push(key_id.to_string());
         }
         if !self.report_asked {
             self.report_asked = true;
-            self.hand_over(false, true);
+            self.hand_over(book, false, true);
         }
     }
 
     /// The database gave this instance's leases back to the windows (it was out of
     /// touch for longer than its TTL): it forgets what it held and what it had not
     /// reported, and carries on under a new id, leasing afresh.
-    pub(super) fn start_over(&mut self) {
+    pub(super) fn start_over(&mut self, book: &mut Book) {
         let old = self.instance.id;
         self.instance = Instance {
             id: rand::thread_rng().gen(),
@@ -55,23 +51,23 @@ impl QuotaActor {
             instance = self.instance.id,
             "this instance's quota leases were reclaimed; leasing afresh under a new id"
         );
-        for entry in self.keys.values_mut() {
+        for entry in book.keys.values_mut() {
             entry.leases.forget();
         }
-        for entry in self.accounts.values_mut() {
+        for entry in book.accounts.values_mut() {
             entry.leases.forget();
         }
-        self.tally.spent.clear();
-        self.renewed_until = None;
+        book.tally.spent.clear();
+        book.renewed_until = None;
         self.report_asked = false;
         let _ = self.flusher.send(super::Job::Rebind(self.instance));
     }
 
     /// Serves the keys that waited for a flush, which has landed or failed.
-    fn serve_awaiting(&mut self, ctx: &mut Context<Self>) {
+    fn serve_awaiting(&mut self, book: &mut Book, ctx: &mut Context<Self>) {
         self.report_asked = false;
         for key_id in std::mem::take(&mut self.awaiting_report) {
-            self.serve(&key_id, ctx);
+            self.serve(book, &key_id, ctx);
         }
     }
 }
@@ -80,6 +76,8 @@ impl Handler<Flushed> for QuotaActor {
     type Result = ();
 
     fn handle(&mut self, msg: Flushed, ctx: &mut Context<Self>) {
+        let shared = self.book.clone();
+        let book = &mut *book::lock(&shared);
         match msg {
             Flushed::Written {
                 instance,
@@ -89,28 +87,28 @@ impl Handler<Flushed> for QuotaActor {
                 if instance != self.instance.id {
                     return; // written for an id this instance has left
                 }
-                self.renew(sent);
-                self.db_down_until = None;
+                self.renew(book, sent);
+                book.db_down_until = None;
                 for (subject, start, calls) in used {
                     let leases = match subject.account_id() {
-                        Some(user_id) => self.accounts.get_mut(&user_id).map(|e| &mut e.leases),
-                        None => self.keys.get_mut(subject.as_str()).map(|e| &mut e.leases),
+                        Some(user_id) => book.accounts.get_mut(&user_id).map(|e| &mut e.leases),
+                        None => book.keys.get_mut(subject.as_str()).map(|e| &mut e.leases),
                     };
                     if let Some(leases) = leases {
                         leases.reported(start, calls);
                     }
                 }
-                self.serve_awaiting(ctx);
+                self.serve_awaiting(book, ctx);
             }
             Flushed::Failed => {
-                self.db_down_until = Some(Instant::now() + super::DB_RETRY);
-                self.serve_awaiting(ctx);
+                book.db_down_until = Some(Instant::now() + super::DB_RETRY);
+                self.serve_awaiting(book, ctx);
             }
             Flushed::Fenced { instance } => {
                 if instance == self.instance.id {
-                    self.start_over();
+                    self.start_over(book);
                 }
-                self.serve_awaiting(ctx);
+                self.serve_awaiting(book, ctx);
             }
         }
     }
