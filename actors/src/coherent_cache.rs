@@ -78,8 +78,11 @@ where
 
     /// The cached value, or `load`'s. `loaded` tells whether this call ran `load` (a
     /// cache miss) or was served (a hit, or a wait on another request's load). Each
-    /// lookup is a `cache.lookup` span (a miss's statements are its children) and a
-    /// sample of `iq_cache_lookups_total`.
+    /// lookup is a sample of `iq_cache_lookups_total`. A lookup that finds a current
+    /// entry at once is only that: a span for it would cost more than the lookup (a
+    /// cached key query makes four), so callers whose trace needs it record the hit on
+    /// their own span. Any other lookup is a `cache.lookup` span, whose children are
+    /// the miss's statements.
     pub async fn get_or_load<Q, F, Fut>(&self, key: &Q, load: F) -> Result<Lookup<V>, ApiError>
     where
         K: Borrow<Q>,
@@ -87,6 +90,15 @@ where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, ApiError>>,
     {
+        if let Some(tagged) = self.entries.get(key).await {
+            if tagged.generation >= self.generation.load(Ordering::Acquire) {
+                metrics().cache_lookup(self.name, true);
+                return Ok(Lookup {
+                    value: tagged.value,
+                    loaded: false,
+                });
+            }
+        }
         let span = tracing::info_span!(
             "cache.lookup",
             cache.name = self.name,

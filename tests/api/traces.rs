@@ -304,9 +304,22 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     let distinct: std::collections::HashSet<_> = roots.iter().collect();
     assert_eq!(distinct.len(), roots.len(), "one trace per request");
 
-    let (continued_root, _) = trace_of(&spans, &request_id(&continued));
+    let (continued_root, continued_trace) = trace_of(&spans, &request_id(&continued));
     assert_eq!(continued_root.trace_id, remote_trace);
     assert_eq!(continued_root.parent_span_id, remote_parent);
+    // The same query again: key and page come from memory, which the auth and dataset
+    // spans say, and no lookup or statement span is made for them.
+    let front = child_named(&continued_trace, continued_root, "front.run_query");
+    let auth = child_named(&continued_trace, front, "auth.authenticate");
+    assert_eq!(auth.attr("cache.hit"), Some("true"), "{auth:#?}");
+    let fetch = child_named(&continued_trace, front, "dataset.fetch");
+    assert_eq!(fetch.attr("cache.hit"), Some("true"), "{fetch:#?}");
+    assert!(
+        !continued_trace
+            .iter()
+            .any(|s| s.name == "cache.lookup" || s.attr("db.statement.name").is_some()),
+        "a cached query makes no lookup or statement span: {continued_trace:#?}"
+    );
 
     // No credential in any attribute of any span.
     let secrets = [

@@ -92,7 +92,8 @@ impl Handler<Authenticate> for AuthActor {
         let span = tracing::info_span!(
             parent: &msg.span,
             "auth.authenticate",
-            caller = tracing::field::Empty
+            caller = tracing::field::Empty,
+            cache.hit = tracing::field::Empty,
         );
         let service = self.service.clone();
         Box::pin(
@@ -194,15 +195,16 @@ impl AuthService {
             return Err(invalid_key());
         }
         let hash = self.hasher.hash(text);
-        let record = self
+        let lookup = self
             .keys
             .get_or_load(&hash, || async {
                 let client = self.pool.get().await?;
                 Ok(keys_find(&**client, &hash).await?.map(Arc::new))
             })
-            .await?
-            .value
-            .ok_or_else(invalid_key)?;
+            .await?;
+        // On `auth.authenticate`: whether the key's record came from memory.
+        Span::current().record("cache.hit", !lookup.loaded);
+        let record = lookup.value.ok_or_else(invalid_key)?;
         if record.deleted {
             return Err(invalid_key());
         }

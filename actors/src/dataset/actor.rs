@@ -145,6 +145,7 @@ impl Handler<Fetch> for DatasetActor {
             "dataset.fetch",
             api_name = msg.query.dataset.api_name,
             rows = field::Empty,
+            cache.hit = field::Empty,
         );
         let service = self.service.clone();
         Box::pin(async move { service.fetch(msg.query, msg.grant).await }.instrument(span))
@@ -223,9 +224,10 @@ impl DatasetService {
             .pages
             .get_or_load(&key, || self.load_page(&query, &key))
             .await?;
-        // Hit or miss is on the page lookup's own span (`cache.lookup`).
+        // A miss also has the page lookup's own span (`cache.lookup`), with its SQL.
         let page = lookup.value;
         Span::current().record("rows", page.returned);
+        Span::current().record("cache.hit", !lookup.loaded);
         Ok(page)
     }
 
