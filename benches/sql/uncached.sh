@@ -5,8 +5,8 @@
 #
 #   benches/sql/uncached.sh     # needs initdb/pg_ctl/pgbench, curl, python3, wrk
 #
-# It starts a PostgreSQL cluster of its own in a temporary folder (so it can log every
-# statement with its parameters: log_statement=all), the service on it with demo data
+# It starts a PostgreSQL cluster of its own in a temporary folder (so it can log
+# statements with their parameters, log_statement=all, for one query), the service on it with demo data
 # and no page cache (PAGE_CACHE_MB=0), and makes a professional member's key. One query
 # is sent, `index_daily` of INDEX_CODE over a 30-day window; the statement the service
 # ran for it, and its parameters, are read back from the cluster's log. Then logging is
@@ -63,8 +63,8 @@ fi
 pgport=$(free_port)
 "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg" -U postgres -A trust >/dev/null
 "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -o "-p $pgport -k $work \
-  -c listen_addresses=127.0.0.1 -c log_line_prefix=@@ -c log_statement=all \
-  -c log_parameter_max_length=-1" start >/dev/null
+  -c listen_addresses=127.0.0.1 -c log_line_prefix=@@ -c log_parameter_max_length=-1" \
+  start >/dev/null
 dburl=postgres://postgres@127.0.0.1:$pgport/bench
 "$pgbin/psql" "postgres://postgres@127.0.0.1:$pgport/postgres" -qXc "CREATE DATABASE bench"
 
@@ -107,6 +107,11 @@ start=$(python3 -c 'import datetime; print((datetime.date.today() - datetime.tim
 window() { python3 -c "import datetime, sys; s = datetime.date.fromisoformat('$start') + datetime.timedelta(days=$1); print(s.strftime('%Y%m%d'), (s + datetime.timedelta(days=30)).strftime('%Y%m%d'))"; }
 read -r first_start first_end < <(window 0)
 query() { echo "{\"api_name\":\"index_daily\",\"params\":{\"index_code\":\"$index_code\",\"start_date\":\"$1\",\"end_date\":\"$2\"}}"; }
+# Statements are logged only around this one query: logging costs the server more than
+# the statement itself. (Set with ALTER SYSTEM: a command-line setting would win.)
+pg_log() { "$pgbin/psql" "$dburl" -qXc "ALTER SYSTEM SET log_statement = '$1'" -c "SELECT pg_reload_conf()" >/dev/null; }
+pg_log all
+sleep 0.2 # the reload reaches the service's connections when they next read a message
 mark=$(wc -c <"$work/pg.log")
 answer=$(api POST /api/v1/query "$(query "$first_start" "$first_end")" -H "X-API-Key: $key")
 rows=$(jq_ 'd["data"]["returned"]' <<<"$answer")
@@ -144,7 +149,8 @@ with open(out, "w") as f:
     f.write("\\set d random(0, 299)\n" + " ".join(sql.split()) + ";\n")
 print("statement (as pgbench runs it):\n  " + " ".join(sql.split()))
 PY
-"$pgbin/psql" "$dburl" -qXc "ALTER SYSTEM SET log_statement = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
+pg_log none
+logged=$(wc -c <"$work/pg.log")
 echo "one query: $rows rows; clients $clients, threads $threads, $secs s a run, $rounds rounds"
 
 cat >"$work/wrk.lua" <<LUA
@@ -165,16 +171,41 @@ LUA
 metric() { # PATTERN: the sum of the service's metric samples whose line matches PATTERN
   curl -sS "http://127.0.0.1:$mport/metrics" | awk -v p="$1" '$0 ~ p && !/^#/ {s += $NF} END {print s + 0}'
 }
+statements() { curl -sS "http://127.0.0.1:$mport/metrics" | grep '^iq_db_query_duration_seconds_count' | sed 's/.*statement="\([^"]*\)".* /\1 /'; }
+statements >"$work/statements.before"
 hits0=$(metric 'iq_cache_lookups_total[{].*cache="pages".*result="hit"')
 reads0=$(metric 'iq_db_query_duration_seconds_count[{].*index_daily')
 served=0
+# CPU time in clock ticks: of the service process, and of the cluster (the postmaster,
+# the backends it has reaped, and those still alive).
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+pg_ticks() {
+  local postmaster total child
+  postmaster=$(head -1 "$work/pg/postmaster.pid")
+  total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat")
+  for child in $(pgrep -P "$postmaster"); do
+    total=$((total + $(ticks "$child" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
+us_per() { python3 -c "print(round(($2) * 1e6 / $hz / max($1, 1), 1))"; } # COUNT TICKS
 ratios=()
 for round in $(seq "$rounds"); do
+  pg0=$(pg_ticks)
   "$pgbin/pgbench" -n -M prepared -c "$clients" -j "$threads" -T "$secs" \
     -f "$work/script.sql" "$dburl" >"$work/pgbench.out" 2>&1 || { cat "$work/pgbench.out"; exit 1; }
+  pg1=$(pg_ticks)
   tps=$(awk '/^tps/ {print $3}' "$work/pgbench.out")
-  rps=$(wrk -t"$threads" -c"$clients" -d"${secs}s" -s "$work/wrk.lua" \
-    "http://127.0.0.1:$port/api/v1/query" 2>"$work/wrk.err" | awk '/Requests\/sec/ {print $2}')
+  done_tx=$(awk '/actually processed/ {print $NF}' "$work/pgbench.out")
+  sv0=$(ticks "$service_pid")
+  wrk -t"$threads" -c"$clients" -d"${secs}s" -s "$work/wrk.lua" \
+    "http://127.0.0.1:$port/api/v1/query" >"$work/wrk.out" 2>"$work/wrk.err"
+  sv1=$(ticks "$service_pid")
+  pg2=$(pg_ticks)
+  rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")
+  done_rq=$(awk '/requests in/ {print $1}' "$work/wrk.out")
+  echo "  CPU us: PostgreSQL per pgbench transaction $(us_per "$done_tx" "$pg1 - $pg0"); per service request: PostgreSQL $(us_per "$done_rq" "$pg2 - $pg1"), the service $(us_per "$done_rq" "$sv1 - $sv0")"
   [[ -s $work/wrk.err ]] && { echo "warning: $(sort "$work/wrk.err" | uniq -c | head -3)"; : >"$work/wrk.err"; }
   served=$(python3 -c "print($served + round($rps * $secs))")
   ratio=$(python3 -c "print(round($tps / $rps, 2))")
@@ -183,5 +214,10 @@ for round in $(seq "$rounds"); do
 done
 hits=$(($(metric 'iq_cache_lookups_total[{].*cache="pages".*result="hit"') - hits0))
 reads=$(($(metric 'iq_db_query_duration_seconds_count[{].*index_daily') - reads0))
+statements >"$work/statements.after"
+(($(wc -c <"$work/pg.log") - logged < 100000)) || echo "warning: the cluster kept logging statements during the runs"
+echo "statements the service ran during its runs, by name:"
+join -a2 "$work/statements.before" "$work/statements.after" 2>/dev/null |
+  awk '{n = (NF == 3 ? $3 - $2 : $2); if (n > 0) printf "  %s %d\n", $1, n}'
 echo "service: about $served requests, $reads index_daily statements, $hits page-cache hits"
 echo "pgbench / service, median of ${#ratios[@]}: $(python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "${ratios[@]}") (goal <= 1.5)"
