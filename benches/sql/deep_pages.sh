@@ -31,6 +31,8 @@ base=${PGURL:-postgres://postgres@127.0.0.1:5432}
 rows=${ROWS:-1000000}
 limit=${LIMIT:-5000}
 db=iq_deep_pages_bench_$$
+# shellcheck source=benches/sql/service.sh
+source "$here/service.sh"
 work=$(mktemp -d)
 service_pid=""
 cleanup() {
@@ -72,36 +74,16 @@ t0=$(date +%s.%N)
 echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"
 psql "$DATABASE_URL" -qXc "VACUUM ANALYZE"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
+mport=$(free_port)
 env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$DATABASE_URL" \
   KEY_SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(36))')" \
   LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$mport" WORKERS="${WORKERS:-2}" \
   RUST_LOG=warn "$bin" serve >"$work/service.log" 2>&1 &
 service_pid=$!
-for _ in $(seq 600); do
-  curl -fsS -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$work/service.log"; exit 1; }
-  sleep 0.1
-done
-
+wait_ready "$service_pid" "$work/service.log"
 # A professional member's key (all eight indexes, no delay, 5000 rows a page).
-api() { # METHOD PATH BODY [curl options]: the answer, which must have code 0
-  local answer
-  answer=$(curl -sS -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' \
-    ${3:+--data-binary "$3"} "${@:4}")
-  python3 -c 'import json, sys; a = json.loads(sys.argv[1]); sys.exit(a["code"] != 0)' "$answer" ||
-    { echo "$1 $2: $answer" >&2; exit 1; }
-  printf '%s' "$answer"
-}
-jq_() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
-pw=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
-api POST /api/v1/setup "{\"username\":\"bench_root\",\"password\":\"$pw\"}" >/dev/null
-csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_root\",\"password\":\"$pw\"}" -c "$work/root" | jq_ '["data"]["csrf_token"]')
-api POST /api/v1/admin/users "{\"username\":\"bench_pro\",\"password\":\"$pw\",\"tier\":\"pro\"}" \
-  -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
-csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_pro\",\"password\":\"$pw\"}" -c "$work/pro" | jq_ '["data"]["csrf_token"]')
-key=$(api POST /api/v1/keys '{"name":"deep pages"}' -b "$work/pro" -H "X-CSRF-Token: $csrf" | jq_ '["data"]["key"]')
+key=$(pro_key "deep pages")
 
 # ROUNDS rounds, each (a) then (b) on an end_date of its own (the last day with data, then
 # the days after it: the same rows, but pages neither the service nor a client has seen,

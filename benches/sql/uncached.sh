@@ -42,10 +42,11 @@ pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/li
 for tool in curl python3 wrk "$pgbin/pgbench"; do
   command -v "$tool" >/dev/null || [[ -x $tool ]] || { echo "missing: $tool" >&2; exit 1; }
 done
+# shellcheck source=benches/sql/service.sh
+source "$here/service.sh"
 work=$(mktemp -d)
 service_pid=""
 as_pg=()
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cleanup() {
   [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
@@ -76,31 +77,9 @@ env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$dburl" DEMO_DATA=1 PAGE_
   WORKERS="${WORKERS:-4}" WEBSITE_PER_MINUTE=0 LOG_FORMAT=json RUST_LOG=warn \
   "$bin" serve >"$work/service.log" 2>&1 &
 service_pid=$!
-for _ in $(seq 1800); do
-  curl -fsS -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$work/service.log"; exit 1; }
-  sleep 0.1
-done
-
+wait_ready "$service_pid" "$work/service.log"
 # A professional member's key, its tier's limits out of reach (the quota still runs).
-api() { # METHOD PATH BODY [curl options]: the answer, which must have code 0
-  local answer
-  answer=$(curl -sS -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' \
-    ${3:+--data-binary "$3"} "${@:4}")
-  python3 -c 'import json, sys; a = json.loads(sys.argv[1]); sys.exit(a["code"] != 0)' "$answer" ||
-    { echo "$1 $2: $answer" >&2; exit 1; }
-  printf '%s' "$answer"
-}
-jq_() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
-pw=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
-api POST /api/v1/setup "{\"username\":\"bench_root\",\"password\":\"$pw\"}" >/dev/null
-csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_root\",\"password\":\"$pw\"}" -c "$work/root" | jq_ 'd["data"]["csrf_token"]')
-tier=$(api GET /api/v1/admin/tiers "" -b "$work/root" | jq_ 'json.dumps({k: (10**9 if k in ("per_minute", "per_day") else v) for t in d["data"] if t["tier"] == "pro" for k, v in t.items() if k != "tier"})')
-api PUT /api/v1/admin/tiers/pro "$tier" -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
-api POST /api/v1/admin/users "{\"username\":\"bench_pro\",\"password\":\"$pw\",\"tier\":\"pro\"}" \
-  -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
-csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_pro\",\"password\":\"$pw\"}" -c "$work/pro" | jq_ 'd["data"]["csrf_token"]')
-key=$(api POST /api/v1/keys '{"name":"uncached"}' -b "$work/pro" -H "X-CSRF-Token: $csrf" | jq_ 'd["data"]["key"]')
+key=$(pro_key uncached raise)
 
 # The windows: START + 0..299 days, each 30 days long, inside the demo's year of quotes.
 start=$(python3 -c 'import datetime; print((datetime.date.today() - datetime.timedelta(days=340)).isoformat())')

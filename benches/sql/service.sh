@@ -1,0 +1,50 @@
+# Shared by the scripts in benches/sql (sourced, not run): waiting for a started
+# service, calling its API, and making a professional member's key through it.
+# Expects `port` (the service's) and `work` (a temporary folder) to be set.
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# PID LOG: polls /readyz until it answers (the first start loads demo data); shows LOG
+# and fails if the service exits first.
+wait_ready() {
+  for _ in $(seq 1800); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null && return 0
+    kill -0 "$1" 2>/dev/null || { cat "$2"; exit 1; }
+    sleep 0.1
+  done
+  echo "no /readyz within 180 s" >&2
+  exit 1
+}
+
+api() { # METHOD PATH BODY [curl options]: the answer, which must have code 0
+  local answer
+  answer=$(curl -sS -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' \
+    ${3:+--data-binary "$3"} "${@:4}")
+  python3 -c 'import json, sys; a = json.loads(sys.argv[1]); sys.exit(a["code"] != 0)' "$answer" ||
+    { echo "$1 $2: $answer" >&2; exit 1; }
+  printf '%s' "$answer"
+}
+
+# EXPRESSION over the JSON document `d` read from stdin, printed.
+jq_() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+
+# NAME [raise]: a professional member's key (all eight indexes, no delay, 5000 rows a
+# page), printed; with `raise`, the pro tier's limits are put out of reach first (the
+# quota still runs its whole course on every call, it just never refuses).
+pro_key() {
+  local pw csrf tier
+  pw=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
+  api POST /api/v1/setup "{\"username\":\"bench_root\",\"password\":\"$pw\"}" >/dev/null
+  csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_root\",\"password\":\"$pw\"}" \
+    -c "$work/root" | jq_ 'd["data"]["csrf_token"]')
+  if [[ ${2:-} == raise ]]; then
+    tier=$(api GET /api/v1/admin/tiers "" -b "$work/root" | jq_ 'json.dumps({k: (10**9 if k in ("per_minute", "per_day") else v) for t in d["data"] if t["tier"] == "pro" for k, v in t.items() if k != "tier"})')
+    api PUT /api/v1/admin/tiers/pro "$tier" -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
+  fi
+  api POST /api/v1/admin/users "{\"username\":\"bench_pro\",\"password\":\"$pw\",\"tier\":\"pro\"}" \
+    -b "$work/root" -H "X-CSRF-Token: $csrf" >/dev/null
+  csrf=$(api POST /api/v1/auth/login "{\"username\":\"bench_pro\",\"password\":\"$pw\"}" \
+    -c "$work/pro" | jq_ 'd["data"]["csrf_token"]')
+  api POST /api/v1/keys "{\"name\":\"$1\"}" -b "$work/pro" -H "X-CSRF-Token: $csrf" |
+    jq_ 'd["data"]["key"]'
+}
