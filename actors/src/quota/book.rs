@@ -35,6 +35,17 @@ pub struct Book {
     pub renewed_until: Option<Instant>,
     /// Lease statements are not tried until then (one just failed).
     pub db_down_until: Option<Instant>,
+    /// An early report: wanted by a charge settled here, asked of the actor, or
+    /// neither (reset when a flush lands or fails).
+    pub early_report: EarlyReport,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum EarlyReport {
+    #[default]
+    Idle,
+    Wanted,
+    Asked,
 }
 
 /// The book, whatever a thread that panicked while holding it left: every step keeps
@@ -92,8 +103,24 @@ impl Book {
         if matches!(verdict, Verdict::Lease | Verdict::Report) && !db_down {
             return None;
         }
+        // Halfway to the bound of unreported calls, a report is asked for now: a call
+        // that reaches the bound would wait for one, and so would every call queued
+        // behind it (a stall of a database round trip, in the tail latency).
+        let halfway = entry.leases.wants_report() || account.leases.wants_report();
+        if msg.count && halfway && self.early_report == EarlyReport::Idle {
+            self.early_report = EarlyReport::Wanted;
+        }
         let subjects = [&entry.subject, &account.subject];
         Some(self.tally.settle(subjects, msg.count, verdict, now))
+    }
+
+    /// Whether a report should be asked of the actor now (once until a flush lands).
+    pub fn take_report_wish(&mut self) -> bool {
+        let wanted = self.early_report == EarlyReport::Wanted;
+        if wanted {
+            self.early_report = EarlyReport::Asked;
+        }
+        wanted
     }
 
     /// Keeps a counted call's record for the next flush; past the buffer's bound (the
@@ -157,6 +184,22 @@ mod tests {
         assert_eq!(book.tally.admitted, 1);
         let used: Vec<i64> = book.tally.spent.values().map(|s| s.used).collect();
         assert_eq!(used, [1, 1], "the key's day and the account's day");
+    }
+
+    #[test]
+    fn halfway_to_the_unreported_bound_a_report_is_wished_once_until_a_flush() {
+        let (now, mono) = (at(10, 0, 0), Instant::now());
+        let mut book = stocked(now, mono);
+        assert!(!book.take_report_wish());
+        // FREE's day of 10 may leave 1 call unreported: the first one is halfway.
+        assert!(book.settle_at_once(&charge(true), now, mono).is_some());
+        assert!(book.take_report_wish());
+        assert!(!book.take_report_wish(), "asked once");
+        assert_eq!(book.early_report, EarlyReport::Asked);
+        // An uncounted call (a status) never wishes one.
+        let mut book = stocked(now, mono);
+        assert!(book.settle_at_once(&charge(false), now, mono).is_some());
+        assert!(!book.take_report_wish());
     }
 
     #[test]

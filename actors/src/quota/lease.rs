@@ -211,6 +211,12 @@ impl Leases {
         self.day.unreported >= at_risk(self.day.limit)
     }
 
+    /// Whether half the bound is reached: time to report, before a call has to wait
+    /// for it.
+    pub fn wants_report(&self) -> bool {
+        self.day.unreported >= (at_risk(self.day.limit) + 1) / 2
+    }
+
     /// Calls spent and not yet reported.
     pub fn unreported(&self) -> i64 {
         self.day.unreported

@@ -110,6 +110,12 @@ pub struct DrainReport {
     pub lost_calls: usize,
 }
 
+/// A key or account is halfway to its bound of unreported calls ([`super::book`]):
+/// report now, so that no call has to wait for the report.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ReportSoon;
+
 /// Counters for benchmarks and metrics.
 #[derive(Message)]
 #[rtype(result = "QuotaStats")]

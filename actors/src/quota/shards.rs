@@ -24,7 +24,7 @@ use actix::prelude::*;
 
 use super::actor::QuotaActor;
 use super::book::{self, Book};
-use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ShowStats};
+use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ReportSoon, ShowStats};
 use super::store::CallRecord;
 use crate::clock::Clock;
 
@@ -88,12 +88,16 @@ impl QuotaShards {
     pub fn charge(&self, mut msg: Charge) -> impl Future<Output = Admission> + 'static {
         let shard = self.of(msg.user_id);
         let span = tracing::info_span!(parent: &msg.span, "quota.charge");
-        let settled = span.in_scope(|| {
+        let (settled, report) = span.in_scope(|| {
             let mut book = book::lock(&shard.book);
-            book.settle_at_once(&msg, shard.clock.now(), Instant::now())
+            let settled = book.settle_at_once(&msg, shard.clock.now(), Instant::now());
+            (settled, book.take_report_wish())
         });
         msg.span = span;
         let actor = shard.actor.clone();
+        if report {
+            actor.do_send(ReportSoon);
+        }
         async move {
             match settled {
                 Some(admission) => admission,

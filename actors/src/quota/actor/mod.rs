@@ -39,7 +39,7 @@ use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
 use super::lease::{Ask, Grant};
 use super::ledger::{decide, AccountEntry, Statement, Waiter};
-use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ShowStats};
+use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ReportSoon, ShowStats};
 use super::store::{Instance, QuotaStore, StoreError};
 use super::subject::Subject;
 use super::window::Window;
@@ -361,7 +361,11 @@ impl Handler<Charge> for QuotaActor {
         let _enter = span.enter();
         let shared = self.book.clone();
         let book = &mut *book::lock(&shared);
-        if let Some(admission) = book.settle_at_once(&msg, self.clock.now(), Instant::now()) {
+        let settled = book.settle_at_once(&msg, self.clock.now(), Instant::now());
+        if book.take_report_wish() {
+            self.report_early(book);
+        }
+        if let Some(admission) = settled {
             return Response::reply(admission);
         }
         let Some(entry) = book.keys.get_mut(&msg.key_id) else {
@@ -407,6 +411,15 @@ impl Handler<Drain> for QuotaActor {
             }
             report
         })
+    }
+}
+
+impl Handler<ReportSoon> for QuotaActor {
+    type Result = ();
+
+    fn handle(&mut self, _: ReportSoon, _: &mut Context<Self>) {
+        let shared = self.book.clone();
+        self.report_early(&mut book::lock(&shared));
     }
 }
 
