@@ -4,12 +4,13 @@
 //!
 //! A `Charge` with budget in hand for both its key and its account is answered from
 //! memory, at once, most often by the shard's handle on the caller's thread without
-//! reaching the actor ([`super::book`]). Without it, the call waits for one lease statement that covers
-//! whichever of the two needs budget; calls with that key arriving meanwhile queue
-//! behind it, in order, and calls with the account's other keys that need the account's
-//! budget wait for that statement instead of starting another. So the database sees
-//! one statement per block of calls, not one per call. Spent calls, given-back budget
-//! and call records go to the flusher on a timer and at shutdown ([`Drain`]).
+//! reaching the actor ([`super::book`]). Without it, the call waits for one lease
+//! statement that covers whichever of the two needs budget; calls with that key
+//! arriving meanwhile queue behind it, in order, and calls with the account's other
+//! keys that need the account's budget wait for that statement instead of starting
+//! another. So the database sees one statement per block of calls, not one per call.
+//! Spent calls, given-back budget and call records go to the flusher on a timer, when
+//! a key is halfway to its bound of unreported calls, and at shutdown ([`Drain`]).
 //!
 //! Leases are this instance's to spend only while it proves it is alive: each lease and
 //! flush statement renews them for `lease_ttl` from when it was sent (less a tenth, so
