@@ -26,7 +26,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use super::access_log::AccessLog;
 use super::envelope::{failure, BusinessCode};
 use super::listener::OverCap;
-use crate::telemetry::propagation::remote_parent;
+use crate::telemetry::propagation::continue_trace;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
@@ -96,7 +96,7 @@ pub async fn request_context(
         dataset = field::Empty,
     );
     // Before anything starts the span, so sampling follows the caller's decision.
-    let _ = span.set_parent(remote_parent(req.headers()));
+    continue_trace(&span, req.headers());
     let method = req.method().clone();
     req.extensions_mut().insert(request_id.clone());
     let started = Instant::now();

@@ -37,7 +37,8 @@ impl<W> JsonLog<W> {
         JsonLog { writer, dispatch }
     }
 
-    /// The OpenTelemetry trace and span id of a span.
+    /// The OpenTelemetry trace and span id of a span (when spans are exported; see
+    /// [`super::ids`] otherwise).
     fn ids(&self, id: &Id) -> Option<(String, String)> {
         let dispatch = self.dispatch.get()?.upgrade()?;
         let context = tracing_opentelemetry::get_otel_context(id, &dispatch)?;
@@ -185,11 +186,15 @@ impl<W> JsonLog<W> {
 
         if let Some(scope) = ctx.event_scope(event) {
             let mut path = String::new();
-            let mut leaf = None;
+            // The ids of the span the event happened in (the first of the scope).
+            let mut ids = None;
+            let mut leaf = true;
             // Leaf first, so the nearest span's value of a name wins.
             for span in scope {
-                if leaf.is_none() {
-                    leaf = Some(span.id());
+                if std::mem::take(&mut leaf) {
+                    ids = super::ids::of(&span)
+                        .map(|ids| ids.hex())
+                        .or_else(|| self.ids(&span.id()));
                 }
                 path.insert_str(0, span.name());
                 path.insert(0, '>');
@@ -205,7 +210,6 @@ impl<W> JsonLog<W> {
                     }
                 }
             }
-            let ids = leaf.and_then(|id| self.ids(&id));
             let (trace_id, span_id) = ids.unzip();
             for (name, value) in [
                 ("span", Some(path.split_off(1))),

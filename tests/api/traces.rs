@@ -354,3 +354,54 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(access["code"], 0);
     assert!(access["latency_ms"].as_f64().is_some(), "{access}");
 }
+
+/// Without an exporter, spans are not built for OpenTelemetry, but log lines still carry
+/// a trace and a span id, and a caller's `traceparent` is continued in them.
+#[actix_web::test]
+async fn without_export_log_lines_carry_ids_and_continue_the_callers_trace() {
+    let database_url = create_database().await;
+    let mut service = Service::start(&database_url, &[("RUST_LOG", "info")]).await;
+    let http = reqwest::Client::new();
+    let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let get = |traceparent: Option<String>| {
+        let mut request = http.get(format!("{}/api/v1/nowhere", service.base));
+        if let Some(traceparent) = traceparent {
+            request = request.header("traceparent", traceparent);
+        }
+        async move {
+            let reply: Value = request.send().await.unwrap().json().await.unwrap();
+            request_id(&reply)
+        }
+    };
+    let continued = get(Some(format!("00-{remote_trace}-00f067aa0ba902b7-01"))).await;
+    let fresh = get(None).await;
+    let output = service.stop();
+    drop_database(&database_name(&database_url)).await;
+
+    let line = |id: &str| {
+        output
+            .stderr
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|l| l["request_id"] == id && l["message"] == "request completed")
+            .unwrap_or_else(|| panic!("no access line for {id}:\n{}", output.stderr))
+    };
+    let hex = |v: &Value, digits: usize| {
+        let text = v.as_str().unwrap_or_default();
+        text.len() == digits
+            && text.bytes().all(|b| b.is_ascii_hexdigit())
+            && text.bytes().any(|b| b != b'0')
+    };
+    let (continued, fresh) = (line(&continued), line(&fresh));
+    assert_eq!(continued["trace_id"], remote_trace, "{continued}");
+    assert!(hex(&continued["span_id"], 16), "{continued}");
+    assert_ne!(
+        continued["span_id"], "00f067aa0ba902b7",
+        "a span of our own"
+    );
+    assert!(
+        hex(&fresh["trace_id"], 32) && hex(&fresh["span_id"], 16),
+        "{fresh}"
+    );
+    assert_ne!(fresh["trace_id"], remote_trace);
+}
