@@ -80,7 +80,7 @@ where
     /// cache miss) or was served (a hit, or a wait on another request's load). Each
     /// lookup is a sample of `iq_cache_lookups_total`. A lookup that finds a current
     /// entry at once is only that: a span for it would cost more than the lookup (a
-    /// cached key query makes four), so callers whose trace needs it record the hit on
+    /// cached key query makes five), so callers whose trace needs it record the hit on
     /// their own span. Any other lookup is a `cache.lookup` span, whose children are
     /// the miss's statements.
     pub async fn get_or_load<Q, F, Fut>(&self, key: &Q, load: F) -> Result<Lookup<V>, ApiError>

@@ -54,9 +54,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The cluster: its own port and socket folder, every statement logged with its values.
-# PostgreSQL refuses to run as root; as root it runs as the `postgres` system user.
-as_pg=()
+# The cluster: its own port and socket folder, and parameters logged in full when
+# statements are logged. PostgreSQL refuses to run as root; as root it runs as the
+# `postgres` system user.
 if [[ $(id -u) == 0 ]]; then
   chown postgres "$work"
   as_pg=(runuser -u postgres --)
@@ -83,8 +83,7 @@ key=$(pro_key uncached raise)
 
 # The windows: START + 0..299 days, each 30 days long, inside the demo's year of quotes.
 start=$(python3 -c 'import datetime; print((datetime.date.today() - datetime.timedelta(days=340)).isoformat())')
-window() { python3 -c "import datetime, sys; s = datetime.date.fromisoformat('$start') + datetime.timedelta(days=$1); print(s.strftime('%Y%m%d'), (s + datetime.timedelta(days=30)).strftime('%Y%m%d'))"; }
-read -r first_start first_end < <(window 0)
+read -r first_start first_end < <(python3 -c "import datetime; s = datetime.date.fromisoformat('$start'); print(s.strftime('%Y%m%d'), (s + datetime.timedelta(days=30)).strftime('%Y%m%d'))")
 query() { echo "{\"api_name\":\"index_daily\",\"params\":{\"index_code\":\"$index_code\",\"start_date\":\"$1\",\"end_date\":\"$2\"}}"; }
 # Statements are logged only around this one query: logging costs the server more than
 # the statement itself. (Set with ALTER SYSTEM: a command-line setting would win.)
@@ -94,7 +93,11 @@ sleep 0.2 # the reload reaches the service's connections when they next read a m
 mark=$(wc -c <"$work/pg.log")
 answer=$(api POST /api/v1/query "$(query "$first_start" "$first_end")" -H "X-API-Key: $key")
 rows=$(jq_ 'd["data"]["returned"]' <<<"$answer")
-sleep 0.5 # the server writes its log line after the answer went out
+# The server may write its log line after the answer went out.
+for _ in $(seq 50); do
+  tail -c +"$((mark + 1))" "$work/pg.log" | grep -q 'index_daily' && break
+  sleep 0.1
+done
 
 # The statement and its parameters, from the log: the execution that read index_daily.
 # Each date parameter becomes START + :d (a pgbench variable) or the window's end.

@@ -91,32 +91,27 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
     use tracing_subscriber::layer::SubscriberExt;
 
-    /// The ids of the spans `make` opens, read back through the registry.
+    /// A span's ids, read back through the registry.
+    fn read(span: &Span) -> SpanIds {
+        span.with_subscriber(|(id, dispatch)| {
+            let registry = dispatch.downcast_ref::<Registry>().unwrap();
+            of(&registry.span(id).unwrap()).unwrap()
+        })
+        .unwrap()
+    }
+
     #[test]
     fn children_continue_their_parents_trace_and_an_adopted_trace() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
         let subscriber = tracing_subscriber::registry().with(Ids);
-        tracing::subscriber::with_default(subscriber, || {
-            let read = |span: &Span| {
-                span.with_subscriber(|(id, dispatch)| {
-                    let registry = dispatch.downcast_ref::<Registry>().unwrap();
-                    of(&registry.span(id).unwrap()).unwrap()
-                })
-                .unwrap()
-            };
+        let (root, child, other) = tracing::subscriber::with_default(subscriber, || {
             let root = tracing::info_span!("request");
             adopt(&root, 0xabc);
             let child = tracing::info_span!(parent: &root, "front");
             let other = tracing::info_span!("other");
-            seen.lock()
-                .unwrap()
-                .extend([read(&root), read(&child), read(&other)]);
+            (read(&root), read(&child), read(&other))
         });
-        let seen = seen.lock().unwrap();
-        let (root, child, other) = (seen[0], seen[1], seen[2]);
         assert_eq!(root.trace, 0xabc);
         assert_eq!(child.trace, 0xabc, "a child continues its parent's trace");
         assert_ne!(child.span, root.span);

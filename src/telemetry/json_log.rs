@@ -170,11 +170,11 @@ impl<W> JsonLog<W> {
 
         out.push(b'{');
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-        entry(out, "timestamp", &Value::Str(now));
+        entry(out, "timestamp", &now);
         out.push(b',');
-        entry(out, "level", &Value::Str(meta.level().as_str().to_owned()));
+        entry(out, "level", meta.level().as_str());
         out.push(b',');
-        entry(out, "target", &Value::Str(meta.target().to_owned()));
+        entry(out, "target", meta.target());
         let mut written: Vec<&'static str> = vec!["timestamp", "level", "target"];
         for (name, value) in &own.0 {
             if !written.contains(name) {
@@ -218,7 +218,7 @@ impl<W> JsonLog<W> {
             ] {
                 if let Some(value) = value.filter(|_| !written.contains(&name)) {
                     out.push(b',');
-                    entry(out, name, &Value::Str(value));
+                    entry(out, name, &value);
                 }
             }
         }
@@ -226,17 +226,23 @@ impl<W> JsonLog<W> {
     }
 }
 
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Str(text) => serializer.serialize_str(text),
+            Value::I64(n) => serializer.serialize_i64(*n),
+            Value::U64(n) => serializer.serialize_u64(*n),
+            Value::F64(n) => serializer.serialize_f64(*n),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+        }
+    }
+}
+
 /// `"name":value`, the value as JSON (a float that is not finite as `null`).
-fn entry(out: &mut Vec<u8>, name: &str, value: &Value) {
+fn entry<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
     let _ = serde_json::to_writer(&mut *out, name);
     out.push(b':');
-    let _ = match value {
-        Value::Str(text) => serde_json::to_writer(&mut *out, text),
-        Value::I64(n) => serde_json::to_writer(&mut *out, n),
-        Value::U64(n) => serde_json::to_writer(&mut *out, n),
-        Value::F64(n) => serde_json::to_writer(&mut *out, n),
-        Value::Bool(b) => serde_json::to_writer(&mut *out, b),
-    };
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 #[cfg(test)]

@@ -35,17 +35,18 @@ pub struct Book {
     pub renewed_until: Option<Instant>,
     /// Lease statements are not tried until then (one just failed).
     pub db_down_until: Option<Instant>,
-    /// An early report: wanted by a charge settled here, asked of the actor, or
-    /// neither (reset when a flush lands or fails).
-    pub early_report: EarlyReport,
+    /// A flush was asked for and has not landed yet (by a call that waits for it, or
+    /// by a charge halfway to the bound): no second one is asked meanwhile.
+    pub report_asked: bool,
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum EarlyReport {
-    #[default]
-    Idle,
-    Wanted,
-    Asked,
+/// What [`Book::settle_at_once`] decided.
+pub struct Settled {
+    /// The answer, or `None` when the actor must serve the charge.
+    pub admission: Option<Admission>,
+    /// A report is to be asked for now: the charge brought its key or account halfway
+    /// to the bound of unreported calls, and none was on its way.
+    pub report: bool,
 }
 
 /// The book, whatever a thread that panicked while holding it left: every step keeps
@@ -64,16 +65,25 @@ impl Book {
         self.renewed_until.is_some_and(|until| mono < until)
     }
 
-    /// Step 7 from memory: `Some` answer when the charge's key has nobody queued and
-    /// the verdict needs no statement (budget in hand for key and account, a refusal,
-    /// or the database known to be down); `None` when the actor must serve it. Either
-    /// way the key and its account are now known and marked as called.
-    pub fn settle_at_once(
-        &mut self,
-        msg: &Charge,
-        now: DateTime<Utc>,
-        mono: Instant,
-    ) -> Option<Admission> {
+    /// Step 7 from memory: an answer when the charge's key has nobody queued and the
+    /// verdict needs no statement (budget in hand for key and account, a refusal, or
+    /// the database known to be down); none when the actor must serve it. Either way
+    /// the key and its account are now known and marked as called.
+    pub fn settle_at_once(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Settled {
+        let admission = self.settle(msg, now, mono);
+        let halfway = self.keys.get(&msg.key_id).is_some_and(|key| {
+            let account = self.accounts.get(&key.user_id);
+            key.leases.wants_report() || account.is_some_and(|a| a.leases.wants_report())
+        });
+        let report = admission.is_some() && msg.count && !self.report_asked && halfway;
+        // Halfway to the bound of unreported calls, a report is asked for now: a call
+        // that reaches the bound would wait for one, and so would every call queued
+        // behind it (a database round trip, in the tail latency).
+        self.report_asked |= report;
+        Settled { admission, report }
+    }
+
+    fn settle(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Option<Admission> {
         let db_down = self.db_down(mono);
         let renewed = self.renewed(mono);
         let entry = match self.keys.get_mut(&msg.key_id) {
@@ -103,24 +113,8 @@ impl Book {
         if matches!(verdict, Verdict::Lease | Verdict::Report) && !db_down {
             return None;
         }
-        // Halfway to the bound of unreported calls, a report is asked for now: a call
-        // that reaches the bound would wait for one, and so would every call queued
-        // behind it (a stall of a database round trip, in the tail latency).
-        let halfway = entry.leases.wants_report() || account.leases.wants_report();
-        if msg.count && halfway && self.early_report == EarlyReport::Idle {
-            self.early_report = EarlyReport::Wanted;
-        }
         let subjects = [&entry.subject, &account.subject];
         Some(self.tally.settle(subjects, msg.count, verdict, now))
-    }
-
-    /// Whether a report should be asked of the actor now (once until a flush lands).
-    pub fn take_report_wish(&mut self) -> bool {
-        let wanted = self.early_report == EarlyReport::Wanted;
-        if wanted {
-            self.early_report = EarlyReport::Asked;
-        }
-        wanted
     }
 
     /// Keeps a counted call's record for the next flush; past the buffer's bound (the
@@ -142,14 +136,19 @@ mod tests {
     use super::super::lease::Grant;
     use super::super::ledger::Waiter;
     use super::super::test_clock::{at, FREE};
+    use super::super::window::Limits;
     use super::*;
 
     fn charge(count: bool) -> Charge {
+        charge_with(FREE, count)
+    }
+
+    fn charge_with(limits: Limits, count: bool) -> Charge {
         Charge {
             key_id: "key_a".into(),
-            limits: FREE,
+            limits,
             user_id: 7,
-            account_limits: FREE,
+            account_limits: limits,
             count,
             span: Span::none(),
         }
@@ -158,8 +157,22 @@ mod tests {
     /// A book that knows the charge's key and account, each holding every window's
     /// budget the way a lease statement would grant it, and renewed for a minute.
     fn stocked(now: DateTime<Utc>, mono: Instant) -> Book {
+        stocked_with(FREE, now, mono)
+    }
+
+    fn stocked_with(limits: Limits, now: DateTime<Utc>, mono: Instant) -> Book {
         let mut book = Book::default();
-        assert!(book.settle_at_once(&charge(true), now, mono).is_none());
+        assert!(book
+            .settle_at_once(&charge_with(limits, true), now, mono)
+            .admission
+            .is_none());
+        restock(&mut book, mono);
+        book.renewed_until = Some(mono + Duration::from_secs(60));
+        book
+    }
+
+    /// The key and its account take what their next lease statement would grant.
+    fn restock(book: &mut Book, mono: Instant) {
         let key = &mut book.keys.get_mut("key_a").unwrap().leases;
         let account = &mut book.accounts.get_mut(&7).unwrap().leases;
         for leases in [key, account] {
@@ -171,15 +184,13 @@ mod tests {
                 leases.granted(&ask, grant, mono);
             }
         }
-        book.renewed_until = Some(mono + Duration::from_secs(60));
-        book
     }
 
     #[test]
     fn budget_in_hand_is_spent_here_and_tallied_for_key_and_account() {
         let (now, mono) = (at(10, 0, 0), Instant::now());
         let mut book = stocked(now, mono);
-        let admission = book.settle_at_once(&charge(true), now, mono);
+        let admission = book.settle_at_once(&charge(true), now, mono).admission;
         assert!(admission.is_some_and(|a| a.result.is_ok()));
         assert_eq!(book.tally.admitted, 1);
         let used: Vec<i64> = book.tally.spent.values().map(|s| s.used).collect();
@@ -187,26 +198,41 @@ mod tests {
     }
 
     #[test]
-    fn halfway_to_the_unreported_bound_a_report_is_wished_once_until_a_flush() {
+    fn halfway_to_the_unreported_bound_a_report_is_asked_once_until_a_flush() {
         let (now, mono) = (at(10, 0, 0), Instant::now());
-        let mut book = stocked(now, mono);
-        assert!(!book.take_report_wish());
-        // FREE's day of 10 may leave 1 call unreported: the first one is halfway.
-        assert!(book.settle_at_once(&charge(true), now, mono).is_some());
-        assert!(book.take_report_wish());
-        assert!(!book.take_report_wish(), "asked once");
-        assert_eq!(book.early_report, EarlyReport::Asked);
-        // An uncounted call (a status) never wishes one.
-        let mut book = stocked(now, mono);
-        assert!(book.settle_at_once(&charge(false), now, mono).is_some());
-        assert!(!book.take_report_wish());
+        // A day of 1000 may leave 10 calls unreported: the fifth is halfway.
+        let limits = Limits {
+            per_minute: 1000,
+            per_day: 1000,
+        };
+        let mut book = stocked_with(limits, now, mono);
+        let mut asked = Vec::new();
+        for _ in 0..8 {
+            restock(&mut book, mono);
+            let settled = book.settle_at_once(&charge_with(limits, true), now, mono);
+            assert!(settled.admission.is_some_and(|a| a.result.is_ok()));
+            asked.push(settled.report);
+        }
+        let expected = [false, false, false, false, true, false, false, false];
+        assert_eq!(asked, expected, "asked once, halfway, until a flush lands");
+        assert!(book.report_asked);
+        // An uncounted call (a status) never asks for one.
+        let mut book = stocked_with(limits, now, mono);
+        for _ in 0..8 {
+            restock(&mut book, mono);
+            let status = book.settle_at_once(&charge_with(limits, false), now, mono);
+            assert!(status.admission.is_some() && !status.report);
+        }
     }
 
     #[test]
     fn without_budget_or_behind_a_queue_the_actor_decides() {
         let (now, mono) = (at(10, 0, 0), Instant::now());
         let mut book = Book::default();
-        assert!(book.settle_at_once(&charge(true), now, mono).is_none());
+        assert!(book
+            .settle_at_once(&charge(true), now, mono)
+            .admission
+            .is_none());
         assert!(book.keys.contains_key("key_a") && book.accounts.contains_key(&7));
 
         // Budget in hand, but a call queued first: the queue's order holds.
@@ -222,13 +248,19 @@ mod tests {
                 count: true,
                 reply,
             });
-        assert!(book.settle_at_once(&charge(true), now, mono).is_none());
+        assert!(book
+            .settle_at_once(&charge(true), now, mono)
+            .admission
+            .is_none());
         assert_eq!(book.tally.admitted, 0);
 
         // Leases no longer surely this instance's: a report must land first.
         let mut book = stocked(now, mono);
         book.renewed_until = Some(mono - Duration::from_secs(1));
-        assert!(book.settle_at_once(&charge(true), now, mono).is_none());
+        assert!(book
+            .settle_at_once(&charge(true), now, mono)
+            .admission
+            .is_none());
     }
 
     #[test]
@@ -238,7 +270,10 @@ mod tests {
             db_down_until: Some(mono + Duration::from_secs(1)),
             ..Book::default()
         };
-        let admission = book.settle_at_once(&charge(true), now, mono).unwrap();
+        let admission = book
+            .settle_at_once(&charge(true), now, mono)
+            .admission
+            .unwrap();
         assert_eq!(admission.result.unwrap_err().code.as_u32(), 50000);
     }
 

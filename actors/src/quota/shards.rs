@@ -88,18 +88,16 @@ impl QuotaShards {
     pub fn charge(&self, mut msg: Charge) -> impl Future<Output = Admission> + 'static {
         let shard = self.of(msg.user_id);
         let span = tracing::info_span!(parent: &msg.span, "quota.charge");
-        let (settled, report) = span.in_scope(|| {
-            let mut book = book::lock(&shard.book);
-            let settled = book.settle_at_once(&msg, shard.clock.now(), Instant::now());
-            (settled, book.take_report_wish())
+        let settled = span.in_scope(|| {
+            book::lock(&shard.book).settle_at_once(&msg, shard.clock.now(), Instant::now())
         });
         msg.span = span;
         let actor = shard.actor.clone();
-        if report {
+        if settled.report {
             actor.do_send(ReportSoon);
         }
         async move {
-            match settled {
+            match settled.admission {
                 Some(admission) => admission,
                 None => actor.send(msg).await.unwrap_or_else(Admission::failed),
             }

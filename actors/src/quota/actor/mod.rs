@@ -82,8 +82,6 @@ pub struct QuotaActor {
     instance: Instance,
     /// Keys whose first waiting call needs a flush to land first.
     awaiting_report: Vec<String>,
-    /// A flush was asked for them and has not landed yet.
-    report_asked: bool,
     /// What the actor knows, shared with its shard's handles ([`book`]).
     book: Arc<Mutex<Book>>,
     flusher: mpsc::UnboundedSender<Job>,
@@ -103,7 +101,6 @@ impl QuotaActor {
             },
             settings,
             awaiting_report: Vec::new(),
-            report_asked: false,
             book: Arc::default(),
             flusher,
             flusher_jobs: Some(jobs),
@@ -112,12 +109,12 @@ impl QuotaActor {
     }
 
     /// The book this actor keeps, for its shard's handles.
-    pub fn book(&self) -> Arc<Mutex<Book>> {
+    pub(super) fn book(&self) -> Arc<Mutex<Book>> {
         self.book.clone()
     }
 
     /// The clock it reads, for its shard's handles.
-    pub fn clock(&self) -> Arc<dyn Clock> {
+    pub(super) fn clock(&self) -> Arc<dyn Clock> {
         self.clock.clone()
     }
 
@@ -363,10 +360,10 @@ impl Handler<Charge> for QuotaActor {
         let shared = self.book.clone();
         let book = &mut *book::lock(&shared);
         let settled = book.settle_at_once(&msg, self.clock.now(), Instant::now());
-        if book.take_report_wish() {
-            self.report_early(book);
+        if settled.report {
+            self.hand_over(book, false, true);
         }
-        if let Some(admission) = settled {
+        if let Some(admission) = settled.admission {
             return Response::reply(admission);
         }
         let Some(entry) = book.keys.get_mut(&msg.key_id) else {
@@ -418,9 +415,10 @@ impl Handler<Drain> for QuotaActor {
 impl Handler<ReportSoon> for QuotaActor {
     type Result = ();
 
+    /// The handle already marked the report as asked ([`Book::report_asked`]).
     fn handle(&mut self, _: ReportSoon, _: &mut Context<Self>) {
         let shared = self.book.clone();
-        self.report_early(&mut book::lock(&shared));
+        self.hand_over(&mut book::lock(&shared), false, true);
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 use actix::prelude::*;
 use rand::Rng;
 
-use super::super::book::{self, Book, EarlyReport};
+use super::super::book::{self, Book};
 use super::super::messages::Flushed;
 use super::super::store::Instance;
 use super::QuotaActor;
@@ -31,17 +31,8 @@ impl QuotaActor {
         if !self.awaiting_report.iter().any(|k| k == key_id) {
             self.awaiting_report.push(key_id.to_string());
         }
-        if !self.report_asked {
-            self.report_asked = true;
-            self.hand_over(book, false, true);
-        }
-    }
-
-    /// A key or account is halfway to its bound of unreported calls: what was spent
-    /// goes to the flusher now, unless a flush is already on its way.
-    pub(super) fn report_early(&mut self, book: &mut Book) {
-        if !self.report_asked {
-            self.report_asked = true;
+        if !book.report_asked {
+            book.report_asked = true;
             self.hand_over(book, false, true);
         }
     }
@@ -68,14 +59,13 @@ impl QuotaActor {
         }
         book.tally.spent.clear();
         book.renewed_until = None;
-        self.report_asked = false;
+        book.report_asked = false;
         let _ = self.flusher.send(super::Job::Rebind(self.instance));
     }
 
     /// Serves the keys that waited for a flush, which has landed or failed.
     fn serve_awaiting(&mut self, book: &mut Book, ctx: &mut Context<Self>) {
-        self.report_asked = false;
-        book.early_report = EarlyReport::Idle;
+        book.report_asked = false;
         for key_id in std::mem::take(&mut self.awaiting_report) {
             self.serve(book, &key_id, ctx);
         }
