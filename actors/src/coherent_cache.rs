@@ -6,7 +6,9 @@
 //! generation current when its load began, and invalidation bumps the generation, so a
 //! value loaded before an invalidation is never served to a request that began after
 //! it. Concurrent loads of one key are coalesced (moka's `try_get_with`), so a popular
-//! entry that was just invalidated costs one database read, not one per request.
+//! entry that was just invalidated costs one database read, not one per request. A cache
+//! given no capacity keeps nothing: every lookup loads (`PAGE_CACHE_MB=0` switches the
+//! page cache off).
 
 use std::borrow::Borrow;
 use std::future::Future;
@@ -32,6 +34,10 @@ pub struct CoherentCache<K, V> {
     name: &'static str,
     entries: Cache<K, Tagged<V>>,
     generation: AtomicU64,
+    /// False for a budget of 0: every lookup loads, and nothing is kept. (moka would
+    /// keep an entry until its next housekeeping, so a "disabled" cache still answered
+    /// some requests from memory.)
+    keeps: bool,
 }
 
 /// How often a request steps over stale entries before loading on its own; each step
@@ -48,6 +54,7 @@ where
     pub fn new(name: &'static str, capacity: u64, ttl: Duration) -> Self {
         Self::build(
             name,
+            capacity,
             Cache::builder().max_capacity(capacity).time_to_live(ttl),
         )
     }
@@ -61,6 +68,7 @@ where
     ) -> Self {
         Self::build(
             name,
+            budget,
             Cache::builder()
                 .max_capacity(budget)
                 .weigher(move |_, tagged: &Tagged<V>| weigh(&tagged.value))
@@ -68,11 +76,16 @@ where
         )
     }
 
-    fn build(name: &'static str, builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>) -> Self {
+    fn build(
+        name: &'static str,
+        capacity: u64,
+        builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>,
+    ) -> Self {
         CoherentCache {
             name,
             entries: builder.build(),
             generation: AtomicU64::new(0),
+            keeps: capacity > 0,
         }
     }
 
@@ -104,7 +117,13 @@ where
             cache.name = self.name,
             cache.hit = tracing::field::Empty,
         );
-        let lookup = self.lookup(key, load).instrument(span.clone()).await?;
+        let lookup = match self.keeps {
+            true => self.lookup(key, load).instrument(span.clone()).await?,
+            false => Lookup {
+                value: load().instrument(span.clone()).await?,
+                loaded: true,
+            },
+        };
         span.record("cache.hit", !lookup.loaded);
         metrics().cache_lookup(self.name, !lookup.loaded);
         Ok(lookup)
@@ -188,6 +207,18 @@ mod tests {
             (2, false),
             "an undisturbed load is cached"
         );
+    }
+
+    #[tokio::test]
+    async fn a_cache_without_capacity_loads_every_time() {
+        let cache = CoherentCache::<String, u32>::new("test", 0, Duration::from_secs(60));
+        for value in 1..=3 {
+            let lookup = cache
+                .get_or_load("k", || async { Ok(value) })
+                .await
+                .unwrap();
+            assert_eq!((lookup.value, lookup.loaded), (value, true));
+        }
     }
 
     #[tokio::test]
