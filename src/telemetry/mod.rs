@@ -29,6 +29,7 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
 
+use crate::http::request_context::ACCESS_TARGET;
 use crate::settings::LogFormat;
 use json_log::JsonLog;
 
@@ -75,9 +76,11 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .unwrap_or_else(|_| EnvFilter::new(default_level))
         .add_directive(DRIVER_CAP.parse().expect("a valid directive"));
     // The exporter's own crates log through `tracing` too; their events must not become
-    // spans of the trace they are exporting.
+    // spans of the trace they are exporting. The access line is left out too: its span
+    // already has what it says.
     let trace_filter = Targets::new()
         .with_default(tracing::Level::INFO)
+        .with_target(ACCESS_TARGET, tracing::level_filters::LevelFilter::OFF)
         .with_target("opentelemetry", tracing::level_filters::LevelFilter::OFF)
         .with_target(
             "opentelemetry_sdk",

@@ -24,6 +24,8 @@ struct Received {
     parent_span_id: String,
     name: String,
     attributes: HashMap<String, String>,
+    /// The names of the span's events.
+    events: Vec<String>,
     service_name: String,
 }
 
@@ -62,6 +64,7 @@ fn flatten(request: ExportTraceServiceRequest) -> Vec<Received> {
                     parent_span_id,
                     name,
                     attributes,
+                    events,
                     ..
                 } = span;
                 spans.push(Received {
@@ -73,6 +76,7 @@ fn flatten(request: ExportTraceServiceRequest) -> Vec<Received> {
                         .iter()
                         .map(|kv| (kv.key.clone(), text(&kv.value)))
                         .collect(),
+                    events: events.into_iter().map(|e| e.name).collect(),
                     service_name: service_name.clone(),
                 });
             }
@@ -222,6 +226,8 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(root.attr("key_id"), Some(key.id.as_str()));
     assert_eq!(root.attr("user_id"), Some(owner.user_id.as_str()));
     assert_eq!(root.attr("dataset"), Some("index_daily"));
+    // The access line is a log line only: the span already says all it says.
+    assert!(root.events.is_empty(), "{root:#?}");
     let front = child_named(&trace, root, "front.run_query");
     let auth = child_named(&trace, front, "auth.authenticate");
     child_named(&trace, front, "quota.charge");
