@@ -446,7 +446,7 @@ main() {
     say "nginx: pid $nginx_pid on port $nginx_port (OTLP sink on $sink_port)"
 
     # The traced instance: the same binary, database and key, exporting every span
-    # (default sampler and batch settings) to the sink.
+    # (default sampler, the service's own batch settings) to the sink.
     traced_port=$(free_port)
     start_service traced "$traced_port" \
         OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port"
