@@ -59,7 +59,11 @@ impl Handler<RunQuery> for FrontActor {
         let datasets = self.datasets.clone();
         let clock = self.clock.clone();
         let root = msg.span;
-        let span = tracing::info_span!(parent: &root, "front.run_query");
+        let span = tracing::info_span!(
+            parent: &root,
+            "front.run_query",
+            quota.in_memory = tracing::field::Empty,
+        );
         Box::pin(
             async move {
                 let started = Instant::now();

@@ -230,7 +230,9 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert!(root.events.is_empty(), "{root:#?}");
     let front = child_named(&trace, root, "front.run_query");
     let auth = child_named(&trace, front, "auth.authenticate");
+    // The key's first call needs a lease: the shard's actor serves it, in its own span.
     child_named(&trace, front, "quota.charge");
+    assert_eq!(front.attr("quota.in_memory"), Some("false"), "{front:#?}");
     let fetch = child_named(&trace, front, "dataset.fetch");
     assert!(fetch.attr("rows").is_some(), "{fetch:#?}");
     let page = trace
@@ -320,11 +322,14 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(auth.attr("cache.hit"), Some("true"), "{auth:#?}");
     let fetch = child_named(&continued_trace, front, "dataset.fetch");
     assert_eq!(fetch.attr("cache.hit"), Some("true"), "{fetch:#?}");
+    // With budget in hand, the charge is settled in memory, which the front span says.
+    assert_eq!(front.attr("quota.in_memory"), Some("true"), "{front:#?}");
     assert!(
-        !continued_trace
-            .iter()
-            .any(|s| s.name == "cache.lookup" || s.attr("db.statement.name").is_some()),
-        "a cached query makes no lookup or statement span: {continued_trace:#?}"
+        !continued_trace.iter().any(|s| s.name == "cache.lookup"
+            || s.name == "quota.charge"
+            || s.attr("db.statement.name").is_some()),
+        "a cached query with budget in hand makes no lookup, charge or statement span: \
+         {continued_trace:#?}"
     );
 
     // No credential in any attribute of any span.

@@ -75,7 +75,8 @@ pub struct Charge {
     /// The account's caps, from the owner's tier ([`super::account_limits`]).
     pub account_limits: Limits,
     pub count: bool,
-    /// The span the charge runs in (the shard's handle makes it: `quota.charge`).
+    /// The caller's span; a charge the shard's actor serves runs in a `quota.charge`
+    /// span under it (the shard's handle makes it).
     pub span: Span,
 }
 
