@@ -8,7 +8,7 @@
 //! it. Concurrent loads of one key are coalesced (moka's `try_get_with`), so a popular
 //! entry that was just invalidated costs one database read, not one per request. A cache
 //! given no capacity keeps nothing: every lookup loads (`PAGE_CACHE_MB=0` switches the
-//! page cache off).
+//! page cache off; moka alone would keep an entry until its next housekeeping).
 
 use std::borrow::Borrow;
 use std::future::Future;
@@ -34,10 +34,6 @@ pub struct CoherentCache<K, V> {
     name: &'static str,
     entries: Cache<K, Tagged<V>>,
     generation: AtomicU64,
-    /// False for a budget of 0: every lookup loads, and nothing is kept. (moka would
-    /// keep an entry until its next housekeeping, so a "disabled" cache still answered
-    /// some requests from memory.)
-    keeps: bool,
 }
 
 /// How often a request steps over stale entries before loading on its own; each step
@@ -54,7 +50,6 @@ where
     pub fn new(name: &'static str, capacity: u64, ttl: Duration) -> Self {
         Self::build(
             name,
-            capacity,
             Cache::builder().max_capacity(capacity).time_to_live(ttl),
         )
     }
@@ -68,7 +63,6 @@ where
     ) -> Self {
         Self::build(
             name,
-            budget,
             Cache::builder()
                 .max_capacity(budget)
                 .weigher(move |_, tagged: &Tagged<V>| weigh(&tagged.value))
@@ -76,16 +70,11 @@ where
         )
     }
 
-    fn build(
-        name: &'static str,
-        capacity: u64,
-        builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>,
-    ) -> Self {
+    fn build(name: &'static str, builder: CacheBuilder<K, Tagged<V>, Cache<K, Tagged<V>>>) -> Self {
         CoherentCache {
             name,
             entries: builder.build(),
             generation: AtomicU64::new(0),
-            keeps: capacity > 0,
         }
     }
 
@@ -103,7 +92,13 @@ where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, ApiError>>,
     {
-        if let Some(tagged) = self.entries.get(key).await {
+        // Derived from moka's own setting, so no flag can disagree with it.
+        let keeps = self.entries.policy().max_capacity() != Some(0);
+        let found = match keeps {
+            true => self.entries.get(key).await,
+            false => None,
+        };
+        if let Some(tagged) = found {
             if tagged.generation >= self.generation.load(Ordering::Acquire) {
                 metrics().cache_lookup(self.name, true);
                 return Ok(Lookup {
@@ -117,7 +112,7 @@ where
             cache.name = self.name,
             cache.hit = tracing::field::Empty,
         );
-        let lookup = match self.keeps {
+        let lookup = match keeps {
             true => self.lookup(key, load).instrument(span.clone()).await?,
             false => Lookup {
                 value: load().instrument(span.clone()).await?,
@@ -211,14 +206,20 @@ mod tests {
 
     #[tokio::test]
     async fn a_cache_without_capacity_loads_every_time() {
+        // Concurrent lookups, so that a cache that kept anything, even only while a
+        // load is in flight, would answer some of them without loading.
         let cache = CoherentCache::<String, u32>::new("test", 0, Duration::from_secs(60));
-        for value in 1..=3 {
-            let lookup = cache
-                .get_or_load("k", || async { Ok(value) })
-                .await
-                .unwrap();
-            assert_eq!((lookup.value, lookup.loaded), (value, true));
-        }
+        let loads = AtomicU64::new(0);
+        let lookups = (0..8).map(|_| {
+            cache.get_or_load("k", || async {
+                loads.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+                Ok(7)
+            })
+        });
+        let lookups = futures_util::future::join_all(lookups).await;
+        assert!(lookups.iter().all(|l| l.as_ref().is_ok_and(|l| l.loaded)));
+        assert_eq!(loads.load(Ordering::SeqCst), 8);
     }
 
     #[tokio::test]

@@ -164,7 +164,6 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
 /// not disabled), otherwise without one. Also answers why export is off when it was
 /// asked for but could not be set up.
 fn tracer_provider() -> (SdkTracerProvider, bool, Option<String>) {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let mut resource = Resource::builder();
     if var("OTEL_SERVICE_NAME").is_none() {
         resource = resource.with_service_name(SERVICE_NAME);
@@ -214,20 +213,25 @@ fn tracer_provider() -> (SdkTracerProvider, bool, Option<String>) {
 /// SDK's defaults (2,048 and 512) dropped about 4% of the spans of a saturated cached
 /// query (five spans a request, 20,000 requests a second on two cores): the exporter's
 /// thread, sharing the cores, falls behind in bursts. A trace an SRE looks for must be
-/// there; this queue holds about 0.3 s of that load, a few tens of MB at most.
+/// there; this queue holds about 0.3 s of that load (its memory when full is not
+/// measured: at a few hundred bytes a span, on the order of ten MB).
 const QUEUE_SPANS: usize = 32_768;
 const BATCH_SPANS: usize = 4_096;
 
 fn batch_config() -> BatchConfig {
-    let set = |name: &str| std::env::var_os(name).is_some();
     let mut config = BatchConfigBuilder::default();
-    if !set("OTEL_BSP_MAX_QUEUE_SIZE") {
+    if var("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
         config = config.with_max_queue_size(QUEUE_SPANS);
     }
-    if !set("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") {
+    if var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
         config = config.with_max_export_batch_size(BATCH_SPANS);
     }
     config.build()
+}
+
+/// An OpenTelemetry variable, when set to something other than blanks.
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 /// A provider for when nothing exports. No span reaches it (the OpenTelemetry layer is
