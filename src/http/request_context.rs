@@ -19,9 +19,7 @@ use actix_web::middleware::Next;
 use actix_web::{Error, FromRequest, HttpMessage, HttpRequest};
 use iq_actors::metrics::{metrics, RequestLabels};
 use iq_actors::{ApiError, ErrorCode};
-use opentelemetry::trace::TraceContextExt;
 use tracing::{field, Instrument, Span};
-use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use super::access_log::AccessLog;
 use super::envelope::{failure, BusinessCode};
@@ -85,6 +83,7 @@ pub async fn request_context(
     let request_id = RequestId::generate();
     let span = tracing::info_span!(
         "request",
+        otel.name = field::Empty,
         otel.kind = "server",
         otel.status_code = field::Empty,
         request_id = %request_id,
@@ -195,13 +194,8 @@ fn finish(
         .extensions()
         .get::<QueryDataset>()
         .map_or("", |d| d.0);
-    // The span has started by now (a log line reads its ids), so the name is set on the
-    // OpenTelemetry span itself: `{method} {route}`, as the conventions name server spans.
-    // Only a span that is recorded keeps its name: most are sampled out.
-    let context = span.context();
-    if context.span().is_recording() {
-        context.span().update_name(format!("{method} {route}"));
-    }
+    // Exported as `{method} {route}`, as the conventions name server spans.
+    span.record("otel.name", format!("{method} {route}"));
     span.record("http.route", route.as_str());
     span.record("http.response.status_code", status);
     span.record("code", code);

@@ -1,13 +1,12 @@
-//! Trace and span ids for log lines when nothing exports spans.
+//! Trace and span ids of every span: what log lines carry, and what exported spans
+//! ([`super::export`]) are named by.
 //!
-//! Without an exporter, the OpenTelemetry layer would still build every span's
-//! OpenTelemetry form (its attributes, its ids, a sampling decision) only for log lines
-//! to read two ids from it: about a seventh of a cached request's CPU. This layer gives
-//! each span just the ids, the way the OpenTelemetry layer would: a span continues its
-//! parent's trace, a request continues the trace its caller named ([`adopt`]), and any
-//! other span starts a trace of its own.
+//! A span continues its parent's trace, a request continues the trace its caller named
+//! ([`adopt`]), and any other span starts a trace of its own. Ids are drawn for every
+//! span, exported or not: a log line of a request that is not sampled still names its
+//! trace.
 //!
-//! It must never be installed beside the OpenTelemetry layer: one source of ids only.
+//! It keeps ids only; it must never decide what is exported.
 
 use tracing::span::{Attributes, Id};
 use tracing::{Span, Subscriber};
@@ -19,6 +18,18 @@ use tracing_subscriber::registry::{LookupSpan, Registry};
 pub struct SpanIds {
     pub trace: u128,
     pub span: u64,
+    /// The caller's span this one continues ([`adopt`]), if any.
+    pub remote: Option<Remote>,
+}
+
+/// A span in another process that a request continues: the W3C `traceparent` of its
+/// caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remote {
+    pub trace: u128,
+    pub span: u64,
+    /// Whether the caller records its trace (the `sampled` flag).
+    pub sampled: bool,
 }
 
 impl SpanIds {
@@ -57,15 +68,16 @@ where
         let ids = SpanIds {
             trace: parent.map_or_else(|| nonzero(rand::random::<u128>), |p| p.trace),
             span: nonzero(rand::random::<u64>),
+            remote: None,
         };
         span.extensions_mut().insert(ids);
     }
 }
 
-/// Makes `span` (just created, before any child) continue the trace `trace` a caller
-/// named. Does nothing when this layer is not installed.
-pub fn adopt(span: &Span, trace: u128) {
-    if trace == 0 {
+/// Makes `span` (just created, before any child) continue the trace of `remote`, the
+/// span of a caller. Does nothing when this layer is not installed.
+pub fn adopt(span: &Span, remote: Remote) {
+    if remote.trace == 0 || remote.span == 0 {
         return;
     }
     span.with_subscriber(|(id, dispatch)| {
@@ -74,7 +86,8 @@ pub fn adopt(span: &Span, trace: u128) {
         };
         if let Some(span) = registry.span(id) {
             if let Some(ids) = span.extensions_mut().get_mut::<SpanIds>() {
-                ids.trace = trace;
+                ids.trace = remote.trace;
+                ids.remote = Some(remote);
             }
         }
     });
@@ -107,12 +120,24 @@ mod tests {
         let subscriber = tracing_subscriber::registry().with(Ids);
         let (root, child, other) = tracing::subscriber::with_default(subscriber, || {
             let root = tracing::info_span!("request");
-            adopt(&root, 0xabc);
+            adopt(
+                &root,
+                Remote {
+                    trace: 0xabc,
+                    span: 0xdef,
+                    sampled: true,
+                },
+            );
             let child = tracing::info_span!(parent: &root, "front");
             let other = tracing::info_span!("other");
             (read(&root), read(&child), read(&other))
         });
         assert_eq!(root.trace, 0xabc);
+        assert_eq!(root.remote.map(|r| r.span), Some(0xdef));
+        assert_eq!(
+            child.remote, None,
+            "only the request continues the caller's span"
+        );
         assert_eq!(child.trace, 0xabc, "a child continues its parent's trace");
         assert_ne!(child.span, root.span);
         assert_ne!(other.trace, 0xabc, "a span without a parent starts its own");

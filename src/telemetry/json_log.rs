@@ -14,10 +14,7 @@
 use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
-use std::sync::{Arc, OnceLock};
 
-use opentelemetry::trace::TraceContextExt;
-use tracing::dispatcher::WeakDispatch;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Subscriber};
@@ -27,29 +24,11 @@ use tracing_subscriber::registry::LookupSpan;
 
 pub struct JsonLog<W> {
     writer: W,
-    /// The subscriber this layer belongs to, set right after it is built; trace ids
-    /// are read through it (the global dispatcher is unusable inside an event).
-    dispatch: Arc<OnceLock<WeakDispatch>>,
 }
 
 impl<W> JsonLog<W> {
-    pub fn new(writer: W, dispatch: Arc<OnceLock<WeakDispatch>>) -> Self {
-        JsonLog { writer, dispatch }
-    }
-
-    /// The OpenTelemetry trace and span id of a span (when spans are exported; see
-    /// [`super::ids`] otherwise).
-    fn ids(&self, id: &Id) -> Option<(String, String)> {
-        let dispatch = self.dispatch.get()?.upgrade()?;
-        let context = tracing_opentelemetry::get_otel_context(id, &dispatch)?;
-        let span = context.span();
-        let span_context = span.span_context();
-        span_context.is_valid().then(|| {
-            (
-                span_context.trace_id().to_string(),
-                span_context.span_id().to_string(),
-            )
-        })
+    pub fn new(writer: W) -> Self {
+        JsonLog { writer }
     }
 }
 
@@ -192,9 +171,7 @@ impl<W> JsonLog<W> {
             // Leaf first, so the nearest span's value of a name wins.
             for span in scope {
                 if std::mem::take(&mut leaf) {
-                    ids = super::ids::of(&span)
-                        .map(|ids| ids.hex())
-                        .or_else(|| self.ids(&span.id()));
+                    ids = super::ids::of(&span).map(|ids| ids.hex());
                 }
                 path.insert_str(0, span.name());
                 path.insert(0, '>');
@@ -248,7 +225,7 @@ fn entry<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
     use tracing_subscriber::layer::SubscriberExt;
 
     /// Lines written to memory.
@@ -274,7 +251,7 @@ mod tests {
 
     fn lines(log: impl FnOnce()) -> Vec<serde_json::Value> {
         let memory = Memory::default();
-        let layer = JsonLog::new(memory.clone(), Arc::new(OnceLock::new()));
+        let layer = JsonLog::new(memory.clone());
         let subscriber = tracing_subscriber::registry().with(layer);
         tracing::subscriber::with_default(subscriber, log);
         let text = String::from_utf8(memory.0.lock().unwrap().clone()).unwrap();

@@ -7,7 +7,8 @@ use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::TraceContextExt;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tracing::Span;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+use super::ids::{adopt, Remote};
 
 struct Headers<'a>(&'a HeaderMap);
 
@@ -27,11 +28,19 @@ pub fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
 }
 
 /// Makes the request's root `span` (just created, not yet entered) continue the trace
-/// its headers name: its exported parent when spans are exported, and the trace id its
-/// log lines carry either way.
+/// its headers name: the trace id its log lines carry, and its exported parent (whose
+/// `sampled` flag the default sampler follows).
 pub fn continue_trace(span: &Span, headers: &HeaderMap) {
     let parent = remote_parent(headers);
-    let trace = parent.span().span_context().trace_id();
-    super::ids::adopt(span, u128::from_be_bytes(trace.to_bytes()));
-    let _ = span.set_parent(parent);
+    let caller = parent.span().span_context().clone();
+    if caller.is_valid() {
+        adopt(
+            span,
+            Remote {
+                trace: u128::from_be_bytes(caller.trace_id().to_bytes()),
+                span: u64::from_be_bytes(caller.span_id().to_bytes()),
+                sampled: caller.is_sampled(),
+            },
+        );
+    }
 }
