@@ -50,7 +50,11 @@ impl Handler<Browse> for FrontActor {
         let auth = self.auth.clone();
         let datasets = self.datasets.clone();
         let max_limit = self.max_limit;
-        let span = tracing::info_span!(parent: &msg.span, "front.browse");
+        let span = tracing::info_span!(
+            parent: &msg.span,
+            "front.browse",
+            auth.cache.hit = tracing::field::Empty,
+        );
         Box::pin(
             async move {
                 if matches!(msg.credentials, Credentials::ApiKey(_)) {
@@ -77,11 +81,17 @@ impl Handler<Browse> for FrontActor {
                     let grant = identity.grant.clone();
                     let span = span.clone();
                     async move {
-                        let fetch = datasets.send(Fetch {
-                            query: query?,
-                            grant,
-                            span,
-                        });
+                        let query = query?;
+                        // A page shows several datasets: each fetch has a span of its
+                        // own for the dataset's fields.
+                        let span = tracing::info_span!(
+                            parent: &span,
+                            "dataset.fetch",
+                            api_name = query.dataset.api_name,
+                            dataset.rows = tracing::field::Empty,
+                            dataset.cache.hit = tracing::field::Empty,
+                        );
+                        let fetch = datasets.send(Fetch { query, grant, span });
                         fetch.await.map_err(ApiError::from).and_then(|page| page)
                     }
                 });

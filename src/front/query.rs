@@ -62,7 +62,10 @@ impl Handler<RunQuery> for FrontActor {
         let span = tracing::info_span!(
             parent: &root,
             "front.run_query",
+            auth.cache.hit = tracing::field::Empty,
             quota.in_memory = tracing::field::Empty,
+            dataset.rows = tracing::field::Empty,
+            dataset.cache.hit = tracing::field::Empty,
         );
         Box::pin(
             async move {

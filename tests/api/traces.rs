@@ -212,8 +212,9 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert!(!spans.is_empty(), "no span arrived: {}", output.logs());
     assert!(spans.iter().all(|s| s.service_name == "iq-test"));
 
-    // The key's query: root, then the front actor, then auth, quota and dataset, the
-    // page cache under the dataset, and named SQL statements with row counts.
+    // The key's query: root, then the front actor, which says how auth, quota and the
+    // dataset went; what missed a cache is a lookup under it, with its named SQL
+    // statements and their row counts.
     let key_request = request_id(&by_key.body);
     let (root, trace) = trace_of(&spans, &key_request);
     assert_eq!(root.parent_span_id, "", "a root span: {root:#?}");
@@ -229,40 +230,29 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     // The access line is a log line only: the span already says all it says.
     assert!(root.events.is_empty(), "{root:#?}");
     let front = child_named(&trace, root, "front.run_query");
-    let auth = child_named(&trace, front, "auth.authenticate");
+    assert_eq!(front.attr("auth.cache.hit"), Some("false"), "{front:#?}");
+    assert_eq!(front.attr("dataset.cache.hit"), Some("false"), "{front:#?}");
+    assert!(front.attr("dataset.rows").is_some(), "{front:#?}");
     // The key's first call needs a lease: the shard's actor serves it, in its own span.
     child_named(&trace, front, "quota.charge");
     assert_eq!(front.attr("quota.in_memory"), Some("false"), "{front:#?}");
-    let fetch = child_named(&trace, front, "dataset.fetch");
-    assert!(fetch.attr("rows").is_some(), "{fetch:#?}");
-    let page = trace
-        .iter()
-        .find(|s| {
-            s.name == "cache.lookup"
-                && s.parent_span_id == fetch.span_id
-                && s.attr("cache.name") == Some("pages")
-        })
-        .unwrap_or_else(|| panic!("no page lookup under dataset.fetch: {trace:#?}"));
+    let lookup = |cache: &str| {
+        trace
+            .iter()
+            .find(|s| {
+                s.name == "cache.lookup"
+                    && s.parent_span_id == front.span_id
+                    && s.attr("cache.name") == Some(cache)
+            })
+            .unwrap_or_else(|| panic!("no {cache} lookup under front.run_query: {trace:#?}"))
+    };
+    let page = lookup("pages");
     assert_eq!(page.attr("cache.hit"), Some("false"));
     let page_sql = child_named(&trace, page, "index_daily");
     assert_eq!(page_sql.attr("db.system.name"), Some("postgresql"));
     assert!(page_sql.attr("db.rows").is_some(), "{page_sql:#?}");
-    // The key lookup is a statement under auth (through its cache).
-    let auth_sql: Vec<_> = trace
-        .iter()
-        .filter(|s| s.attr("db.statement.name").is_some())
-        .filter(|s| {
-            let mut at = *s;
-            while let Some(parent) = trace.iter().find(|p| p.span_id == at.parent_span_id) {
-                if parent.span_id == auth.span_id {
-                    return true;
-                }
-                at = parent;
-            }
-            false
-        })
-        .collect();
-    assert!(!auth_sql.is_empty(), "no SQL under auth: {trace:#?}");
+    let key_sql = child_named(&trace, lookup("keys"), "keys.lookup");
+    assert_eq!(key_sql.attr("db.statement.name"), Some("keys.lookup"));
     // Every span of the trace hangs off the root.
     for span in &trace {
         let mut at = *span;
@@ -315,13 +305,11 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     let (continued_root, continued_trace) = trace_of(&spans, &request_id(&continued));
     assert_eq!(continued_root.trace_id, remote_trace);
     assert_eq!(continued_root.parent_span_id, remote_parent);
-    // The same query again: key and page come from memory, which the auth and dataset
-    // spans say, and no lookup or statement span is made for them.
+    // The same query again: key and page come from memory, which the front span says,
+    // and no lookup or statement span is made for them: the request is two spans.
     let front = child_named(&continued_trace, continued_root, "front.run_query");
-    let auth = child_named(&continued_trace, front, "auth.authenticate");
-    assert_eq!(auth.attr("cache.hit"), Some("true"), "{auth:#?}");
-    let fetch = child_named(&continued_trace, front, "dataset.fetch");
-    assert_eq!(fetch.attr("cache.hit"), Some("true"), "{fetch:#?}");
+    assert_eq!(front.attr("auth.cache.hit"), Some("true"), "{front:#?}");
+    assert_eq!(front.attr("dataset.cache.hit"), Some("true"), "{front:#?}");
     // With budget in hand, the charge is settled in memory, which the front span says.
     assert_eq!(front.attr("quota.in_memory"), Some("true"), "{front:#?}");
     assert!(
@@ -331,6 +319,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
         "a cached query with budget in hand makes no lookup, charge or statement span: \
          {continued_trace:#?}"
     );
+    assert_eq!(continued_trace.len(), 2, "{continued_trace:#?}");
 
     // No credential in any attribute of any span.
     let secrets = [
