@@ -5,8 +5,8 @@
 //!   `RUST_LOG` filters them (default `info`).
 //! - OpenTelemetry spans, exported over OTLP/HTTP (protobuf) when
 //!   `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, by
-//!   the OpenTelemetry SDK's batch processor and OTLP exporter, which honour the
-//!   standard variables: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+//!   the OpenTelemetry SDK's batch processor and [`otlp`], which honour the standard
+//!   variables: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
 //!   `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_HEADERS`/`_TIMEOUT`;
 //!   `OTEL_SDK_DISABLED=true` turns export off. Unless `OTEL_BSP_*` say otherwise, the
 //!   batch processor queues up to 32,768 spans and sends 4,096 a request (the SDK's
@@ -20,11 +20,11 @@
 mod export;
 mod ids;
 mod json_log;
+mod otlp;
 pub mod propagation;
 
 use std::sync::Arc;
 
-use opentelemetry_otlp::{SpanExporter, WithExportConfig};
 use opentelemetry_sdk::trace::{
     BatchConfig, BatchConfigBuilder, BatchSpanProcessor, Config, SpanProcessor,
 };
@@ -126,28 +126,14 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
 /// The batch processor, when an endpoint is configured (and the SDK is not disabled).
 /// Also answers why export is off when it was asked for but could not be set up.
 fn span_processor() -> (Option<Arc<BatchSpanProcessor>>, Option<String>) {
-    let wanted = var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some()
-        || var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some();
     let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    if !wanted || disabled {
-        return (None, None);
-    }
+    let target = match otlp::Target::from_vars(var) {
+        Ok(Some(target)) if !disabled => target,
+        Ok(_) => return (None, None),
+        Err(problem) => return (None, Some(problem)),
+    };
     let protocol =
         var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
-    // The endpoint and headers come from the standard variables.
-    let exporter = match SpanExporter::builder()
-        .with_http()
-        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-        .build()
-    {
-        Ok(exporter) => exporter,
-        Err(err) => {
-            return (
-                None,
-                Some(format!("the OTLP exporter could not be built: {err}")),
-            )
-        }
-    };
     if let Some(protocol) = protocol.filter(|p| p != "http/protobuf") {
         eprintln!("OTEL_EXPORTER_OTLP_PROTOCOL {protocol:?} is not supported; using http/protobuf");
     }
@@ -157,7 +143,7 @@ fn span_processor() -> (Option<Arc<BatchSpanProcessor>>, Option<String>) {
     }
     // The batch processor exports from its own thread, so a slow collector never holds
     // up a request; spans it cannot queue are counted and reported.
-    let mut processor = BatchSpanProcessor::builder(exporter)
+    let mut processor = BatchSpanProcessor::builder(otlp::OtlpHttp::new(target))
         .with_batch_config(batch_config())
         .build();
     processor.set_resource(&resource.build());

@@ -384,7 +384,12 @@ async fn without_export_log_lines_carry_ids_and_continue_the_callers_trace() {
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .find(|l| l["request_id"] == id && l["message"] == "request completed")
-            .unwrap_or_else(|| panic!("no access line for {id}:\n{}", output.stderr))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no access line for {id} (exit {:?}, killed: {}):\n{}",
+                    output.status, output.killed, output.stderr
+                )
+            })
     };
     let hex = |v: &Value, digits: usize| {
         let text = v.as_str().unwrap_or_default();
