@@ -14,7 +14,7 @@ use iq_actors::dataset::{DatasetActor, Describe};
 use iq_actors::quota::{account_limits, Charge};
 use iq_actors::ApiError;
 use serde::Serialize;
-use tracing::Span;
+use tracing::{Instrument, Span};
 
 use super::FrontActor;
 use crate::http::request_context::record_caller;
@@ -90,52 +90,63 @@ impl Handler<ShowMembership> for FrontActor {
         let datasets = self.datasets.clone();
         let quota = self.quota.clone();
         let max_limit = self.max_limit;
-        Box::pin(async move {
-            // Steps 1-4 as a query takes them: a refused key gets the same answer.
-            let identity = auth
-                .send(Authenticate {
-                    credentials: msg.credentials,
-                    client_ip: msg.client_ip,
-                    span: msg.span.clone(),
-                })
-                .await??;
-            record_caller(&msg.span, &identity.caller);
-            let mut membership =
-                membership(&datasets, &identity, max_limit, msg.span.clone()).await?;
-            if let (
-                Caller::Key {
-                    key_id,
-                    owner,
-                    limits,
-                    ..
-                },
-                Some(quota),
-            ) = (&identity.caller, quota)
-            {
-                // Asked without counting: the answer is the quota's view now.
-                let admission = quota
-                    .charge(Charge {
-                        key_id: key_id.clone(),
-                        limits: *limits,
-                        user_id: owner.user_id,
-                        account_limits: account_limits(&identity.tier),
-                        count: false,
-                        span: msg.span,
+        // Its own span, like a query's `front.run_query`, so the key's lookup has a
+        // field to say whether it came from memory.
+        let span = tracing::info_span!(
+            parent: &msg.span,
+            "front.show_membership",
+            auth.cache.hit = tracing::field::Empty,
+        );
+        let steps = span.clone();
+        Box::pin(
+            async move {
+                // Steps 1-4 as a query takes them: a refused key gets the same answer.
+                let identity = auth
+                    .send(Authenticate {
+                        credentials: msg.credentials,
+                        client_ip: msg.client_ip,
+                        span: steps.clone(),
                     })
-                    .await;
-                if let Some(status) = admission.status {
-                    membership.quota.per_minute = status.minute.limit;
-                    membership.quota.per_day = status.day.limit;
-                    membership.quota.used = Some(QuotaUse {
-                        used_minute: status.minute.limit - status.minute.remaining,
-                        used_day: status.day.limit - status.day.remaining,
-                        remaining_minute: status.minute.remaining,
-                        remaining_day: status.day.remaining,
-                    });
+                    .await??;
+                record_caller(&msg.span, &identity.caller);
+                let mut membership =
+                    membership(&datasets, &identity, max_limit, steps.clone()).await?;
+                if let (
+                    Caller::Key {
+                        key_id,
+                        owner,
+                        limits,
+                        ..
+                    },
+                    Some(quota),
+                ) = (&identity.caller, quota)
+                {
+                    // Asked without counting: the answer is the quota's view now.
+                    let admission = quota
+                        .charge(Charge {
+                            key_id: key_id.clone(),
+                            limits: *limits,
+                            user_id: owner.user_id,
+                            account_limits: account_limits(&identity.tier),
+                            count: false,
+                            span: steps,
+                        })
+                        .await;
+                    if let Some(status) = admission.status {
+                        membership.quota.per_minute = status.minute.limit;
+                        membership.quota.per_day = status.day.limit;
+                        membership.quota.used = Some(QuotaUse {
+                            used_minute: status.minute.limit - status.minute.remaining,
+                            used_day: status.day.limit - status.day.remaining,
+                            remaining_minute: status.minute.remaining,
+                            remaining_day: status.day.remaining,
+                        });
+                    }
                 }
+                Ok(membership)
             }
-            Ok(membership)
-        })
+            .instrument(span),
+        )
     }
 }
 
