@@ -50,6 +50,18 @@ impl Target {
                 None => return Ok(None),
             },
         };
+        // Checked now, so a typo turns export off with an error at start rather than a
+        // warning at every batch.
+        match reqwest::Url::parse(&endpoint) {
+            Ok(url) if url.scheme() == "http" => {}
+            Ok(url) => {
+                return Err(format!(
+                    "OTLP endpoint {endpoint:?}: {} is not supported (plain http only)",
+                    url.scheme()
+                ))
+            }
+            Err(err) => return Err(format!("OTLP endpoint {endpoint:?} is not a URL: {err}")),
+        }
         let mut headers = Vec::new();
         if let Some(list) = traces_or(
             "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
@@ -432,6 +444,11 @@ mod tests {
         for bad in [
             ("OTEL_EXPORTER_OTLP_HEADERS", "no-equals"),
             ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon"),
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector:4318"),
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                "https://collector:4318/v1/traces",
+            ),
         ] {
             let found = target(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"), bad]);
             assert!(found.is_err(), "{bad:?}: {found:?}");
