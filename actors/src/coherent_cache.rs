@@ -204,11 +204,9 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn a_cache_without_capacity_loads_every_time() {
-        // Concurrent lookups, so that a cache that kept anything, even only while a
-        // load is in flight, would answer some of them without loading.
-        let cache = CoherentCache::<String, u32>::new("test", 0, Duration::from_secs(60));
+    /// Eight lookups of one key at once, each load yielding once so that they overlap:
+    /// the lookups and how many loads ran.
+    async fn eight_at_once(cache: &CoherentCache<String, u32>) -> (Vec<Lookup<u32>>, u64) {
         let loads = AtomicU64::new(0);
         let lookups = (0..8).map(|_| {
             cache.get_or_load("k", || async {
@@ -218,23 +216,25 @@ mod tests {
             })
         });
         let lookups = futures_util::future::join_all(lookups).await;
-        assert!(lookups.iter().all(|l| l.as_ref().is_ok_and(|l| l.loaded)));
-        assert_eq!(loads.load(Ordering::SeqCst), 8);
+        let lookups = lookups.into_iter().map(|l| l.expect("loaded")).collect();
+        (lookups, loads.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn a_cache_without_capacity_loads_every_time() {
+        // Concurrent lookups, so that a cache that kept anything, even only while a
+        // load is in flight, would answer some of them without loading.
+        let cache = CoherentCache::<String, u32>::new("test", 0, Duration::from_secs(60));
+        let (lookups, loads) = eight_at_once(&cache).await;
+        assert!(lookups.iter().all(|l| l.loaded));
+        assert_eq!(loads, 8);
     }
 
     #[tokio::test]
     async fn concurrent_misses_of_one_key_load_once() {
         let cache = CoherentCache::<String, u32>::new("test", 10, Duration::from_secs(60));
-        let loads = AtomicU64::new(0);
-        let lookups = (0..8).map(|_| {
-            cache.get_or_load("k", || async {
-                loads.fetch_add(1, Ordering::SeqCst);
-                tokio::task::yield_now().await;
-                Ok(7)
-            })
-        });
-        let values = futures_util::future::join_all(lookups).await;
-        assert!(values.iter().all(|v| v.as_ref().unwrap().value == 7));
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
+        let (lookups, loads) = eight_at_once(&cache).await;
+        assert!(lookups.iter().all(|l| l.value == 7));
+        assert_eq!(loads, 1);
     }
 }

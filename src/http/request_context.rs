@@ -194,8 +194,9 @@ fn finish(
         .extensions()
         .get::<QueryDataset>()
         .map_or("", |d| d.0);
-    // Exported as `{method} {route}`, as the conventions name server spans.
-    span.record("otel.name", format!("{method} {route}"));
+    // Exported as `{method} {route}`, as the conventions name server spans; formatted
+    // only by the export layer, so a process that exports nothing never builds it.
+    span.record("otel.name", format_args!("{method} {route}"));
     span.record("http.route", route.as_str());
     span.record("http.response.status_code", status);
     span.record("code", code);

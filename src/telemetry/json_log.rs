@@ -48,12 +48,14 @@ enum Value {
 struct Fields(Vec<(&'static str, Value)>);
 
 impl Fields {
-    fn set(&mut self, field: &Field, value: Value) {
+    /// `value` is only made for a field that is kept: `otel.*` fields steer the trace
+    /// exporter and say nothing to a reader, so they are never formatted or copied.
+    fn set(&mut self, field: &Field, value: impl FnOnce() -> Value) {
         let name = field.name();
-        // `otel.*` fields steer the trace exporter; they say nothing to a reader.
         if name.starts_with("otel.") {
             return;
         }
+        let value = value();
         match self.0.iter_mut().find(|(n, _)| *n == name) {
             Some((_, old)) => *old = value,
             None => self.0.push((name, value)),
@@ -63,33 +65,35 @@ impl Fields {
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.set(field, Value::Str(value.to_owned()));
+        self.set(field, || Value::Str(value.to_owned()));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.set(field, Value::I64(value));
+        self.set(field, || Value::I64(value));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.set(field, Value::U64(value));
+        self.set(field, || Value::U64(value));
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.set(field, Value::F64(value));
+        self.set(field, || Value::F64(value));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.set(field, Value::Bool(value));
+        self.set(field, || Value::Bool(value));
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.set(field, Value::Str(value.to_string()));
+        self.set(field, || Value::Str(value.to_string()));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        let mut text = String::new();
-        let _ = write!(text, "{value:?}");
-        self.set(field, Value::Str(text));
+        self.set(field, || {
+            let mut text = String::new();
+            let _ = write!(text, "{value:?}");
+            Value::Str(text)
+        });
     }
 }
 

@@ -85,12 +85,12 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
     let traces = spans.clone().map(|processor| {
         let processor: Arc<dyn SpanProcessor> = processor;
         let sampler = Config::default().sampler;
-        [ACCESS_TARGET, "opentelemetry", "reqwest", "hyper"]
-            .into_iter()
-            .fold(
-                export::Export::new(processor, sampler, SERVICE_NAME),
-                export::Export::leave_out,
-            )
+        export::Export::new(
+            processor,
+            sampler,
+            SERVICE_NAME,
+            &[ACCESS_TARGET, "opentelemetry", "reqwest", "hyper"],
+        )
     });
 
     // Lines go to a queue a thread of their own writes to stderr: a request never waits
@@ -126,10 +126,12 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
 /// The batch processor, when an endpoint is configured (and the SDK is not disabled).
 /// Also answers why export is off when it was asked for but could not be set up.
 fn span_processor() -> (Option<Arc<BatchSpanProcessor>>, Option<String>) {
-    let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return (None, None);
+    }
     let target = match otlp::Target::from_vars(var) {
-        Ok(Some(target)) if !disabled => target,
-        Ok(_) => return (None, None),
+        Ok(Some(target)) => target,
+        Ok(None) => return (None, None),
         Err(problem) => return (None, Some(problem)),
     };
     let protocol =

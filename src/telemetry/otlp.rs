@@ -27,12 +27,14 @@ use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::trace::{SpanData, SpanExporter};
 use opentelemetry_sdk::Resource;
 use prost::encoding::{encode_key, encode_varint, WireType};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 
 /// Where and how spans are sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     pub endpoint: String,
-    pub headers: Vec<(String, String)>,
+    /// Checked at start and sent with every export.
+    pub headers: HeaderMap,
     pub timeout: Duration,
 }
 
@@ -62,22 +64,23 @@ impl Target {
             }
             Err(err) => return Err(format!("OTLP endpoint {endpoint:?} is not a URL: {err}")),
         }
-        let mut headers = Vec::new();
+        let mut headers = HeaderMap::new();
         if let Some(list) = traces_or(
             "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
             "OTEL_EXPORTER_OTLP_HEADERS",
         ) {
             for pair in list.split(',').filter(|p| !p.trim().is_empty()) {
-                let (name, value) = pair.split_once('=').ok_or_else(|| {
-                    format!("OTEL_EXPORTER_OTLP_HEADERS: {pair:?} is not key=value")
-                })?;
+                let bad = || format!("OTEL_EXPORTER_OTLP_HEADERS: {pair:?} is not a header");
+                let (name, value) = pair.split_once('=').ok_or_else(bad)?;
                 let decode = |text: &str| {
                     percent_encoding::percent_decode_str(text.trim())
                         .decode_utf8()
                         .map(|t| t.into_owned())
-                        .map_err(|_| format!("OTEL_EXPORTER_OTLP_HEADERS: {pair:?} is not UTF-8"))
+                        .map_err(|_| bad())
                 };
-                headers.push((decode(name)?, decode(value)?));
+                let name = HeaderName::try_from(decode(name)?).map_err(|_| bad())?;
+                let value = HeaderValue::try_from(decode(value)?).map_err(|_| bad())?;
+                headers.append(name, value);
             }
         }
         let timeout =
@@ -138,17 +141,16 @@ impl OtlpHttp {
         let client = self.client.get_or_init(|| {
             reqwest::blocking::Client::builder()
                 .timeout(self.target.timeout)
+                .default_headers(self.target.headers.clone())
                 .build()
                 .unwrap_or_else(|_| reqwest::blocking::Client::new())
         });
-        let mut request = client
+        let response = client
             .post(&self.target.endpoint)
-            .header("content-type", "application/x-protobuf")
-            .body(body);
-        for (name, value) in &self.target.headers {
-            request = request.header(name, value);
-        }
-        let response = request.send().map_err(|e| e.to_string())?;
+            .header(CONTENT_TYPE, "application/x-protobuf")
+            .body(body)
+            .send()
+            .map_err(|e| e.to_string())?;
         let status = response.status();
         match status.is_success() {
             true => Ok(()),
@@ -419,13 +421,9 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(general.endpoint, "http://collector:4318/v1/traces");
-        assert_eq!(
-            general.headers,
-            [
-                ("api-key".into(), "a b".into()),
-                ("x-team".into(), "quant".into())
-            ]
-        );
+        assert_eq!(general.headers.len(), 2);
+        assert_eq!(general.headers["api-key"], "a b");
+        assert_eq!(general.headers["x-team"], "quant");
         assert_eq!(general.timeout, Duration::from_millis(2500));
         let specific = target(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
@@ -439,10 +437,13 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(specific.endpoint, "http://traces:9999/custom", "used as is");
-        assert_eq!(specific.headers, [("b".into(), "2".into())]);
+        assert_eq!(specific.headers.len(), 1);
+        assert_eq!(specific.headers["b"], "2");
         assert_eq!(specific.timeout, DEFAULT_TIMEOUT);
         for bad in [
             ("OTEL_EXPORTER_OTLP_HEADERS", "no-equals"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "bad name=1"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "x=line%0Abreak"),
             ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon"),
             ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector:4318"),
             (
@@ -553,7 +554,7 @@ mod tests {
                 .build();
             let mut exporter = OtlpHttp::new(Target {
                 endpoint: "http://127.0.0.1:1/v1/traces".into(),
-                headers: Vec::new(),
+                headers: HeaderMap::new(),
                 timeout: DEFAULT_TIMEOUT,
             });
             exporter.set_resource(&resource);

@@ -32,15 +32,15 @@ pub fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
 /// `sampled` flag the default sampler follows).
 pub fn continue_trace(span: &Span, headers: &HeaderMap) {
     let parent = remote_parent(headers);
-    let caller = parent.span().span_context().clone();
-    if caller.is_valid() {
-        adopt(
-            span,
-            Remote {
-                trace: u128::from_be_bytes(caller.trace_id().to_bytes()),
-                span: u64::from_be_bytes(caller.span_id().to_bytes()),
-                sampled: caller.is_sampled(),
-            },
-        );
-    }
+    let caller = parent.span();
+    let caller = caller.span_context();
+    // No valid `traceparent` gives zero ids, which `adopt` ignores.
+    adopt(
+        span,
+        Remote {
+            trace: u128::from_be_bytes(caller.trace_id().to_bytes()),
+            span: u64::from_be_bytes(caller.span_id().to_bytes()),
+            sampled: caller.is_sampled(),
+        },
+    );
 }

@@ -23,13 +23,7 @@ async fn a_key_learns_its_owner_range_and_use_without_spending_a_call() {
             .await;
         assert_eq!(reply.code(), 0);
     }
-    let ask = || {
-        app.http
-            .get(format!("{}/api/v1/membership", app.address))
-            .header("X-API-Key", &key.key)
-            .send()
-    };
-    let answer = crate::helpers::TestApp::reply(ask().await.unwrap()).await;
+    let answer = app.membership_with(&key.key).await;
     assert_eq!(answer.code(), 0, "{}", answer.body);
     let data = answer.data();
     assert_eq!(data["identity"], "key");
@@ -72,25 +66,9 @@ async fn a_refused_key_gets_the_answer_a_query_would() {
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "kim", "free").await;
     app.delete_key(&app.login_ok("kim").await, &key.id).await;
-    let answer = crate::helpers::TestApp::reply(
-        app.http
-            .get(format!("{}/api/v1/membership", app.address))
-            .header("X-API-Key", &key.key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let answer = app.membership_with(&key.key).await;
     answer.assert_error(401, 40102);
-    let garbage = crate::helpers::TestApp::reply(
-        app.http
-            .get(format!("{}/api/v1/membership", app.address))
-            .header("X-API-Key", "iq_nope")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let garbage = app.membership_with("iq_nope").await;
     garbage.assert_error(401, 40102);
 }
 

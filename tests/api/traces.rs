@@ -177,17 +177,8 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(import["code"], 40002, "{import}");
 
     // The key's membership: the front actor's span says the key came from memory.
-    let membership: Value = app
-        .http
-        .get(format!("{}/api/v1/membership", app.address))
-        .header("X-API-Key", &key.key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(membership["code"], 0, "{membership}");
+    let membership = app.membership_with(&key.key).await;
+    assert_eq!(membership.code(), 0, "{}", membership.body);
 
     // A caller's own trace continues into ours.
     let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -293,7 +284,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(listing_root.attr("caller"), Some("session"));
     let (unknown_root, _) = trace_of(&spans, &request_id(&unknown.body));
     assert_eq!(unknown_root.attr("http.route"), Some("unmatched"));
-    let (membership_root, membership_trace) = trace_of(&spans, &request_id(&membership));
+    let (membership_root, membership_trace) = trace_of(&spans, &request_id(&membership.body));
     assert_eq!(membership_root.name, "GET /api/v1/membership");
     let shown = child_named(&membership_trace, membership_root, "front.show_membership");
     assert_eq!(shown.attr("auth.cache.hit"), Some("true"), "{shown:#?}");

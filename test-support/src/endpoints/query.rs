@@ -43,6 +43,18 @@ impl TestApp {
         self.get("/api/v1/membership").await
     }
 
+    /// `GET /api/v1/membership` with the key in `X-API-Key`.
+    pub async fn membership_with(&self, api_key: &str) -> Reply {
+        let response = self
+            .http
+            .get(format!("{}/api/v1/membership", self.address))
+            .header("X-API-Key", api_key)
+            .send()
+            .await
+            .expect("request");
+        Self::reply(response).await
+    }
+
     /// Every page of a query, walked as spec 4.3 says.
     pub async fn walk(&self, mut body: Value, limit: u64) -> Vec<Value> {
         let mut rows = Vec::new();

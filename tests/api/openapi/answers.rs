@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::conformance::Conformance;
 use super::operations;
 use super::tour::Tour;
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 #[actix_web::test]
 async fn real_answers_match_the_document() {
@@ -139,14 +139,7 @@ async fn real_answers_match_the_document() {
     )
     .await
     .assert_error(400, 40001);
-    let membership = app
-        .http
-        .get(format!("{}/api/v1/membership", app.address))
-        .header("X-API-Key", &secret)
-        .send()
-        .await
-        .unwrap();
-    let membership = TestApp::reply(membership).await;
+    let membership = app.membership_with(&secret).await;
     tour.record("GET", "/api/v1/membership", &membership);
 
     // Every dataset, as the key and as a visitor; refusals.

@@ -32,7 +32,6 @@
 //! processor's bounded queue, which drops (and counts) what it cannot hold.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -40,17 +39,19 @@ use opentelemetry::trace::{
     Event as SpanEvent, SpanContext, SpanId, SpanKind, Status, TraceContextExt, TraceFlags,
     TraceId, TraceState,
 };
-use opentelemetry::{Context as OtelContext, InstrumentationScope, Key, KeyValue, Value};
+use opentelemetry::{Context as OtelContext, InstrumentationScope, Key, KeyValue};
 use opentelemetry_sdk::trace::{
     SamplingDecision, ShouldSample, SpanData, SpanEvents, SpanLinks, SpanProcessor,
 };
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
 use super::ids::SpanIds;
+use record::{FieldValues, Recording};
+
+mod record;
 
 /// Events kept per span; more are counted as dropped. A span is a request or a step of
 /// one, so a span with more than this is logging in a loop.
@@ -67,26 +68,22 @@ pub struct Export {
 }
 
 impl Export {
-    /// Spans of the scope `scope` go to `processor`, traces sampled by `sampler`.
+    /// Spans of the scope `scope` go to `processor`, traces sampled by `sampler`. Spans
+    /// and events whose target starts with one of `left_out` are never exported: the
+    /// exporter's own crates (whose events would become spans of the traces they
+    /// export) and lines whose span already says what they say.
     pub fn new(
         processor: Arc<dyn SpanProcessor>,
         sampler: Box<dyn ShouldSample>,
         scope: &'static str,
+        left_out: &[&'static str],
     ) -> Self {
         Export {
             processor,
             sampler,
             scope: InstrumentationScope::builder(scope).build(),
-            left_out: Vec::new(),
+            left_out: left_out.to_vec(),
         }
-    }
-
-    /// Never exports spans or events whose target starts with `prefix`: the exporter's
-    /// own crates (whose events would become spans of the traces they export) and
-    /// lines whose span already says what they say.
-    pub fn leave_out(mut self, prefix: &'static str) -> Self {
-        self.left_out.push(prefix);
-        self
     }
 
     fn exports(&self, meta: &Metadata<'_>) -> bool {
@@ -126,138 +123,11 @@ impl Export {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Decision {
+pub(super) enum Decision {
     /// The first span of a trace, before its first child or its close.
     Pending,
     Export,
     Drop,
-}
-
-/// What an exported span will hold, kept in its extensions until it closes.
-struct Recording {
-    decision: Decision,
-    /// The nearest exported ancestor in this process.
-    parent: Option<u64>,
-    name: Cow<'static, str>,
-    kind: SpanKind,
-    status: Status,
-    start: SystemTime,
-    attributes: Vec<KeyValue>,
-    events: Vec<SpanEvent>,
-    dropped_events: u32,
-}
-
-impl Recording {
-    /// `otel.*` fields steer the span; true when `name` was one of them.
-    fn steer(&mut self, name: &str, text: &str) -> bool {
-        match name {
-            "otel.name" => self.name = Cow::Owned(text.to_owned()),
-            "otel.kind" => {
-                self.kind = match text {
-                    "server" => SpanKind::Server,
-                    "client" => SpanKind::Client,
-                    "producer" => SpanKind::Producer,
-                    "consumer" => SpanKind::Consumer,
-                    _ => SpanKind::Internal,
-                }
-            }
-            "otel.status_code" => {
-                self.status = match text {
-                    t if t.eq_ignore_ascii_case("error") => Status::error(""),
-                    t if t.eq_ignore_ascii_case("ok") => Status::Ok,
-                    _ => Status::Unset,
-                }
-            }
-            other => return other.starts_with("otel."),
-        }
-        true
-    }
-
-    /// Sets an attribute; a field recorded again replaces its value.
-    fn set(&mut self, field: &Field, value: Value) {
-        let key = Key::from_static_str(field.name());
-        match self.attributes.iter_mut().find(|kv| kv.key == key) {
-            Some(kv) => kv.value = value,
-            None => self.attributes.push(KeyValue::new(key, value)),
-        }
-    }
-}
-
-impl Visit for Recording {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if !self.steer(field.name(), value) {
-            self.set(field, Value::from(value.to_owned()));
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        let text = format!("{value:?}");
-        if !self.steer(field.name(), &text) {
-            self.set(field, Value::from(text));
-        }
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.set(field, Value::I64(value));
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        match i64::try_from(value) {
-            Ok(value) => self.set(field, Value::I64(value)),
-            Err(_) => self.set(field, Value::from(value.to_string())),
-        }
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.set(field, Value::Bool(value));
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        self.set(field, Value::F64(value));
-    }
-}
-
-/// An event's message and other fields.
-#[derive(Default)]
-struct EventFields {
-    message: Option<String>,
-    attributes: Vec<KeyValue>,
-}
-
-impl Visit for EventFields {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        match field.name() {
-            "message" => self.message = Some(value.to_owned()),
-            name => self
-                .attributes
-                .push(KeyValue::new(Key::from_static_str(name), value.to_owned())),
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        let text = format!("{value:?}");
-        match field.name() {
-            "message" => self.message = Some(text),
-            name => self
-                .attributes
-                .push(KeyValue::new(Key::from_static_str(name), text)),
-        }
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.attributes
-            .push(KeyValue::new(Key::from_static_str(field.name()), value));
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.attributes
-            .push(KeyValue::new(Key::from_static_str(field.name()), value));
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        self.attributes
-            .push(KeyValue::new(Key::from_static_str(field.name()), value));
-    }
 }
 
 impl<S> Layer<S> for Export
@@ -305,7 +175,7 @@ where
             events: Vec::new(),
             dropped_events: 0,
         };
-        attrs.record(&mut recording);
+        attrs.record(&mut FieldValues(|name, value| recording.put(name, value)));
         span.extensions_mut().insert(recording);
     }
 
@@ -316,7 +186,7 @@ where
         let mut extensions = span.extensions_mut();
         if let Some(recording) = extensions.get_mut::<Recording>() {
             if recording.decision != Decision::Drop {
-                values.record(recording);
+                values.record(&mut FieldValues(|name, value| recording.put(name, value)));
             }
         }
     }
@@ -344,18 +214,16 @@ where
                 recording.dropped_events += 1;
                 return;
             }
-            let mut fields = EventFields::default();
-            event.record(&mut fields);
-            fields
-                .attributes
-                .push(KeyValue::new("level", meta.level().as_str()));
-            let name = fields.message.unwrap_or_else(|| meta.name().to_owned());
-            recording.events.push(SpanEvent::new(
-                name,
-                SystemTime::now(),
-                fields.attributes,
-                0,
-            ));
+            let mut message = None;
+            let mut attributes = vec![KeyValue::new("level", meta.level().as_str())];
+            event.record(&mut FieldValues(|name, value| match name {
+                "message" => message = Some(record::text(value)),
+                name => attributes.push(KeyValue::new(Key::from_static_str(name), value)),
+            }));
+            let name = message.unwrap_or_else(|| meta.name().to_owned());
+            recording
+                .events
+                .push(SpanEvent::new(name, SystemTime::now(), attributes, 0));
             return;
         }
     }
@@ -416,6 +284,7 @@ where
 mod tests {
     use std::sync::Mutex;
 
+    use opentelemetry::Value;
     use opentelemetry_sdk::trace::Sampler;
     use tracing_subscriber::layer::SubscriberExt;
 
@@ -445,7 +314,7 @@ mod tests {
     /// The spans `f` exports under `sampler`, in the order they closed.
     fn exported(sampler: Sampler, f: impl FnOnce()) -> Vec<SpanData> {
         let kept = Arc::new(Kept::default());
-        let export = Export::new(kept.clone(), Box::new(sampler), "test").leave_out("noisy");
+        let export = Export::new(kept.clone(), Box::new(sampler), "test", &["noisy"]);
         let subscriber = tracing_subscriber::registry().with(Ids).with(export);
         tracing::subscriber::with_default(subscriber, f);
         let spans = std::mem::take(&mut *kept.0.lock().unwrap());
