@@ -8,6 +8,7 @@
 //!
 //! It keeps ids only; it must never decide what is exported.
 
+use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id};
 use tracing::{Span, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
@@ -42,7 +43,21 @@ impl SpanIds {
     }
 }
 
-pub struct Ids;
+/// The layer. It records nothing of its own, so it says how verbose the spans it must
+/// name can be: the most verbose level any output records. Without that bound the whole
+/// subscriber would have no maximum level, and every `trace!` of every crate (actix-http
+/// has some on every request) would be dispatched and filtered one by one.
+pub struct Ids {
+    most_verbose: LevelFilter,
+}
+
+impl Ids {
+    /// Ids for spans up to `most_verbose`: pass the most verbose level any other layer
+    /// records.
+    pub fn up_to(most_verbose: LevelFilter) -> Self {
+        Ids { most_verbose }
+    }
+}
 
 /// A random id that is not zero (zero means "no id" in W3C trace context).
 fn nonzero<T: Default + PartialEq>(draw: impl Fn() -> T) -> T {
@@ -58,6 +73,10 @@ impl<S> Layer<S> for Ids
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(self.most_verbose)
+    }
+
     fn on_new_span(&self, _: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(id) else {
             return;
@@ -117,7 +136,7 @@ mod tests {
 
     #[test]
     fn children_continue_their_parents_trace_and_an_adopted_trace() {
-        let subscriber = tracing_subscriber::registry().with(Ids);
+        let subscriber = tracing_subscriber::registry().with(Ids::up_to(LevelFilter::TRACE));
         let (root, child, other) = tracing::subscriber::with_default(subscriber, || {
             let root = tracing::info_span!("request");
             adopt(

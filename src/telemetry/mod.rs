@@ -20,6 +20,7 @@
 mod export;
 mod ids;
 mod json_log;
+mod log_filter;
 mod otlp;
 pub mod propagation;
 
@@ -29,18 +30,15 @@ use opentelemetry_sdk::trace::{
     BatchConfig, BatchConfigBuilder, BatchSpanProcessor, Config, SpanProcessor,
 };
 use opentelemetry_sdk::Resource;
+use tracing::level_filters::LevelFilter;
 use tracing::Dispatch;
 use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::{EnvFilter, Layer, Registry};
+use tracing_subscriber::{Layer, Registry};
 
 use crate::http::request_context::ACCESS_TARGET;
 use crate::settings::LogFormat;
 use json_log::JsonLog;
-
-/// The database driver logs every statement's parameters at debug level: password
-/// hashes, key HMACs, session digests. Those must never reach a log, whatever
-/// `RUST_LOG` asks for, so the driver is capped at `info`.
-const DRIVER_CAP: &str = "tokio_postgres=info";
+use log_filter::LogFilter;
 
 /// The service's name in traces when `OTEL_SERVICE_NAME` does not say otherwise.
 const SERVICE_NAME: &str = "iq-service";
@@ -75,9 +73,9 @@ impl Telemetry {
 pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
     let (spans, problem) = span_processor();
 
-    let log_filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(default_level))
-        .add_directive(DRIVER_CAP.parse().expect("a valid directive"));
+    let log_filter = LogFilter::new(std::env::var("RUST_LOG").ok().as_deref(), default_level);
+    // Spans get ids up to the most verbose level anything records: traces are `info`.
+    let ids = ids::Ids::up_to(log_filter.most_verbose().max(LevelFilter::INFO));
     // The exporter's own crates log through `tracing` too; their events must not become
     // parts of the trace they are exporting. The access line is left out too: its span
     // already has what it says. Spans are exported at `info` and above, whatever the
@@ -108,7 +106,7 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
             .boxed(),
     };
     // Ids first: the export layer reads them.
-    let dispatch = Dispatch::new(Registry::default().with(ids::Ids).with(traces).with(logs));
+    let dispatch = Dispatch::new(Registry::default().with(ids).with(traces).with(logs));
     if let Err(err) = tracing::dispatcher::set_global_default(dispatch) {
         eprintln!("logging was already initialised: {err}");
     }

@@ -45,13 +45,26 @@ pub fn generate() -> NewKey {
 
 /// Whether `text` has the shape of a key and a matching checksum (step 1, no database).
 pub fn is_well_formed(text: &str) -> bool {
-    let Some(rest) = text.strip_prefix(PREFIX) else {
+    has_key_shape(text) && checksum_matches(text)
+}
+
+/// Whether `text` is `iq_` and 40 base62 characters: the part of step 1 that costs
+/// nothing. The checksum is a hash of its own ([`checksum_matches`]).
+pub fn has_key_shape(text: &str) -> bool {
+    text.strip_prefix(PREFIX).is_some_and(|rest| {
+        rest.len() == BODY_LEN + CHECKSUM_LEN && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// Whether a text of [`has_key_shape`] ends in the checksum of its body.
+pub fn checksum_matches(text: &str) -> bool {
+    let Some((body, sum)) = text
+        .strip_prefix(PREFIX)
+        .filter(|rest| rest.len() == BODY_LEN + CHECKSUM_LEN && rest.is_ascii())
+        .map(|rest| rest.split_at(BODY_LEN))
+    else {
         return false;
     };
-    if rest.len() != BODY_LEN + CHECKSUM_LEN || !rest.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return false;
-    }
-    let (body, sum) = rest.split_at(BODY_LEN);
     // Not secret: the checksum only catches typing mistakes.
     checksum(body) == sum
 }
@@ -122,6 +135,7 @@ mod tests {
         typo[i] = if typo[i] == b'a' { b'b' } else { b'a' };
         let typo = String::from_utf8(typo).unwrap();
         assert!(!is_well_formed(&typo));
+        assert!(has_key_shape(&typo) && !checksum_matches(&typo));
         assert!(!is_well_formed(""));
         assert!(!is_well_formed(&key[..KEY_LEN - 1]));
         assert!(!is_well_formed(&key.replacen("iq_", "xx_", 1)));

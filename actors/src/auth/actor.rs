@@ -187,13 +187,19 @@ impl AuthService {
 
     /// Steps 1-4 for a key, in the specification's order with D3's codes.
     async fn key(&self, text: &str, ip: Option<IpAddr>) -> Result<Identity, ApiError> {
-        if !api_key::is_well_formed(text) {
+        if !api_key::has_key_shape(text) {
             return Err(invalid_key());
         }
         let hash = self.hasher.hash(text);
         let lookup = self
             .keys
             .get_or_load(&hash, || async {
+                // The checksum is checked only for a key that is not in memory: one
+                // that is was checked when it was loaded. A mistyped key is still
+                // refused without a database look-up.
+                if !api_key::checksum_matches(text) {
+                    return Ok(None);
+                }
                 let client = self.pool.get().await?;
                 Ok(keys_find(&**client, &hash).await?.map(Arc::new))
             })

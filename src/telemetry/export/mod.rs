@@ -43,6 +43,7 @@ use opentelemetry::{Context as OtelContext, InstrumentationScope, Key, KeyValue}
 use opentelemetry_sdk::trace::{
     SamplingDecision, ShouldSample, SpanData, SpanEvents, SpanLinks, SpanProcessor,
 };
+use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
@@ -134,6 +135,11 @@ impl<S> Layer<S> for Export
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    /// Nothing below `info` is exported: the subscriber need not dispatch it for traces.
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(LevelFilter::INFO)
+    }
+
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let meta = attrs.metadata();
         if !self.exports(meta) {
@@ -315,7 +321,9 @@ mod tests {
     fn exported(sampler: Sampler, f: impl FnOnce()) -> Vec<SpanData> {
         let kept = Arc::new(Kept::default());
         let export = Export::new(kept.clone(), Box::new(sampler), "test", &["noisy"]);
-        let subscriber = tracing_subscriber::registry().with(Ids).with(export);
+        let subscriber = tracing_subscriber::registry()
+            .with(Ids::up_to(tracing::level_filters::LevelFilter::TRACE))
+            .with(export);
         tracing::subscriber::with_default(subscriber, f);
         let spans = std::mem::take(&mut *kept.0.lock().unwrap());
         spans

@@ -11,9 +11,9 @@ use super::code::variables_read_by_the_code;
 use super::objects::{config, container, entry};
 use super::render::{manifests_dir, repository};
 
-/// Variables the service reads through its libraries rather than in its own code:
-/// `RUST_LOG` (tracing's `EnvFilter::try_from_default_env`) and the OpenTelemetry SDK's
-/// standard variables (the README's configuration table lists them).
+/// Variables whose meaning is a library's rather than the service's own: `RUST_LOG`
+/// (`tracing-subscriber`'s filter syntax) and the OpenTelemetry SDK's standard variables
+/// (the README's configuration table lists them).
 const LIBRARY_VARIABLES: &[&str] = &[
     "RUST_LOG",
     "OTEL_TRACES_SAMPLER",
@@ -87,8 +87,8 @@ fn secrets_from_the_secret_and_every_setting_a_real_one() {
     }
     let telemetry = fs::read_to_string(repository().join("src/telemetry/mod.rs")).unwrap();
     assert!(
-        telemetry.contains("EnvFilter::try_from_default_env"),
-        "RUST_LOG is read through EnvFilter"
+        telemetry.contains(r#"std::env::var("RUST_LOG")"#),
+        "RUST_LOG is read by the log filter"
     );
     let settings = config();
     for name in settings.keys() {
