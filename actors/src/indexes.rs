@@ -51,6 +51,9 @@ pub struct View {
 #[derive(Debug, Clone, Default)]
 pub struct IndexRegistry {
     indexes: Vec<IndexDef>,
+    /// The views of grants without a key's index range, by audience and member
+    /// coverage: nearly every query's, made once instead of per query.
+    common: Vec<((Audience, bool), View)>,
 }
 
 impl IndexRegistry {
@@ -58,7 +61,25 @@ impl IndexRegistry {
         indexes.sort_by(|a, b| {
             (a.sort_no, a.index_code.as_bytes()).cmp(&(b.sort_no, b.index_code.as_bytes()))
         });
-        IndexRegistry { indexes }
+        let mut registry = IndexRegistry {
+            indexes,
+            common: Vec::new(),
+        };
+        for audience in [Audience::Website, Audience::ApiKey] {
+            for member_indexes in [false, true] {
+                let grant = Grant {
+                    audience,
+                    member_indexes,
+                    index_range: None,
+                    scopes: None,
+                    delay_days: 0,
+                    max_rows: 0,
+                };
+                let view = registry.view(&grant);
+                registry.common.push(((audience, member_indexes), view));
+            }
+        }
+        registry
     }
 
     pub async fn load(client: &impl Traced) -> Result<Self, ApiError> {
@@ -106,6 +127,12 @@ impl IndexRegistry {
 
     /// The indexes `grant` sees, in display order.
     pub fn view(&self, grant: &Grant) -> View {
+        if grant.index_range.is_none() {
+            let class = (grant.audience, grant.member_indexes);
+            if let Some((_, view)) = self.common.iter().find(|(c, _)| *c == class) {
+                return view.clone();
+            }
+        }
         let visible: Vec<&IndexDef> = self
             .indexes
             .iter()
@@ -196,6 +223,19 @@ mod tests {
             ["Server_Index", "GPU_Index", "SSD_Index", "Hardware_Index"]
         );
         assert_eq!(view.visible, view.detailed);
+    }
+
+    #[test]
+    fn a_view_made_once_is_the_view_a_range_of_every_index_makes() {
+        let reg = registry();
+        let every = Arc::new(reg.indexes.iter().map(|d| d.index_code.clone()).collect());
+        for audience in [Audience::Website, Audience::ApiKey] {
+            for member in [false, true] {
+                let mut ranged = grant(audience, member);
+                ranged.index_range = Some(Arc::clone(&every));
+                assert_eq!(reg.view(&grant(audience, member)), reg.view(&ranged));
+            }
+        }
     }
 
     #[test]

@@ -156,9 +156,9 @@ impl<W> JsonLog<W> {
         out.push(b':');
         timestamp(out, chrono::Utc::now());
         out.push(b',');
-        entry(out, "level", meta.level().as_str());
+        text_entry(out, "level", meta.level().as_str());
         out.push(b',');
-        entry(out, "target", meta.target());
+        text_entry(out, "target", meta.target());
         let mut written: Vec<&'static str> = vec!["timestamp", "level", "target"];
         for (name, value) in &own.0 {
             if !written.contains(name) {
@@ -176,7 +176,7 @@ impl<W> JsonLog<W> {
             // Leaf first, so the nearest span's value of a name wins.
             for span in scope {
                 if std::mem::take(&mut leaf) {
-                    ids = super::ids::of(&span).map(|ids| ids.hex());
+                    ids = super::ids::of(&span);
                 }
                 path.insert_str(0, span.name());
                 path.insert(0, '>');
@@ -192,15 +192,23 @@ impl<W> JsonLog<W> {
                     }
                 }
             }
-            let (trace_id, span_id) = ids.unzip();
-            for (name, value) in [
-                ("span", Some(path.split_off(1))),
-                ("trace_id", trace_id),
-                ("span_id", span_id),
-            ] {
-                if let Some(value) = value.filter(|_| !written.contains(&name)) {
+            if !written.contains(&"span") {
+                out.push(b',');
+                text_entry(out, "span", &path[1..]);
+            }
+            // As OpenTelemetry writes them: lower-case hex, 32 and 16 digits.
+            let ids = ids.map(|ids| {
+                [
+                    ("trace_id", ids.trace, 32),
+                    ("span_id", ids.span.into(), 16),
+                ]
+            });
+            for (name, id, digits) in ids.into_iter().flatten() {
+                if !written.contains(&name) {
                     out.push(b',');
-                    entry(out, name, &value);
+                    string(out, name);
+                    out.push(b':');
+                    hex(out, id, digits);
                 }
             }
         }
@@ -221,10 +229,32 @@ impl serde::Serialize for Value {
 }
 
 /// `"name":value`, the value as JSON (a float that is not finite as `null`).
-fn entry<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
+fn entry(out: &mut Vec<u8>, name: &str, value: &Value) {
     string(out, name);
     out.push(b':');
-    let _ = serde_json::to_writer(&mut *out, value);
+    match value {
+        Value::Str(text) => string(out, text),
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
+    }
+}
+
+/// `"name":"text"`.
+fn text_entry(out: &mut Vec<u8>, name: &str, text: &str) {
+    string(out, name);
+    out.push(b':');
+    string(out, text);
+}
+
+/// The low `digits` hex digits of `id`, lower case and quoted.
+fn hex(out: &mut Vec<u8>, id: u128, digits: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    for shift in (0..digits).rev() {
+        out.push(DIGITS[(id >> (shift * 4)) as usize & 0xf]);
+    }
+    out.push(b'"');
 }
 
 /// `text` as a JSON string. Names and most values (ids, routes, messages) need no
@@ -379,6 +409,36 @@ mod tests {
         assert_eq!(line["big"], u64::MAX);
         assert_eq!(line["text"], "tab\there");
         assert!(line.get("span").is_none());
+    }
+
+    #[test]
+    fn a_line_in_a_span_names_its_trace_and_span_in_hex() {
+        let memory = Memory::default();
+        let subscriber = tracing_subscriber::registry()
+            .with(super::super::ids::Ids::up_to(
+                tracing::level_filters::LevelFilter::TRACE,
+            ))
+            .with(JsonLog::new(memory.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::info_span!("request");
+            super::super::ids::adopt(
+                &span,
+                super::super::ids::Remote {
+                    trace: 0xabc,
+                    span: 0xdef,
+                    sampled: true,
+                },
+            );
+            span.in_scope(|| tracing::info!("inside"));
+        });
+        let text = String::from_utf8(memory.0.lock().unwrap().clone()).unwrap();
+        let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(line["trace_id"], format!("{:032x}", 0xabc));
+        let span_id = line["span_id"].as_str().unwrap();
+        assert_eq!(span_id.len(), 16, "{span_id}");
+        assert!(span_id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
     }
 
     #[test]
