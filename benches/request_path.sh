@@ -15,7 +15,11 @@
 #     and that thread's share of the process (from /proc, around the saturated runs);
 #   - p99 latency of the cached key query at half its maximum throughput (paced wrk);
 #   - throughput with span export to an OTLP/HTTP sink / without (a second instance of
-#     the service on the same database, run in the same rounds).
+#     the service on the same database, run in the same rounds);
+#   - user-space instructions per cached key query, counted by callgrind on a third
+#     instance: the one figure that is the same on a busy and a quiet machine, to
+#     compare two builds (BENCH_INSTRUCTIONS=0 skips it; valgrind is installed when
+#     missing).
 #
 # Everything it starts (the services, nginx, the database, its temporary folder) is
 # removed when it exits, also on failure or Ctrl-C. docs/performance.md, "The request
@@ -32,6 +36,7 @@
 #   IQ_BIN=             a prebuilt iq-service to measure instead of building one
 #   SERVICE_ENV=        extra settings for both instances, e.g. "PAGE_CACHE_MB=64"
 #   READY_TIMEOUT=180   seconds to wait for /readyz (the first start loads demo data)
+#   BENCH_INSTRUCTIONS=1  count instructions per request under callgrind (0: skip)
 
 set -euo pipefail
 
@@ -54,7 +59,10 @@ tmp=""
 database=""
 service_pid=""
 traced_pid=""
+counted_pid=""
 nginx_pid=""
+# A command the next start_service runs the binary under (callgrind, once).
+launcher=()
 
 say() { printf '%s\n' "$*"; }
 fail() {
@@ -68,7 +76,7 @@ fail() {
 ensure_tools() {
     local -A package_of=(
         [nginx]=nginx-light [wrk]=wrk [curl]=curl [jq]=jq [psql]=postgresql-client
-        [python3]=python3
+        [python3]=python3 [valgrind]=valgrind
     )
     local missing=() command
     for command in "${!package_of[@]}"; do
@@ -123,6 +131,7 @@ cleanup() {
             [[ -s $log ]] && { say "--- last lines of $(basename "$log"):"; tail -n 15 "$log"; }
         done
     fi
+    stop_process "$counted_pid"
     stop_process "$traced_pid"
     stop_process "$service_pid"
     stop_process "$nginx_pid"
@@ -187,7 +196,7 @@ start_service() {
         LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$(free_port)" \
         WORKERS="$workers" LOG_FORMAT=json RUST_LOG=info ACCESS_LOG=all \
         WEBSITE_PER_MINUTE=0 ${SERVICE_ENV:-} "$@" \
-        "$bin" serve >>"$tmp/$name.log" 2>&1 &
+        ${launcher[@]+"${launcher[@]}"} "$bin" serve >>"$tmp/$name.log" 2>&1 &
     started_pid=$!
 }
 
@@ -309,6 +318,7 @@ port_of() {
     case $1 in
     service) echo "$service_port" ;;
     traced) echo "$traced_port" ;;
+    counted) echo "$counted_port" ;;
     nginx) echo "$nginx_port" ;;
     esac
 }
@@ -412,6 +422,35 @@ paced_run() {
     : >"$tmp/service.log"
 }
 
+# User-space instructions per cached key query: a third instance on the same database
+# under callgrind, counting only while wrk (one thread, 4 connections, BENCH_SECS)
+# sends the query; its total over the requests wrk counted. Wall-clock rates move by a
+# fifth between runs on a shared 2-core machine; this count moves by well under 1%,
+# so it tells whether a change made the request path cheaper. The kernel's share (the
+# sockets) is not in it.
+count_instructions() {
+    [[ ${BENCH_INSTRUCTIONS:-1} != 0 ]] || return 0
+    local port result out=$tmp/callgrind.out
+    port=$(free_port)
+    launcher=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out")
+    start_service counted "$port"
+    launcher=()
+    counted_pid=$started_pid
+    wait_ready "$counted_pid" "$port"
+    local saved_clients=$clients saved_threads=$threads
+    clients=4 threads=1
+    counted_port=$port
+    wrk_run key counted 3 >/dev/null # the caches, the key's lease
+    callgrind_control -i on "$counted_pid" >/dev/null
+    result=$(wrk_run key counted "$secs")
+    callgrind_control -i off "$counted_pid" >/dev/null
+    clients=$saved_clients threads=$saved_threads
+    stop_process "$counted_pid"
+    counted_pid=""
+    echo "instructions requests=$(field requests "$result") total=$(sed -n 's/^totals: //p' "$out")" \
+        >>"$tmp/results"
+}
+
 # WRK_RESULT fields: requests per second.
 rate() {
     echo $(($(field requests "$1") * 1000000 / $(field duration_us "$1")))
@@ -473,6 +512,8 @@ main() {
     awk '{ n++; b += ($2 == "-" ? 0 : $2) } END { printf "sink batches=%d bytes=%d\n", n, b }' \
         "$tmp/nginx/otlp.log" >>"$tmp/results"
     paced_runs
+    say "instructions per cached key query (callgrind, $secs s)"
+    count_instructions
 
     say ""
     say "request_path: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average" \

@@ -9,6 +9,7 @@ RESULTS has one record a line, a kind then key=value fields:
         status_errors=... socket_errors=... process_us=... busiest_share=... ...
     paced target_rps=... rps=... p50_us=... p99_us=... status_errors=... ...
     sink batches=N bytes=B
+    instructions requests=N total=I
     meta name=value ...
 
 Ratios are taken within a round (the runs of a round are back to back, so slow drifts
@@ -195,6 +196,13 @@ def main(path):
         for rnd in rounds if run(rnd, "key", "traced") and run(rnd, "key", "service")
     ])
     rows.append(["  CPU per request, on / off", fmt(tracing_cpu, ".3f"), "(reported)", ""])
+    counted = next((r for r in records if r["kind"] == "instructions"), None)
+    if counted and counted.get("requests") and isinstance(counted.get("total"), float):
+        rows.append([
+            "instructions per cached key request",
+            f"{counted['total'] / counted['requests'] / 1000:.1f}k",
+            "(to compare builds)", "",
+        ])
     print("\nSummary (medians over {} rounds):".format(len(rounds)))
     table(["figure", "measured", "goal (issue 14)", "verdict"], rows)
     for p in (paced, paced_nginx):
