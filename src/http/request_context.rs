@@ -86,9 +86,9 @@ pub async fn request_context(
         otel.name = field::Empty,
         otel.kind = "server",
         otel.status_code = field::Empty,
-        request_id = %request_id,
-        http.request.method = %req.method(),
-        url.path = %req.path(),
+        request_id = request_id.as_str(),
+        http.request.method = req.method().as_str(),
+        url.path = req.path(),
         http.route = field::Empty,
         http.response.status_code = field::Empty,
         code = field::Empty,
@@ -194,18 +194,19 @@ fn finish(
         .extensions()
         .get::<QueryDataset>()
         .map_or("", |d| d.0);
-    // Exported as `{method} {route}`, as the conventions name server spans; formatted
-    // only by the export layer, so a process that exports nothing never builds it.
-    span.record("otel.name", format_args!("{method} {route}"));
-    span.record("http.route", route.as_str());
-    span.record("http.response.status_code", status);
-    span.record("code", code);
-    if !dataset.is_empty() {
-        span.record("dataset", dataset);
-    }
-    if status >= 500 {
-        span.record("otel.status_code", "error");
-    }
+    // One record for all of them: each record is a trip through every layer.
+    // `otel.name` is exported as `{method} {route}`, as the conventions name server
+    // spans; formatted only by the export layer, so a process that exports nothing
+    // never builds it.
+    tracing::record_all!(
+        span,
+        otel.name = format_args!("{method} {route}"),
+        http.route = route.as_str(),
+        http.response.status_code = status,
+        code = code,
+        dataset = (!dataset.is_empty()).then_some(dataset),
+        otel.status_code = (status >= 500).then_some("error"),
+    );
     // Probes and scrapes arrive every few seconds from machines, not people: their
     // lines are debug, so the access log stays the callers' (failures still show).
     let routine = matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics") && status < 500;
@@ -249,8 +250,12 @@ pub fn record_caller(span: &Span, caller: &iq_actors::caller::Caller) {
     use iq_actors::caller::Caller;
     match caller {
         Caller::Key { key_id, owner, .. } => {
-            span.record("key_id", key_id.as_str());
-            record_user(span, caller.kind(), owner.user_id);
+            tracing::record_all!(
+                span,
+                key_id = key_id.as_str(),
+                caller = caller.kind(),
+                user_id = owner.user_id,
+            );
         }
         Caller::Session(account) => record_user(span, caller.kind(), account.user_id),
         Caller::Visitor => {
@@ -266,8 +271,7 @@ pub fn record_session(span: &Span, user_id: i64) {
 }
 
 fn record_user(span: &Span, kind: &'static str, user_id: i64) {
-    span.record("caller", kind);
-    span.record("user_id", user_id);
+    tracing::record_all!(span, caller = kind, user_id = user_id);
 }
 
 /// An envelope for an error the framework produced before or instead of a handler.

@@ -224,8 +224,12 @@ impl DatasetService {
             .await?;
         // A miss also has the page lookup's own span (`cache.lookup`), with its SQL.
         let page = lookup.value;
-        Span::current().record("dataset.rows", page.returned);
-        Span::current().record("dataset.cache.hit", !lookup.loaded);
+        let span = Span::current();
+        tracing::record_all!(
+            span,
+            dataset.rows = page.returned,
+            dataset.cache.hit = !lookup.loaded
+        );
         Ok(page)
     }
 
