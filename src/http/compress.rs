@@ -24,15 +24,35 @@ pub fn accepts_gzip(request: &impl HttpMessage) -> bool {
 
 /// Whether these `Accept-Encoding` lines allow gzip (no line: they do not ask for it).
 fn gzip_accepted<'a>(lines: impl Iterator<Item = &'a HeaderValue> + 'a) -> bool {
-    let mut lines = lines.peekable();
-    // Most scripted clients send none; parsing nothing is still a parser's work.
-    if lines.peek().is_none() {
-        return false;
+    let lines: Vec<&HeaderValue> = lines.collect();
+    // What nearly every client sends (none; `identity`; `gzip, deflate`, as Python's
+    // http.client and requests do) is answered without the full parser, which cost more
+    // than the rest of the compression decision.
+    if let Some(plain) = plain_list(&lines) {
+        return plain;
     }
-    header::from_comma_delimited(lines).is_ok_and(|ranked| {
+    header::from_comma_delimited(lines.into_iter()).is_ok_and(|ranked| {
         AcceptEncoding(ranked).negotiate([Encoding::gzip(), Encoding::identity()].iter())
             == Some(Encoding::gzip())
     })
+}
+
+/// For `Accept-Encoding` lines that only list common codings, without weights or
+/// wildcards: whether gzip is among them. `None` for anything else, which the full
+/// negotiation decides.
+fn plain_list(lines: &[&HeaderValue]) -> Option<bool> {
+    const PLAIN: [&str; 6] = ["gzip", "deflate", "br", "zstd", "identity", "compress"];
+    let mut gzip = false;
+    for line in lines {
+        for coding in line.to_str().ok()?.split(',') {
+            let coding = coding.trim();
+            if !PLAIN.iter().any(|plain| coding.eq_ignore_ascii_case(plain)) {
+                return None;
+            }
+            gzip |= coding.eq_ignore_ascii_case("gzip");
+        }
+    }
+    Some(gzip)
 }
 
 /// Marks an answer body as gzip, varying by `Accept-Encoding`.
@@ -75,4 +95,44 @@ pub async fn compress(
     mark_gzip(res.headers_mut());
     let res = res.set_body(BoxBody::new(compressed));
     Ok(ServiceResponse::new(req, res))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::Strategy;
+
+    fn negotiated(lines: &[HeaderValue]) -> bool {
+        header::from_comma_delimited(lines.iter()).is_ok_and(|ranked| {
+            AcceptEncoding(ranked).negotiate([Encoding::gzip(), Encoding::identity()].iter())
+                == Some(Encoding::gzip())
+        })
+    }
+
+    #[test]
+    fn common_lists_are_answered_without_the_parser() {
+        let line = |text: &'static str| HeaderValue::from_static(text);
+        assert_eq!(plain_list(&[]), Some(false));
+        assert_eq!(plain_list(&[&line("identity")]), Some(false));
+        assert_eq!(plain_list(&[&line("gzip, deflate")]), Some(true));
+        assert_eq!(plain_list(&[&line("br"), &line("GZip")]), Some(true));
+        assert_eq!(plain_list(&[&line("gzip;q=0")]), None);
+        assert_eq!(plain_list(&[&line("*")]), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever the lines, the answer is the full negotiation's.
+        #[test]
+        fn the_answer_is_the_negotiations(lines in proptest::collection::vec(
+            proptest::collection::vec(proptest::sample::select(vec![
+                "gzip", "GZIP", "deflate", "br", "zstd", "identity", "compress", "*",
+                "x-gzip", "gzip;q=0", "identity;q=0", "*;q=0", "gzip;q=0.5", "", " ", "bogus",
+            ]), 0..5).prop_map(|codings| codings.join(",")),
+            0..3,
+        )) {
+            let lines: Vec<HeaderValue> =
+                lines.iter().map(|l| HeaderValue::from_str(l).unwrap()).collect();
+            proptest::prop_assert_eq!(gzip_accepted(lines.iter()), negotiated(&lines), "{:?}", lines);
+        }
+    }
 }
