@@ -217,6 +217,22 @@ impl Metrics {
             misses: counter("miss"),
         }
     }
+
+    /// The Prometheus text exposition, with the pool read at this moment.
+    pub fn render(&self, pool: PoolUsage) -> String {
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        self.pool_max.set(gauge(pool.max));
+        self.pool_waiting.set(gauge(pool.waiting));
+        for (state, n) in [("in_use", pool.in_use), ("idle", pool.idle)] {
+            self.pool_connections
+                .get_or_create(&PoolLabels { state })
+                .set(gauge(n));
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
 }
 
 /// One cache's lookup counters (see [`Metrics::cache_lookups`]).
@@ -232,24 +248,6 @@ impl CacheLookups {
             true => self.hits.inc(),
             false => self.misses.inc(),
         };
-    }
-}
-
-impl Metrics {
-    /// The Prometheus text exposition, with the pool read at this moment.
-    pub fn render(&self, pool: PoolUsage) -> String {
-        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        self.pool_max.set(gauge(pool.max));
-        self.pool_waiting.set(gauge(pool.waiting));
-        for (state, n) in [("in_use", pool.in_use), ("idle", pool.idle)] {
-            self.pool_connections
-                .get_or_create(&PoolLabels { state })
-                .set(gauge(n));
-        }
-        let mut text = String::new();
-        // Writing into a String cannot fail.
-        let _ = encode(&mut text, &self.registry);
-        text
     }
 }
 

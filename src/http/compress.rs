@@ -19,19 +19,21 @@ pub const MIN_SIZE: usize = 1024;
 
 /// Whether the request accepts a gzip-encoded answer.
 pub fn accepts_gzip(request: &impl HttpMessage) -> bool {
-    gzip_accepted(request.headers().get_all(header::ACCEPT_ENCODING))
+    gzip_accepted(request.headers())
 }
 
-/// Whether these `Accept-Encoding` lines allow gzip (no line: they do not ask for it).
-fn gzip_accepted<'a>(lines: impl Iterator<Item = &'a HeaderValue> + 'a) -> bool {
-    let lines: Vec<&HeaderValue> = lines.collect();
-    // What nearly every client sends (none; `identity`; `gzip, deflate`, as Python's
-    // http.client and requests do) is answered without the full parser, which cost more
-    // than the rest of the compression decision.
-    if let Some(plain) = plain_list(&lines) {
-        return plain;
-    }
-    header::from_comma_delimited(lines.into_iter()).is_ok_and(|ranked| {
+/// Whether these headers' `Accept-Encoding` lines allow gzip (no line: they do not ask
+/// for it). What nearly every client sends (none; `identity`; `gzip, deflate`, as
+/// Python's http.client and requests do) is answered without the full negotiation,
+/// which cost more than the rest of the compression decision.
+fn gzip_accepted(headers: &HeaderMap) -> bool {
+    let lines = || headers.get_all(header::ACCEPT_ENCODING);
+    plain_list(lines()).unwrap_or_else(|| negotiated(lines()))
+}
+
+/// actix-web's negotiation between gzip and no encoding: weights, wildcards and all.
+fn negotiated<'a>(lines: impl Iterator<Item = &'a HeaderValue> + 'a) -> bool {
+    header::from_comma_delimited(lines).is_ok_and(|ranked| {
         AcceptEncoding(ranked).negotiate([Encoding::gzip(), Encoding::identity()].iter())
             == Some(Encoding::gzip())
     })
@@ -40,7 +42,7 @@ fn gzip_accepted<'a>(lines: impl Iterator<Item = &'a HeaderValue> + 'a) -> bool 
 /// For `Accept-Encoding` lines that only list common codings, without weights or
 /// wildcards: whether gzip is among them. `None` for anything else, which the full
 /// negotiation decides.
-fn plain_list(lines: &[&HeaderValue]) -> Option<bool> {
+fn plain_list<'a>(lines: impl Iterator<Item = &'a HeaderValue>) -> Option<bool> {
     const PLAIN: [&str; 6] = ["gzip", "deflate", "br", "zstd", "identity", "compress"];
     let mut gzip = false;
     for line in lines {
@@ -66,11 +68,6 @@ pub async fn compress(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    // Kept aside and read only if the answer turns out large enough to compress: most
-    // answers (probes, small envelopes) never need it.
-    let accept: Vec<HeaderValue> = (req.headers().get_all(header::ACCEPT_ENCODING))
-        .cloned()
-        .collect();
     let res = next.call(req).await?.map_into_boxed_body();
     let sized = match res.response().body().size() {
         BodySize::Sized(n) => usize::try_from(n).unwrap_or(usize::MAX),
@@ -79,7 +76,9 @@ pub async fn compress(
     if sized < MIN_SIZE || res.headers().contains_key(header::CONTENT_ENCODING) {
         return Ok(res);
     }
-    if !gzip_accepted(accept.iter()) {
+    // Read only once the answer turns out large enough to compress (most answers,
+    // probes and small envelopes, never need it), from the request the answer carries.
+    if !accepts_gzip(res.request()) {
         let mut res = res;
         res.headers_mut()
             .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
@@ -102,22 +101,23 @@ mod tests {
     use super::*;
     use proptest::strategy::Strategy;
 
-    fn negotiated(lines: &[HeaderValue]) -> bool {
-        header::from_comma_delimited(lines.iter()).is_ok_and(|ranked| {
-            AcceptEncoding(ranked).negotiate([Encoding::gzip(), Encoding::identity()].iter())
-                == Some(Encoding::gzip())
-        })
-    }
-
     #[test]
     fn common_lists_are_answered_without_the_parser() {
-        let line = |text: &'static str| HeaderValue::from_static(text);
-        assert_eq!(plain_list(&[]), Some(false));
-        assert_eq!(plain_list(&[&line("identity")]), Some(false));
-        assert_eq!(plain_list(&[&line("gzip, deflate")]), Some(true));
-        assert_eq!(plain_list(&[&line("br"), &line("GZip")]), Some(true));
-        assert_eq!(plain_list(&[&line("gzip;q=0")]), None);
-        assert_eq!(plain_list(&[&line("*")]), None);
+        let plain = |lines: &[&'static str]| {
+            plain_list(
+                lines
+                    .iter()
+                    .map(|l| HeaderValue::from_static(l))
+                    .collect::<Vec<_>>()
+                    .iter(),
+            )
+        };
+        assert_eq!(plain(&[]), Some(false));
+        assert_eq!(plain(&["identity"]), Some(false));
+        assert_eq!(plain(&["gzip, deflate"]), Some(true));
+        assert_eq!(plain(&["br", "GZip"]), Some(true));
+        assert_eq!(plain(&["gzip;q=0"]), None);
+        assert_eq!(plain(&["*"]), None);
     }
 
     proptest::proptest! {
@@ -130,9 +130,12 @@ mod tests {
             ]), 0..5).prop_map(|codings| codings.join(",")),
             0..3,
         )) {
-            let lines: Vec<HeaderValue> =
-                lines.iter().map(|l| HeaderValue::from_str(l).unwrap()).collect();
-            proptest::prop_assert_eq!(gzip_accepted(lines.iter()), negotiated(&lines), "{:?}", lines);
+            let mut headers = HeaderMap::new();
+            for line in &lines {
+                headers.append(header::ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
+            }
+            let asked = negotiated(headers.get_all(header::ACCEPT_ENCODING));
+            proptest::prop_assert_eq!(gzip_accepted(&headers), asked, "{:?}", lines);
         }
     }
 }

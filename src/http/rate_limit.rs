@@ -15,13 +15,6 @@ const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
-fn seconds(window: Window) -> i64 {
-    match window {
-        Window::Day => 86_400,
-        Window::Minute => 60,
-    }
-}
-
 /// A structured-field list of both windows, each an item with two integer parameters:
 /// `"minute";q=10;w=60, "day";q=10;w=86400` (the policy) or `"minute";r=9;t=42,
 /// "day";r=9;t=72000` (the current state). Written straight into one string: it is on
@@ -48,7 +41,7 @@ fn windows(status: &Status, parameters: impl Fn(&WindowStatus) -> [(char, i64); 
 }
 
 fn policy(status: &Status) -> String {
-    windows(status, |w| [('q', w.limit), ('w', seconds(w.window))])
+    windows(status, |w| [('q', w.limit), ('w', w.window.seconds())])
 }
 
 fn current(status: &Status) -> String {

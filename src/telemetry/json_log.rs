@@ -152,8 +152,7 @@ impl<W> JsonLog<W> {
         event.record(&mut own);
 
         out.push(b'{');
-        string(out, "timestamp");
-        out.push(b':');
+        key(out, "timestamp");
         timestamp(out, chrono::Utc::now());
         out.push(b',');
         text_entry(out, "level", meta.level().as_str());
@@ -206,8 +205,7 @@ impl<W> JsonLog<W> {
             for (name, id, digits) in ids.into_iter().flatten() {
                 if !written.contains(&name) {
                     out.push(b',');
-                    string(out, name);
-                    out.push(b':');
+                    key(out, name);
                     hex(out, id, digits);
                 }
             }
@@ -230,8 +228,7 @@ impl serde::Serialize for Value {
 
 /// `"name":value`, the value as JSON (a float that is not finite as `null`).
 fn entry(out: &mut Vec<u8>, name: &str, value: &Value) {
-    string(out, name);
-    out.push(b':');
+    key(out, name);
     match value {
         Value::Str(text) => string(out, text),
         other => {
@@ -240,10 +237,15 @@ fn entry(out: &mut Vec<u8>, name: &str, value: &Value) {
     }
 }
 
-/// `"name":"text"`.
-fn text_entry(out: &mut Vec<u8>, name: &str, text: &str) {
+/// `"name":`, what every value follows.
+fn key(out: &mut Vec<u8>, name: &str) {
     string(out, name);
     out.push(b':');
+}
+
+/// `"name":"text"`.
+fn text_entry(out: &mut Vec<u8>, name: &str, text: &str) {
+    key(out, name);
     string(out, text);
 }
 
@@ -327,6 +329,7 @@ fn timestamp(out: &mut Vec<u8>, now: chrono::DateTime<chrono::Utc>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ids::{adopt, Ids, Remote};
     use super::*;
     use std::sync::{Arc, Mutex};
     use tracing_subscriber::layer::SubscriberExt;
@@ -354,8 +357,9 @@ mod tests {
 
     fn lines(log: impl FnOnce()) -> Vec<serde_json::Value> {
         let memory = Memory::default();
-        let layer = JsonLog::new(memory.clone());
-        let subscriber = tracing_subscriber::registry().with(layer);
+        let subscriber = tracing_subscriber::registry()
+            .with(Ids::up_to(tracing::level_filters::LevelFilter::TRACE))
+            .with(JsonLog::new(memory.clone()));
         tracing::subscriber::with_default(subscriber, log);
         let text = String::from_utf8(memory.0.lock().unwrap().clone()).unwrap();
         text.lines()
@@ -413,28 +417,18 @@ mod tests {
 
     #[test]
     fn a_line_in_a_span_names_its_trace_and_span_in_hex() {
-        let memory = Memory::default();
-        let subscriber = tracing_subscriber::registry()
-            .with(super::super::ids::Ids::up_to(
-                tracing::level_filters::LevelFilter::TRACE,
-            ))
-            .with(JsonLog::new(memory.clone()));
-        tracing::subscriber::with_default(subscriber, || {
+        let lines = lines(|| {
             let span = tracing::info_span!("request");
-            super::super::ids::adopt(
-                &span,
-                super::super::ids::Remote {
-                    trace: 0xabc,
-                    span: 0xdef,
-                    sampled: true,
-                },
-            );
+            let caller = Remote {
+                trace: 0xabc,
+                span: 0xdef,
+                sampled: true,
+            };
+            adopt(&span, caller);
             span.in_scope(|| tracing::info!("inside"));
         });
-        let text = String::from_utf8(memory.0.lock().unwrap().clone()).unwrap();
-        let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
-        assert_eq!(line["trace_id"], format!("{:032x}", 0xabc));
-        let span_id = line["span_id"].as_str().unwrap();
+        assert_eq!(lines[0]["trace_id"], format!("{:032x}", 0xabc));
+        let span_id = lines[0]["span_id"].as_str().unwrap();
         assert_eq!(span_id.len(), 16, "{span_id}");
         assert!(span_id
             .bytes()

@@ -27,7 +27,8 @@ impl Window {
         }
     }
 
-    fn seconds(self) -> i64 {
+    /// The window's length in seconds (what `RateLimit-Policy` calls `w`).
+    pub fn seconds(self) -> i64 {
         match self {
             Window::Day => 86_400,
             Window::Minute => 60,
