@@ -23,7 +23,7 @@ use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::Fronts;
 use crate::http::compress::compress;
-use crate::http::drain::{close_when_draining, stop_on_signal, Draining};
+use crate::http::drain::{close_when_draining, stop_on_signal, Draining, StopSignals};
 use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
 use crate::http::request_context::request_context;
@@ -104,6 +104,8 @@ pub struct Application {
     embedded: Option<EmbeddedPostgres>,
     /// Set by a stop signal; read by `/readyz` and the `Connection: close` middleware.
     draining: Draining,
+    /// Listened for since before the server accepted its first connection.
+    signals: StopSignals,
     shutdown_delay: std::time::Duration,
 }
 
@@ -232,6 +234,9 @@ impl Application {
             addr: settings.listen_addr.clone(),
             source,
         };
+        // Before either listener accepts a connection: a stop signal from then on
+        // drains (see `StopSignals`).
+        let signals = StopSignals::listen();
         let listener = TcpListener::bind(&settings.listen_addr).map_err(listen)?;
         let port = listener.local_addr().map_err(listen)?.port();
         let separate_metrics = settings.metrics_addr.is_some();
@@ -266,6 +271,7 @@ impl Application {
             pool: pool.clone(),
             embedded,
             draining,
+            signals,
             shutdown_delay: settings.shutdown_delay,
         })
     }
@@ -299,6 +305,7 @@ impl Application {
             (actix_web::rt::spawn(server), handle)
         });
         let signals = actix_web::rt::spawn(stop_on_signal(
+            self.signals,
             self.server.handle(),
             self.draining.clone(),
             self.shutdown_delay,

@@ -63,11 +63,61 @@ pub async fn close_when_draining(
     Ok(res)
 }
 
+/// SIGTERM and SIGINT, listened for from the moment this is made. Made before the
+/// server accepts its first connection: a signal that came before anything listened
+/// would take its default action, killing the process without draining, without
+/// writing the quota's usage and with the log writer's queue lost.
+pub struct StopSignals {
+    #[cfg(unix)]
+    streams: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl StopSignals {
+    /// Needs a Tokio runtime (the service's `main` has one).
+    pub fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let streams = match (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) {
+                (Ok(term), Ok(int)) => Some((term, int)),
+                _ => {
+                    tracing::error!("cannot listen for stop signals; stopping on Ctrl-C only");
+                    None
+                }
+            };
+            StopSignals { streams }
+        }
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// The next stop signal.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        if let Some((term, int)) = &mut self.streams {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 /// Waits for SIGTERM or SIGINT, drains for `delay`, then stops `server` gracefully. A
 /// second signal during the drain (an impatient Ctrl-C) ends the drain at once, and
 /// one during the graceful stop stops without waiting for requests in flight.
-pub async fn stop_on_signal(server: ServerHandle, draining: Draining, delay: Duration) {
-    wait_for_signal().await;
+pub async fn stop_on_signal(
+    mut signals: StopSignals,
+    server: ServerHandle,
+    draining: Draining,
+    delay: Duration,
+) {
+    signals.next().await;
     draining.set();
     tracing::info!(
         delay_ms = delay.as_millis() as u64,
@@ -75,38 +125,13 @@ pub async fn stop_on_signal(server: ServerHandle, draining: Draining, delay: Dur
     );
     tokio::select! {
         () = tokio::time::sleep(delay) => {}
-        () = wait_for_signal() => tracing::info!("second stop signal: draining cut short"),
+        () = signals.next() => tracing::info!("second stop signal: draining cut short"),
     }
     tokio::select! {
         () = server.stop(true) => {}
-        () = wait_for_signal() => {
+        () = signals.next() => {
             tracing::warn!("another stop signal: stopping without waiting for requests in flight");
             server.stop(false).await;
         }
     }
-}
-
-#[cfg(unix)]
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-        }
-        _ => {
-            tracing::error!("cannot listen for stop signals; stopping on Ctrl-C only");
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
-}
-
-#[cfg(not(unix))]
-async fn wait_for_signal() {
-    let _ = tokio::signal::ctrl_c().await;
 }
