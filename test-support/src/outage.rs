@@ -3,11 +3,14 @@
 //! answers while PostgreSQL is unreachable. It must never touch any database but the
 //! test's own.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio_postgres::NoTls;
 
 use crate::{server_url, TestApp};
+
+/// How long ending the connections to a cut database may take before the test fails.
+const CUT_WITHIN: Duration = Duration::from_secs(15);
 
 impl TestApp {
     /// Makes the test database unreachable for the service: ends every connection to
@@ -27,33 +30,42 @@ impl TestApp {
             .await
             .expect("connect to the test server");
         actix_web::rt::spawn(connection);
-        let mut sql = format!("ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS {allow};");
-        if !allow {
-            sql += &format!(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}';"
-            );
-        }
+        let allowed = format!("ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS {allow}");
         server
-            .batch_execute(&sql)
+            .batch_execute(&allowed)
             .await
             .expect("change database access");
-        // pg_terminate_backend only signals: wait until the backends are really gone,
-        // or a query could still slip through one of them.
         if allow {
             return;
         }
+        // A connection whose start-up passed the ALLOW_CONNECTIONS check just before the
+        // ALTER committed may show in pg_stat_activity only after a first round of
+        // terminations, and the service's pool would keep it forever: end client
+        // backends until none is left, a round every 10 ms, for at most CUT_WITHIN.
+        // (Autovacuum workers ignore ALLOW_CONNECTIONS, and the service cannot use
+        // them, so they are not waited for.)
+        let deadline = Instant::now() + CUT_WITHIN;
         loop {
-            let left: i64 = server
-                .query_one(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = $1",
+            let left: Vec<String> = server
+                .query(
+                    "SELECT pid::text || ' ' || coalesce(application_name, '') || ' ' \
+                            || coalesce(state, '') || ' ' || pg_terminate_backend(pid)::text \
+                     FROM pg_stat_activity \
+                     WHERE datname = $1 AND backend_type = 'client backend'",
                     &[&database],
                 )
                 .await
-                .expect("count backends")
-                .get(0);
-            if left == 0 {
+                .expect("end the database's backends")
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            if left.is_empty() {
                 break;
             }
+            assert!(
+                Instant::now() < deadline,
+                "backends of {database} still there after {CUT_WITHIN:?}: {left:?}"
+            );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }

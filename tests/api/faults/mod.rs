@@ -148,8 +148,8 @@ pub async fn query(http: &reqwest::Client, target: &Target, timeout: Duration) -
 
 /// Concurrent clients on the test's runtime, sharing one `reqwest::Client` (so its
 /// connection pooling), each sending one query at a time to the target its [`Plan`]
-/// names for the current phase, `pace` apart, until [`Clients::finish`] or, for one
-/// client, until an answer its `last` says ends it.
+/// names for the current phase, `pace` apart, until [`Clients::finish`] (at most
+/// [`LIFETIME`]) or, for one client, until an answer its `last` says ends it.
 pub struct Clients {
     phase: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
@@ -160,6 +160,11 @@ pub struct Clients {
 /// Longest a single request may take before the client gives up on it; far above any
 /// bound a test asserts, so a hang shows as a failed answer rather than a stuck test.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest the clients keep calling: far above any test's load, so a test stuck
+/// elsewhere does not go on loading the service (and using up its keys' quotas) until
+/// CI gives up on it.
+const LIFETIME: Duration = Duration::from_secs(180);
 
 impl Clients {
     pub fn start(
@@ -174,12 +179,13 @@ impl Clients {
         let stop = Arc::new(AtomicBool::new(false));
         let answers = Arc::new(Mutex::new(Vec::new()));
         let targets = Arc::new(targets);
+        let end = Instant::now() + LIFETIME;
         let tasks = (0..count)
             .map(|client| {
                 let (phase, stop, answers) = (phase.clone(), stop.clone(), answers.clone());
                 let (http, targets) = (http.clone(), targets.clone());
                 actix_web::rt::spawn(async move {
-                    while !stop.load(Ordering::SeqCst) {
+                    while !stop.load(Ordering::SeqCst) && Instant::now() < end {
                         if let Some(target) = plan(client, phase.load(Ordering::SeqCst)) {
                             let mut answer = query(&http, &targets[target], CLIENT_TIMEOUT).await;
                             answer.client = client;
