@@ -288,6 +288,7 @@ impl Settings {
                     "DB_STATEMENT_TIMEOUT_MS",
                     millis(pool.statement_timeout),
                 )?),
+                ..pool
             },
             page_cache_bytes: parsed::<u64>("PAGE_CACHE_MB", 256)? * 1024 * 1024,
             page_ttl: Duration::from_secs(parsed("PAGE_CACHE_TTL_SECS", 300)?),

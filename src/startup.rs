@@ -101,6 +101,8 @@ pub struct Application {
     quota: QuotaShards,
     bus: ChangeBus,
     pool: deadpool_postgres::Pool,
+    /// The workers' own pools for dataset reads (see `PoolSettings::split`).
+    read_pools: Vec<deadpool_postgres::Pool>,
     embedded: Option<EmbeddedPostgres>,
     /// Set by a stop signal; read by `/readyz` and the `Connection: close` middleware.
     draining: Draining,
@@ -134,8 +136,21 @@ impl Application {
         let demo_loaded = migrations::prepare(&db_config, load_demo.then_some(today))
             .await
             .map_err(StartupError::Database)?;
-        let pool = iq_actors::db::build_pool(db_config.clone(), &settings.pool)
-            .map_err(StartupError::Database)?;
+        let workers = settings.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let (shared_pool, read_pool) = settings.pool.split(workers);
+        let build_pool = |pool_settings| {
+            iq_actors::db::build_pool(db_config.clone(), pool_settings)
+                .map_err(StartupError::Database)
+        };
+        let pool = build_pool(&shared_pool)?;
+        let read_pools = match &read_pool {
+            Some(read_pool) => (0..workers)
+                .map(|_| build_pool(read_pool))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+        };
 
         // The AuthActor and DatasetActor started here take the change bus's messages;
         // every worker thread gets clones of them (see `Fronts`), sharing their caches.
@@ -158,14 +173,11 @@ impl Application {
         );
         let datasets = datasets_actor.clone().start();
         // One quota shard per worker: each owns a share of the accounts.
-        let shards = settings.workers.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        });
         let quota = {
             let (pool, clock) = (pool.clone(), settings.clock.clone());
             let quota_settings = settings.quota.clone();
             // A store each: its statement counters are the shard's own.
-            QuotaShards::start(shards, move || {
+            QuotaShards::start(workers, move || {
                 let store = QuotaStore::new(pool.clone());
                 QuotaActor::new(store, clock.clone(), quota_settings.clone())
             })
@@ -197,6 +209,7 @@ impl Application {
             auth_actor,
             settings.quota_enforced.then(|| quota.clone()),
             datasets_actor,
+            read_pools.clone(),
             settings.clock.clone(),
             &settings.site_name,
             settings.max_limit,
@@ -269,6 +282,7 @@ impl Application {
             quota,
             bus: change_bus,
             pool: pool.clone(),
+            read_pools,
             embedded,
             draining,
             signals,
@@ -334,6 +348,9 @@ impl Application {
         // for an outage (reconnect attempts, warnings).
         self.bus.stop_listening();
         self.pool.close();
+        for pool in &self.read_pools {
+            pool.close();
+        }
         if let Some(pg) = self.embedded {
             let _ = tokio::task::spawn_blocking(move || pg.stop()).await;
         }

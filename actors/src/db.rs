@@ -21,6 +21,8 @@ pub struct PoolSettings {
     /// Longest a request waits for a connection or for a connection to be made.
     pub acquire_timeout: Duration,
     pub statement_timeout: Duration,
+    /// What PostgreSQL shows for the pool's connections (`pg_stat_activity`).
+    pub application_name: &'static str,
 }
 
 impl Default for PoolSettings {
@@ -29,7 +31,38 @@ impl Default for PoolSettings {
             max_size: 16,
             acquire_timeout: Duration::from_secs(3),
             statement_timeout: Duration::from_secs(10),
+            application_name: "iq-service",
         }
+    }
+}
+
+impl PoolSettings {
+    /// How the `max_size` connections are shared out between the pool every actor
+    /// shares and a read pool per worker thread, for the dataset reads: half of them,
+    /// split evenly between `workers`, when that gives each worker at least one;
+    /// otherwise there are no read pools (`None`) and every statement uses the shared
+    /// pool. The shared pool keeps the rest, so the total stays `max_size`. The read
+    /// pools' connections are named `iq-service/read` in `pg_stat_activity`.
+    ///
+    /// Why read pools: a pooled connection's driver task runs on the thread that
+    /// opened it, so with one pool for all workers most statements went to another
+    /// thread and their rows came back across it (two wake-ups a statement).
+    pub fn split(&self, workers: usize) -> (PoolSettings, Option<PoolSettings>) {
+        let workers = workers.max(1);
+        let each = self.max_size / 2 / workers;
+        if each == 0 {
+            return (self.clone(), None);
+        }
+        let shared = PoolSettings {
+            max_size: self.max_size - each * workers,
+            ..self.clone()
+        };
+        let read = PoolSettings {
+            max_size: each,
+            application_name: "iq-service/read",
+            ..self.clone()
+        };
+        (shared, Some(read))
     }
 }
 
@@ -41,7 +74,7 @@ pub fn build_pool(
     let timeout_ms = settings.statement_timeout.as_millis();
     config.options(format!("-c statement_timeout={timeout_ms}"));
     config.connect_timeout(settings.acquire_timeout);
-    config.application_name("iq-service");
+    config.application_name(settings.application_name);
     let manager = Manager::from_config(
         config,
         NoTls,
@@ -174,5 +207,40 @@ pub async fn traced<R>(
             span.record("error", tracing::field::display(&err));
             Err(err)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PoolSettings;
+
+    fn budget(max_size: usize) -> PoolSettings {
+        PoolSettings {
+            max_size,
+            ..PoolSettings::default()
+        }
+    }
+
+    #[test]
+    fn the_read_pools_and_the_shared_pool_add_up_to_the_budget() {
+        for max_size in 1..=40 {
+            for workers in 0..=8 {
+                let (shared, read) = budget(max_size).split(workers);
+                let reads = read.as_ref().map_or(0, |r| r.max_size * workers.max(1));
+                assert_eq!(shared.max_size + reads, max_size, "{max_size} / {workers}");
+                assert!(
+                    shared.max_size >= max_size.div_ceil(2),
+                    "{max_size} / {workers}"
+                );
+                assert!(
+                    read.is_none_or(|r| r.max_size >= 1),
+                    "{max_size} / {workers}"
+                );
+            }
+        }
+        let (shared, read) = budget(16).split(4);
+        assert_eq!((shared.max_size, read.map(|r| r.max_size)), (8, Some(2)));
+        let (shared, read) = budget(3).split(2);
+        assert_eq!((shared.max_size, read.map(|r| r.max_size)), (3, None));
     }
 }

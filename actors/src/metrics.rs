@@ -96,8 +96,8 @@ pub fn metrics() -> &'static Metrics {
     &METRICS
 }
 
-/// What the pool looks like at scrape time (read by the caller, which owns the pool).
-#[derive(Debug, Clone, Copy)]
+/// What the pools look like at scrape time (read by the caller, which owns the pools).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct PoolUsage {
     pub max: usize,
     pub in_use: usize,

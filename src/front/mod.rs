@@ -20,7 +20,9 @@
 //! There is one FrontActor per worker thread ([`Fronts`]), each with its own AuthActor
 //! and DatasetActor on the same thread, all sharing one set of caches: a request's
 //! check chain never waits for another thread except to charge the quota, whose owner
-//! is the shard of the caller's account ([`QuotaShards`]).
+//! is the shard of the caller's account ([`QuotaShards`]). Each worker's DatasetActor
+//! reads through a pool of the worker's own where the connection budget allows, so
+//! even a statement's rows stay on the thread.
 
 mod browse;
 mod config;
@@ -32,6 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::prelude::*;
+use deadpool_postgres::Pool;
 
 use iq_actors::auth::AuthActor;
 use iq_actors::clock::Clock;
@@ -80,11 +83,16 @@ impl Actor for FrontActor {
 }
 
 /// What every worker's FrontActor is made of: the AuthActor and DatasetActor to clone
-/// (they share their caches through an `Arc`), the quota shards and the settings.
+/// (they share their caches through an `Arc`), the read pools the DatasetActors take
+/// in turn, the quota shards and the settings.
 struct Parts {
     auth: AuthActor,
     quota: Option<QuotaShards>,
     datasets: DatasetActor,
+    /// One per worker (none when the pool budget is too small to split, see
+    /// `PoolSettings::split`); the `next_read_pool`th goes to the next thread to ask.
+    read_pools: Vec<Pool>,
+    next_read_pool: AtomicUsize,
     clock: Arc<dyn Clock>,
     site_name: String,
     max_limit: u32,
@@ -110,6 +118,7 @@ impl Fronts {
         auth: AuthActor,
         quota: Option<QuotaShards>,
         datasets: DatasetActor,
+        read_pools: Vec<Pool>,
         clock: Arc<dyn Clock>,
         site_name: &str,
         max_limit: u32,
@@ -121,11 +130,18 @@ impl Fronts {
                 auth,
                 quota,
                 datasets,
+                read_pools,
+                next_read_pool: AtomicUsize::new(0),
                 clock,
                 site_name: site_name.to_string(),
                 max_limit,
             }),
         }
+    }
+
+    /// The workers' read pools (for `/metrics`).
+    pub fn read_pools(&self) -> &[Pool] {
+        &self.parts.read_pools
     }
 
     /// This thread's FrontActor. Call it from a thread running an actix arbiter (every
@@ -137,10 +153,21 @@ impl Fronts {
                 return front.clone();
             }
             let parts = &self.parts;
+            // Each worker asks once, so each gets a read pool of its own (a thread
+            // beyond the workers' count would share one: slower, never wrong).
+            let datasets = match parts.read_pools.len() {
+                0 => parts.datasets.clone(),
+                n => {
+                    let turn = parts.next_read_pool.fetch_add(1, Ordering::Relaxed);
+                    parts
+                        .datasets
+                        .reading_from(parts.read_pools[turn % n].clone())
+                }
+            };
             let front = FrontActor::new(
                 parts.auth.clone().start(),
                 parts.quota.clone(),
-                parts.datasets.clone().start(),
+                datasets.start(),
                 parts.clock.clone(),
                 &parts.site_name,
                 parts.max_limit,

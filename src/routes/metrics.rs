@@ -10,13 +10,15 @@ use super::AppState;
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 pub async fn metrics_text(state: web::Data<AppState>) -> HttpResponse {
-    let status = state.pool.status();
-    let usage = PoolUsage {
-        max: status.max_size,
-        in_use: status.size.saturating_sub(status.available),
-        idle: status.available,
-        waiting: status.waiting,
-    };
+    // The shared pool and the workers' read pools: one budget, `DB_POOL_SIZE`.
+    let mut usage = PoolUsage::default();
+    for pool in std::iter::once(&state.pool).chain(state.front.read_pools()) {
+        let status = pool.status();
+        usage.max += status.max_size;
+        usage.in_use += status.size.saturating_sub(status.available);
+        usage.idle += status.available;
+        usage.waiting += status.waiting;
+    }
     HttpResponse::Ok()
         .content_type(CONTENT_TYPE)
         .body(metrics().render(usage))

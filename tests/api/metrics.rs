@@ -48,6 +48,19 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
         }
     }
     assert_eq!(refused, 2, "10 a day: the 11th and 12th calls are refused");
+    // The page was read through the worker's own pool: of DB_POOL_SIZE=4, the one
+    // worker has two connections of its own (`PoolSettings::split`).
+    let readers: i64 = app
+        .db
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND application_name = 'iq-service/read'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(readers >= 1, "no connection of a read pool");
 
     // Not on the public listener when it has its own.
     let public = app

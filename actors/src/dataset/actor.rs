@@ -45,13 +45,18 @@ pub struct DatasetSettings {
     pub page_ttl: Duration,
 }
 
+/// One per worker thread (see [`DatasetActor::reading_from`]), all sharing one
+/// [`DatasetService`]: its caches, and the loads of a page several workers want at once.
 #[derive(Clone)]
 pub struct DatasetActor {
     service: Arc<DatasetService>,
+    /// Where this actor's statements run: the worker's own read pool, whose
+    /// connections' driver tasks run on the worker's thread, so a statement and its
+    /// rows never cross threads; the shared pool where there is none.
+    pool: Pool,
 }
 
 struct DatasetService {
-    pool: Pool,
     clock: Arc<dyn Clock>,
     settings: DatasetSettings,
     pages: CoherentCache<PageKey, Arc<Page>>,
@@ -94,8 +99,8 @@ impl DatasetActor {
             |page: &Arc<Page>| u32::try_from(page.data.get().len()).unwrap_or(u32::MAX),
         );
         DatasetActor {
+            pool,
             service: Arc::new(DatasetService {
-                pool,
                 clock,
                 settings,
                 pages,
@@ -103,6 +108,16 @@ impl DatasetActor {
                 registry: CoherentCache::new("registry", 1, ttl),
                 cutoffs: CoherentCache::new("cutoffs", 64, ttl),
             }),
+        }
+    }
+}
+
+impl DatasetActor {
+    /// This actor's caches, reading through `pool`: a worker thread's own read pool.
+    pub fn reading_from(&self, pool: Pool) -> DatasetActor {
+        DatasetActor {
+            service: self.service.clone(),
+            pool,
         }
     }
 }
@@ -145,8 +160,8 @@ impl Handler<Fetch> for DatasetActor {
     /// them, gets `dataset.rows` and `dataset.cache.hit` (whether the page came from
     /// memory).
     fn handle(&mut self, msg: Fetch, _: &mut Context<Self>) -> Self::Result {
-        let service = self.service.clone();
-        Box::pin(async move { service.fetch(msg.query, msg.grant).await }.instrument(msg.span))
+        let actor = self.clone();
+        Box::pin(async move { actor.fetch(msg.query, msg.grant).await }.instrument(msg.span))
     }
 }
 
@@ -155,14 +170,14 @@ impl Handler<Describe> for DatasetActor {
 
     fn handle(&mut self, msg: Describe, _: &mut Context<Self>) -> Self::Result {
         let span = tracing::info_span!(parent: &msg.span, "dataset.describe");
-        let service = self.service.clone();
+        let actor = self.clone();
         Box::pin(
             async move {
-                let registry = service.registry().await?;
+                let registry = actor.registry().await?;
                 let view = registry.view(&msg.grant);
                 Ok(Entitlements {
                     indexes: view.visible.to_vec(),
-                    data_cutoff: service.cutoff(msg.grant.delay_days).await?,
+                    data_cutoff: actor.cutoff(msg.grant.delay_days).await?,
                 })
             }
             .instrument(span),
@@ -187,7 +202,7 @@ impl Handler<Invalidate> for DatasetActor {
     }
 }
 
-impl DatasetService {
+impl DatasetActor {
     async fn fetch(&self, query: Query, grant: Grant) -> Result<Arc<Page>, ApiError> {
         let dataset = query.dataset;
         let registry = self.registry().await?;
@@ -203,7 +218,7 @@ impl DatasetService {
         let point = self.point_in_time(&query, grant.delay_days).await?;
         let limit = query
             .limit
-            .min(self.settings.max_limit)
+            .min(self.service.settings.max_limit)
             .min(grant.max_rows)
             .max(1);
         let key = PageKey {
@@ -219,6 +234,7 @@ impl DatasetService {
             offset: query.offset,
         };
         let lookup = self
+            .service
             .pages
             .get_or_load(&key, || self.load_page(&query, &key))
             .await?;
@@ -238,11 +254,11 @@ impl DatasetService {
             // No open day is old enough for this caller's delay: nothing is visible yet.
             return Ok(Arc::new(Page::empty(&query.fields, key.limit, key.offset)?));
         }
-        let walk = self.boundaries.walk(&key.walk).await?;
+        let walk = self.service.boundaries.walk(&key.walk).await?;
         let mut start = walk.start(key.offset);
         let rows = loop {
             let rows = self.read_rows(query, key, &start).await?;
-            if start.after.is_some() && !self.boundaries.is_current(&walk) {
+            if start.after.is_some() && !self.service.boundaries.is_current(&walk) {
                 // The data changed while we read from a boundary learnt before the
                 // change: it may not be the row before `offset` any more.
                 start = Start {
@@ -258,7 +274,9 @@ impl DatasetService {
         if rows.len() > shown && shown > 0 {
             let positions = keyset::sort_positions(query.dataset);
             if let Some(last) = boundaries::sort_key(&rows[shown - 1], &positions)? {
-                self.boundaries.record(&walk, key.offset, shown, last);
+                self.service
+                    .boundaries
+                    .record(&walk, key.offset, shown, last);
             }
         }
         Ok(Arc::new(Page::render(
@@ -305,6 +323,7 @@ impl DatasetService {
 
     async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {
         let lookup = self
+            .service
             .registry
             .get_or_load(&(), || async {
                 let client = self.pool.get().await?;
@@ -317,7 +336,7 @@ impl DatasetService {
     /// The instants of `as_of` and `updated_since` (D17), and the caller's cutoffs on
     /// the days they fall in, by today's calendar.
     async fn point_in_time(&self, query: &Query, delay_days: u32) -> Result<PointInTime, ApiError> {
-        let tz = self.settings.service_tz;
+        let tz = self.service.settings.service_tz;
         let mut point = PointInTime::default();
         if query.dataset.versioned.is_none() {
             return Ok(point);
@@ -346,7 +365,7 @@ impl DatasetService {
 
     /// The delay cutoff of D5 for `delay_days`, today in the service time zone.
     async fn cutoff(&self, delay_days: u32) -> Result<Option<NaiveDate>, ApiError> {
-        let today = service_today(self.clock.now(), self.settings.service_tz);
+        let today = service_today(self.service.clock.now(), self.service.settings.service_tz);
         self.cutoff_on(today, delay_days).await
     }
 
@@ -357,6 +376,7 @@ impl DatasetService {
         delay_days: u32,
     ) -> Result<Option<NaiveDate>, ApiError> {
         let lookup = self
+            .service
             .cutoffs
             .get_or_load(&(today, delay_days), || async move {
                 let client = self.pool.get().await?;
