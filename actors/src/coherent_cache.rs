@@ -20,7 +20,7 @@ use moka::future::{Cache, CacheBuilder};
 
 use tracing::Instrument;
 
-use crate::metrics::{metrics, CacheLookups};
+use crate::metrics::{metrics, Outcomes};
 use crate::ApiError;
 
 /// The entries' hasher. A cached query's page key (its dataset, parameters and the
@@ -40,7 +40,7 @@ pub struct CoherentCache<K, V> {
     name: &'static str,
     entries: Cache<K, Tagged<V>, Hasher>,
     generation: AtomicU64,
-    lookups: CacheLookups,
+    lookups: Outcomes,
 }
 
 /// How often a request steps over stale entries before loading on its own; each step

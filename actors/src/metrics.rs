@@ -34,6 +34,13 @@ pub struct CacheLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct ChargeLabels {
+    /// `memory`: on the caller's thread, from budget in hand; `shard`: sent to the
+    /// owning shard's actor (a lease or a report to wait for, or a queue).
+    pub settled: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 pub struct WindowLabels {
     /// `minute` or `day`.
     pub window: &'static str,
@@ -67,6 +74,7 @@ pub struct Metrics {
     registry: Registry,
     pub requests: Histograms<RequestLabels>,
     pub cache: Family<CacheLabels, Counter>,
+    pub quota_charges: Family<ChargeLabels, Counter>,
     pub quota_refusals: Family<WindowLabels, Counter>,
     pub quota_reclaimed_instances: Counter,
     pub quota_reclaimed_calls: Family<ReclaimLabels, Counter>,
@@ -121,6 +129,13 @@ impl Metrics {
             "cache_lookups",
             "Cache lookups by cache (page, registry, cutoff) and result (hit, miss)",
             cache.clone(),
+        );
+        let quota_charges = Family::<ChargeLabels, Counter>::default();
+        registry.register(
+            "quota_charges",
+            "Step 7 charges by where they were settled: memory (at once, on the request's \
+             thread) or shard (waited for the shard's actor: a lease, a report, a queue)",
+            quota_charges.clone(),
         );
         let quota_refusals = Family::<WindowLabels, Counter>::default();
         registry.register(
@@ -191,6 +206,7 @@ impl Metrics {
             registry,
             requests,
             cache,
+            quota_charges,
             quota_refusals,
             quota_reclaimed_instances,
             quota_reclaimed_calls,
@@ -206,15 +222,28 @@ impl Metrics {
 
     /// The hit and the miss counters of `cache`, for a cache to keep: a lookup then
     /// counts with one atomic add instead of hashing its labels into the family.
-    pub fn cache_lookups(&self, cache: &'static str) -> CacheLookups {
+    pub fn cache_lookups(&self, cache: &'static str) -> Outcomes {
         let counter = |result| {
             self.cache
                 .get_or_create(&CacheLabels { cache, result })
                 .clone()
         };
-        CacheLookups {
-            hits: counter("hit"),
-            misses: counter("miss"),
+        Outcomes {
+            yes: counter("hit"),
+            no: counter("miss"),
+        }
+    }
+
+    /// The quota charges' counters: settled in memory (yes) or by the shard (no).
+    pub fn quota_charges(&self) -> Outcomes {
+        let counter = |settled| {
+            self.quota_charges
+                .get_or_create(&ChargeLabels { settled })
+                .clone()
+        };
+        Outcomes {
+            yes: counter("memory"),
+            no: counter("shard"),
         }
     }
 
@@ -235,18 +264,20 @@ impl Metrics {
     }
 }
 
-/// One cache's lookup counters (see [`Metrics::cache_lookups`]).
+/// The two series of a family that counts a yes-or-no outcome (a cache's hits and
+/// misses, [`Metrics::cache_lookups`]; where quota charges were settled,
+/// [`Metrics::quota_charges`]), resolved once so counting hashes no labels.
 #[derive(Debug, Clone)]
-pub struct CacheLookups {
-    hits: Counter,
-    misses: Counter,
+pub struct Outcomes {
+    yes: Counter,
+    no: Counter,
 }
 
-impl CacheLookups {
-    pub fn count(&self, hit: bool) {
-        match hit {
-            true => self.hits.inc(),
-            false => self.misses.inc(),
+impl Outcomes {
+    pub fn count(&self, yes: bool) {
+        match yes {
+            true => self.yes.inc(),
+            false => self.no.inc(),
         };
     }
 }

@@ -130,6 +130,18 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
         context()
     );
     assert!(sample(&text, "iq_quota_refusals_total{window=\"minute\"}").is_none());
+    // Every one of the 12 calls was charged once: the first waited for the shard's
+    // lease statement; the two refusals were settled from memory.
+    let memory = sample(&text, "iq_quota_charges_total{settled=\"memory\"}");
+    let shard = sample(&text, "iq_quota_charges_total{settled=\"shard\"}");
+    assert_eq!(
+        memory.unwrap_or(0.0) + shard.unwrap_or(0.0),
+        12.0,
+        "{}",
+        context()
+    );
+    assert!(shard.is_some_and(|n| n >= 1.0), "{}", context());
+    assert!(memory.is_some_and(|n| n >= 2.0), "{}", context());
     // The pool as it stands, and the statements by name with their latency.
     assert_eq!(
         sample(&text, "iq_db_pool_max_connections"),

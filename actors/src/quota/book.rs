@@ -47,6 +47,10 @@ pub struct Settled {
     /// A report is to be asked for now: the charge brought its key or account halfway
     /// to the bound of unreported calls, and none was on its way.
     pub report: bool,
+    /// The next block is to be leased now ([`super::messages::LeaseAhead`]): the charge
+    /// brought its key or account down to a quarter of the last block, and no
+    /// statement for the key was running or asked for.
+    pub lease_ahead: bool,
 }
 
 /// The book, whatever a thread that panicked while holding it left: every step keeps
@@ -80,7 +84,28 @@ impl Book {
         // that reaches the bound would wait for one, and so would every call queued
         // behind it (a database round trip, in the tail latency).
         self.report_asked |= report;
-        Settled { admission, report }
+        let lease_ahead = admission.is_some() && msg.count && self.ask_ahead(&msg.key_id);
+        Settled {
+            admission,
+            report,
+            lease_ahead,
+        }
+    }
+
+    /// Whether `key_id`'s next block, or its account's, is to be leased ahead now;
+    /// marks it asked.
+    fn ask_ahead(&mut self, key_id: &str) -> bool {
+        let Some(key) = self.keys.get_mut(key_id) else {
+            return false;
+        };
+        if key.leasing || key.ahead_asked {
+            return false;
+        }
+        let account = self.accounts.get(&key.user_id);
+        let low =
+            key.leases.wants_more() || account.is_some_and(|a| !a.leasing && a.leases.wants_more());
+        key.ahead_asked = low;
+        low
     }
 
     fn settle(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Option<Admission> {
@@ -136,7 +161,7 @@ mod tests {
     use super::super::lease::Grant;
     use super::super::ledger::Waiter;
     use super::super::test_clock::{at, FREE};
-    use super::super::window::Limits;
+    use super::super::window::{Limits, Window};
     use super::*;
 
     fn charge(count: bool) -> Charge {
@@ -223,6 +248,48 @@ mod tests {
             let status = book.settle_at_once(&charge_with(limits, false), now, mono);
             assert!(status.admission.is_some() && !status.report);
         }
+    }
+
+    #[test]
+    fn at_a_quarter_of_the_last_block_the_next_is_asked_for_once() {
+        let (now, mono) = (at(10, 0, 0), Instant::now());
+        let limits = Limits {
+            per_minute: 100_000,
+            per_day: 1_000_000,
+        };
+        let mut book = stocked_with(limits, now, mono);
+        let block = book.keys["key_a"].leases.clone();
+        assert!(!block.wants_more());
+        let mut asked_at = Vec::new();
+        for call in 1..=9_000 {
+            let settled = book.settle_at_once(&charge_with(limits, true), now, mono);
+            assert!(
+                settled.admission.is_some_and(|a| a.result.is_ok()),
+                "{call}"
+            );
+            if settled.lease_ahead {
+                asked_at.push(call);
+            }
+            // Reports land at once here: only the lease is looked at.
+            book.report_asked = false;
+            for entry in book.keys.values_mut() {
+                entry.leases.reported(Window::Day.start(now), i64::MAX);
+            }
+            for entry in book.accounts.values_mut() {
+                entry.leases.reported(Window::Day.start(now), i64::MAX);
+            }
+        }
+        assert_eq!(asked_at, [7_500], "once, at a quarter of 10,000 left");
+        assert!(book.keys["key_a"].ahead_asked);
+        // Taken up by the actor: a running statement is not asked for again either.
+        let key = book.keys.get_mut("key_a").unwrap();
+        (key.ahead_asked, key.leasing) = (false, true);
+        let settled = book.settle_at_once(&charge_with(limits, true), now, mono);
+        assert!(!settled.lease_ahead);
+        // An uncounted call (a status) never asks.
+        book.keys.get_mut("key_a").unwrap().leasing = false;
+        let settled = book.settle_at_once(&charge_with(limits, false), now, mono);
+        assert!(settled.admission.is_some() && !settled.lease_ahead);
     }
 
     #[test]

@@ -23,6 +23,12 @@ use super::window::{Limits, Window};
 const LEASE_FRACTION: i64 = 4;
 /// The largest block one lease takes (one statement per this many calls, at most).
 pub const MAX_LEASE: i64 = 10_000;
+/// The next block is leased ahead, while calls are still admitted from memory, once
+/// what is held falls to this fraction of the last block taken: a busy key's calls
+/// then never wait for a lease statement (a database round trip, in the tail
+/// latency), except at the start of a window. Near the limit blocks are single calls
+/// and nothing is leased ahead.
+const LEASE_AHEAD_FRACTION: i64 = 4;
 /// A crash may count calls that were never made, never miss one that was: an instance
 /// reports (flushes) before its unreported calls of a day window reach this share of
 /// the day's limit (at least one call, at most [`MAX_AT_RISK`]), and a dead instance's
@@ -88,6 +94,8 @@ struct Lease {
     give_back: i64,
     /// Spent and not yet known to be written by a flush (counted for day windows).
     unreported: i64,
+    /// The block the last lease statement took (0: none yet in this window).
+    last_taken: i64,
 }
 
 impl Lease {
@@ -100,6 +108,7 @@ impl Lease {
             full_until: None,
             give_back: 0,
             unreported: 0,
+            last_taken: 0,
         }
     }
 
@@ -114,6 +123,18 @@ impl Lease {
         } else {
             self.granted_seen.is_none()
         }
+    }
+
+    /// Whether the next block is to be leased ahead: what is held is down to a
+    /// [`LEASE_AHEAD_FRACTION`] of the last block, and the window has more to lease as
+    /// far as this instance knows.
+    fn low(&self) -> bool {
+        self.held > 0
+            && self.held <= self.last_taken / LEASE_AHEAD_FRACTION
+            && self
+                .granted_seen
+                .is_some_and(|granted| granted < self.limit)
+            && self.give_back == 0
     }
 
     /// Calls left in the window as this instance sees it: exact with one instance; with
@@ -203,6 +224,31 @@ impl Leases {
         self.day.held -= 1;
         self.minute.held -= 1;
         self.day.unreported += 1;
+    }
+
+    /// Whether a window's next block is to be leased ahead (see [`LEASE_AHEAD_FRACTION`]).
+    pub fn wants_more(&self) -> bool {
+        Window::ALL.into_iter().any(|w| self.lease(w).low())
+    }
+
+    /// The lease statement's part for leasing ahead: a block for each window that
+    /// [`Leases::wants_more`]; empty when none does.
+    pub fn asks_ahead(&self) -> Vec<Ask> {
+        Window::ALL
+            .into_iter()
+            .filter(|&window| self.lease(window).low())
+            .map(|window| {
+                let lease = self.lease(window);
+                Ask {
+                    window,
+                    start: lease.start,
+                    want: lease.want(lease.held + 1),
+                    limit: lease.limit,
+                    give_back: 0,
+                    at_risk: at_risk(lease.limit),
+                }
+            })
+            .collect()
     }
 
     /// Whether the day's calls spent and not yet reported have reached the bound, so
@@ -295,6 +341,9 @@ impl Leases {
             return;
         }
         lease.held += grant.taken;
+        if grant.taken > 0 {
+            lease.last_taken = grant.taken;
+        }
         lease.granted_seen = Some(grant.granted);
         lease.full_until = (grant.granted >= lease.limit).then(|| mono + FULL_RECHECK);
     }
@@ -358,6 +407,75 @@ mod tests {
         }
         assert_eq!(last, 1, "the last calls are leased one by one");
         assert!(statements < 40, "{statements} statements for one day");
+    }
+
+    #[test]
+    fn the_next_block_is_leased_ahead_when_a_quarter_of_the_last_is_left() {
+        let limits = Limits {
+            per_minute: 100_000,
+            per_day: 1_000_000,
+        };
+        let mut leases = Leases::new(limits, at(9, 0, 0));
+        let mono = Instant::now();
+        assert!(!leases.wants_more(), "nothing held yet: a call leases");
+        lease_all(&mut leases, 1, mono);
+        assert_eq!(
+            (leases.day.held, leases.minute.held),
+            (MAX_LEASE, MAX_LEASE)
+        );
+        let mut spent = 0;
+        while !leases.wants_more() {
+            leases.spend();
+            spent += 1;
+        }
+        assert_eq!(spent, MAX_LEASE * 3 / 4);
+        let asks = leases.asks_ahead();
+        assert_eq!(asks.len(), 2, "both windows are down to a quarter");
+        for ask in &asks {
+            assert_eq!((ask.want, ask.give_back), (MAX_LEASE, 0));
+            let granted = MAX_LEASE * 2;
+            let grant = Grant {
+                taken: ask.want,
+                granted,
+            };
+            leases.granted(ask, grant, mono);
+        }
+        assert_eq!(leases.day.held, MAX_LEASE * 5 / 4);
+        assert!(!leases.wants_more() && leases.asks_ahead().is_empty());
+    }
+
+    #[test]
+    fn nothing_is_leased_ahead_near_the_limit_or_of_a_window_granted_in_full() {
+        let mono = Instant::now();
+        // Blocks of two: a quarter of one is no call at all.
+        let tight = Limits {
+            per_minute: 8,
+            per_day: 8,
+        };
+        let mut leases = Leases::new(tight, at(9, 0, 0));
+        lease_all(&mut leases, 1, mono);
+        leases.spend();
+        assert_eq!(leases.day.held, 1);
+        assert!(!leases.wants_more());
+        // Other instances took the rest of the day: there is nothing to lease ahead.
+        let limits = Limits {
+            per_minute: 100_000,
+            per_day: 1_000,
+        };
+        let mut leases = Leases::new(limits, at(9, 0, 0));
+        for ask in leases.asks(1, mono) {
+            let granted = if ask.window == Window::Day { 1_000 } else { 40 };
+            leases.granted(&ask, Grant { taken: 40, granted }, mono);
+        }
+        for _ in 0..35 {
+            leases.spend();
+        }
+        assert!(leases.minute.low() && !leases.day.low());
+        let asks = leases.asks_ahead();
+        assert_eq!(
+            asks.iter().map(|a| a.window).collect::<Vec<_>>(),
+            [Window::Minute]
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct KeyEntry {
     pub waiting: VecDeque<Waiter>,
     /// A lease statement for this key (and perhaps its account) is running.
     pub leasing: bool,
+    /// A handle asked the actor to lease ahead for this key ([`super::book`]) and the
+    /// actor has not taken it up yet: no second ask meanwhile.
+    pub ahead_asked: bool,
     pub last_call: Instant,
 }
 
@@ -54,6 +57,7 @@ impl KeyEntry {
             leases: Leases::new(limits, now),
             waiting: VecDeque::new(),
             leasing: false,
+            ahead_asked: false,
             last_call: mono,
         }
     }

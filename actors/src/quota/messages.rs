@@ -117,6 +117,14 @@ pub struct DrainReport {
 #[rtype(result = "()")]
 pub struct ReportSoon;
 
+/// A key, or its account, is down to a quarter of its last block ([`super::lease`]):
+/// lease the next one now, while its calls are still admitted from memory.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct LeaseAhead {
+    pub key_id: String,
+}
+
 /// Counters for benchmarks and metrics.
 #[derive(Message)]
 #[rtype(result = "QuotaStats")]

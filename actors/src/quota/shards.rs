@@ -24,9 +24,12 @@ use actix::prelude::*;
 
 use super::actor::QuotaActor;
 use super::book::{self, Book};
-use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ReportSoon, ShowStats};
+use super::messages::{
+    Admission, Charge, Drain, DrainReport, LeaseAhead, QuotaStats, ReportSoon, ShowStats,
+};
 use super::store::CallRecord;
 use crate::clock::Clock;
+use crate::metrics::{metrics, Outcomes};
 
 /// The shards; cloned handles share them. The arbiters stop when the last handle goes.
 #[derive(Clone)]
@@ -37,6 +40,8 @@ pub struct QuotaShards {
 struct Inner {
     shards: Vec<Shard>,
     arbiters: Vec<ArbiterHandle>,
+    /// `iq_quota_charges_total`: how many charges were settled at once.
+    charges: Outcomes,
 }
 
 /// One QuotaActor, its book and its clock.
@@ -72,7 +77,11 @@ impl QuotaShards {
             arbiters.push(arbiter);
         }
         QuotaShards {
-            inner: Arc::new(Inner { shards, arbiters }),
+            inner: Arc::new(Inner {
+                shards,
+                arbiters,
+                charges: metrics().quota_charges(),
+            }),
         }
     }
 
@@ -93,12 +102,18 @@ impl QuotaShards {
             book::lock(&shard.book).settle_at_once(&msg, shard.clock.now(), Instant::now());
         msg.span
             .record("quota.in_memory", settled.admission.is_some());
+        self.inner.charges.count(settled.admission.is_some());
         if settled.admission.is_none() {
             msg.span = tracing::info_span!(parent: &msg.span, "quota.charge");
         }
         let actor = shard.actor.clone();
         if settled.report {
             actor.do_send(ReportSoon);
+        }
+        if settled.lease_ahead {
+            actor.do_send(LeaseAhead {
+                key_id: msg.key_id.clone(),
+            });
         }
         async move {
             match settled.admission {

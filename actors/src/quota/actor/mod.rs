@@ -9,6 +9,9 @@
 //! arriving meanwhile queue behind it, in order, and calls with the account's other
 //! keys that need the account's budget wait for that statement instead of starting
 //! another. So the database sees one statement per block of calls, not one per call.
+//! A busy key does not wait even for that: once it, or its account, is down to a
+//! quarter of its last block, the handle asks for the next one ([`LeaseAhead`]) and
+//! its calls go on being admitted from memory while the statement runs.
 //! Spent calls, given-back budget and call records go to the flusher on a timer, when
 //! a key is halfway to its bound of unreported calls, and at shutdown ([`Drain`]).
 //!
@@ -40,7 +43,9 @@ use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
 use super::lease::{Ask, Grant};
 use super::ledger::{decide, AccountEntry, Statement, Waiter};
-use super::messages::{Admission, Charge, Drain, DrainReport, QuotaStats, ReportSoon, ShowStats};
+use super::messages::{
+    Admission, Charge, Drain, DrainReport, LeaseAhead, QuotaStats, ReportSoon, ShowStats,
+};
 use super::store::{Instance, QuotaStore, StoreError};
 use super::subject::Subject;
 use super::window::Window;
@@ -179,6 +184,42 @@ impl QuotaActor {
             let admission = book.tally.settle(subjects, waiter.count, verdict, now);
             let _ = waiter.reply.send(admission);
         }
+    }
+
+    /// Leases `key_id`'s next block, and its account's, before they run out (see
+    /// [`LeaseAhead`]), unless a statement for either is running already.
+    fn lease_ahead(&mut self, book: &mut Book, key_id: &str, ctx: &mut Context<Self>) {
+        let Some(entry) = book.keys.get_mut(key_id) else {
+            return;
+        };
+        entry.ahead_asked = false;
+        if entry.leasing
+            || book
+                .db_down_until
+                .is_some_and(|until| Instant::now() < until)
+        {
+            return;
+        }
+        let Some(account) = book.accounts.get_mut(&entry.user_id) else {
+            return;
+        };
+        let key_asks = entry.leases.asks_ahead();
+        let account_asks = match account.leasing {
+            true => Vec::new(),
+            false => account.leases.asks_ahead(),
+        };
+        if key_asks.is_empty() && account_asks.is_empty() {
+            return;
+        }
+        entry.leasing = true;
+        account.leasing |= !account_asks.is_empty();
+        let statement = Statement {
+            key_id: key_id.to_string(),
+            user_id: entry.user_id,
+            key_asks,
+            account_asks,
+        };
+        self.lease(statement, ctx);
     }
 
     fn lease(&mut self, statement: Statement, ctx: &mut Context<Self>) {
@@ -363,6 +404,9 @@ impl Handler<Charge> for QuotaActor {
         if settled.report {
             self.hand_over(book, false, true);
         }
+        if settled.lease_ahead {
+            self.lease_ahead(book, &msg.key_id, ctx);
+        }
         if let Some(admission) = settled.admission {
             return Response::reply(admission);
         }
@@ -419,6 +463,16 @@ impl Handler<ReportSoon> for QuotaActor {
     fn handle(&mut self, _: ReportSoon, _: &mut Context<Self>) {
         let shared = self.book.clone();
         self.hand_over(&mut book::lock(&shared), false, true);
+    }
+}
+
+impl Handler<LeaseAhead> for QuotaActor {
+    type Result = ();
+
+    /// The handle already marked the key ([`super::ledger::KeyEntry::ahead_asked`]).
+    fn handle(&mut self, msg: LeaseAhead, ctx: &mut Context<Self>) {
+        let shared = self.book.clone();
+        self.lease_ahead(&mut book::lock(&shared), &msg.key_id, ctx);
     }
 }
 
