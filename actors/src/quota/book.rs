@@ -36,7 +36,7 @@ pub struct Book {
     /// Lease statements are not tried until then (one just failed).
     pub db_down_until: Option<Instant>,
     /// A flush was asked for and has not landed yet (by a call that waits for it, or
-    /// by a charge halfway to the bound): no second one is asked meanwhile.
+    /// by a charge part of the way to the bound): no second one is asked meanwhile.
     pub report_asked: bool,
 }
 
@@ -44,8 +44,8 @@ pub struct Book {
 pub struct Settled {
     /// The answer, or `None` when the actor must serve the charge.
     pub admission: Option<Admission>,
-    /// A report is to be asked for now: the charge brought its key or account halfway
-    /// to the bound of unreported calls, and none was on its way.
+    /// A report is to be asked for now: the charge brought its key or account to
+    /// [`super::lease::report_at`] unreported calls, and none was on its way.
     pub report: bool,
     /// The next block is to be leased now ([`super::messages::LeaseAhead`]): the charge
     /// brought its key or account down to a quarter of the last block, and no
@@ -75,12 +75,12 @@ impl Book {
     /// the key and its account are now known and marked as called.
     pub fn settle_at_once(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Settled {
         let admission = self.settle(msg, now, mono);
-        let halfway = self.keys.get(&msg.key_id).is_some_and(|key| {
+        let due = self.keys.get(&msg.key_id).is_some_and(|key| {
             let account = self.accounts.get(&key.user_id);
             key.leases.wants_report() || account.is_some_and(|a| a.leases.wants_report())
         });
-        let report = admission.is_some() && msg.count && !self.report_asked && halfway;
-        // Halfway to the bound of unreported calls, a report is asked for now: a call
+        let report = admission.is_some() && msg.count && !self.report_asked && due;
+        // Part of the way to the bound of unreported calls, a report is asked for now: a call
         // that reaches the bound would wait for one, and so would every call queued
         // behind it (a database round trip, in the tail latency).
         self.report_asked |= report;

@@ -62,6 +62,21 @@ pub fn at_risk(limit: i64) -> i64 {
     (limit / AT_RISK_SHARE).clamp(1, MAX_AT_RISK)
 }
 
+/// Reports are asked for at least this many calls apart (or at half the bound, when
+/// that is fewer): at most 20 report statements per 1000 calls.
+const REPORT_EVERY: i64 = 50;
+
+/// How many unreported calls of a day window with bound `at_risk` ask for a report:
+/// a quarter of the bound, so that the report has the other three quarters' calls to
+/// land in before a call must wait for it (a busy key's calls otherwise waited for
+/// reports that a saturated database answered late), but no fewer than
+/// [`REPORT_EVERY`] unless that is more than half the bound.
+pub fn report_at(at_risk: i64) -> i64 {
+    let quarter = (at_risk + 3) / 4;
+    let half = (at_risk + 1) / 2;
+    quarter.max(half.min(REPORT_EVERY))
+}
+
 /// A lease statement's answer for one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grant {
@@ -257,10 +272,10 @@ impl Leases {
         self.day.unreported >= at_risk(self.day.limit)
     }
 
-    /// Whether half the bound is reached: time to report, before a call has to wait
-    /// for it.
+    /// Whether it is time to report, before a call has to wait for it: see
+    /// [`report_at`].
     pub fn wants_report(&self) -> bool {
-        self.day.unreported >= (at_risk(self.day.limit) + 1) / 2
+        self.day.unreported >= report_at(at_risk(self.day.limit))
     }
 
     /// Calls spent and not yet reported.
@@ -476,6 +491,29 @@ mod tests {
             asks.iter().map(|a| a.window).collect::<Vec<_>>(),
             [Window::Minute]
         );
+    }
+
+    #[test]
+    fn reports_are_asked_at_a_quarter_of_the_bound_but_at_most_every_fifty_calls() {
+        let cases = [
+            (1, 1),
+            (10, 5),
+            (100, 50),
+            (200, 50),
+            (400, 100),
+            (1_000, 250),
+        ];
+        for (at_risk, asked_at) in cases {
+            assert_eq!(report_at(at_risk), asked_at, "bound {at_risk}");
+        }
+        for at_risk in 1..=MAX_AT_RISK {
+            let at = report_at(at_risk);
+            assert!(at >= 1 && at <= (at_risk + 1) / 2, "bound {at_risk}: {at}");
+            assert!(
+                at >= REPORT_EVERY.min((at_risk + 1) / 2),
+                "bound {at_risk}: {at}"
+            );
+        }
     }
 
     #[test]

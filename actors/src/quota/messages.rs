@@ -111,7 +111,8 @@ pub struct DrainReport {
     pub lost_calls: usize,
 }
 
-/// A key or account is halfway to its bound of unreported calls ([`super::book`]):
+/// A key or account is part of the way to its bound of unreported calls
+/// ([`super::lease::report_at`], [`super::book`]):
 /// report now, so that no call has to wait for the report.
 #[derive(Message)]
 #[rtype(result = "()")]

@@ -13,7 +13,8 @@
 //! quarter of its last block, the handle asks for the next one ([`LeaseAhead`]) and
 //! its calls go on being admitted from memory while the statement runs.
 //! Spent calls, given-back budget and call records go to the flusher on a timer, when
-//! a key is halfway to its bound of unreported calls, and at shutdown ([`Drain`]).
+//! a key is part of the way to its bound of unreported calls
+//! ([`super::lease::report_at`]), and at shutdown ([`Drain`]).
 //!
 //! Leases are this instance's to spend only while it proves it is alive: each lease and
 //! flush statement renews them for `lease_ttl` from when it was sent (less a tenth, so
