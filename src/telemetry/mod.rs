@@ -98,9 +98,14 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         .lossy(false)
         .thread_name("iq-log-writer")
         .finish(std::io::stderr());
-    let logs = match format {
-        LogFormat::Json => JsonLog::new(writer).with_filter(log_filter).boxed(),
-        LogFormat::Pretty => tracing_subscriber::fmt::layer()
+    let logs = match (format, log_filter) {
+        // The common case filters inside the layer: a per-layer filter costs a span
+        // look-up on every enter, exit, record and close (see `json_log`).
+        (LogFormat::Json, LogFilter::Targets(targets)) => {
+            JsonLog::filtered(writer, targets).boxed()
+        }
+        (LogFormat::Json, log_filter) => JsonLog::new(writer).with_filter(log_filter).boxed(),
+        (LogFormat::Pretty, log_filter) => tracing_subscriber::fmt::layer()
             .with_writer(writer)
             .with_filter(log_filter)
             .boxed(),
