@@ -110,9 +110,7 @@ impl DatasetActor {
             }),
         }
     }
-}
 
-impl DatasetActor {
     /// This actor's caches, reading through `pool`: a worker thread's own read pool.
     pub fn reading_from(&self, pool: Pool) -> DatasetActor {
         DatasetActor {

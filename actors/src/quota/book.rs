@@ -75,16 +75,10 @@ impl Book {
     /// the key and its account are now known and marked as called.
     pub fn settle_at_once(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Settled {
         let admission = self.settle(msg, now, mono);
-        let due = self.keys.get(&msg.key_id).is_some_and(|key| {
-            let account = self.accounts.get(&key.user_id);
-            key.leases.wants_report() || account.is_some_and(|a| a.leases.wants_report())
-        });
-        let report = admission.is_some() && msg.count && !self.report_asked && due;
-        // Part of the way to the bound of unreported calls, a report is asked for now: a call
-        // that reaches the bound would wait for one, and so would every call queued
-        // behind it (a database round trip, in the tail latency).
-        self.report_asked |= report;
-        let lease_ahead = admission.is_some() && msg.count && self.ask_ahead(&msg.key_id);
+        let (report, lease_ahead) = match admission.is_some() && msg.count {
+            true => self.ask_ahead_of_need(&msg.key_id),
+            false => (false, false),
+        };
         Settled {
             admission,
             report,
@@ -92,20 +86,24 @@ impl Book {
         }
     }
 
-    /// Whether `key_id`'s next block, or its account's, is to be leased ahead now;
-    /// marks it asked.
-    fn ask_ahead(&mut self, key_id: &str) -> bool {
+    /// After a counted call is admitted, whether a report and whether the next block of
+    /// `key_id` or its account are to be asked for now, marking them asked; one look-up
+    /// of the key and its account for both. Asked early, so no call waits: a call that
+    /// reaches the bound of unreported calls, or the end of its budget, would wait for
+    /// a database round trip, and every call queued behind it too (the tail latency).
+    fn ask_ahead_of_need(&mut self, key_id: &str) -> (bool, bool) {
         let Some(key) = self.keys.get_mut(key_id) else {
-            return false;
+            return (false, false);
         };
-        if key.leasing || key.ahead_asked {
-            return false;
-        }
         let account = self.accounts.get(&key.user_id);
+        let due = key.leases.wants_report() || account.is_some_and(|a| a.leases.wants_report());
+        let report = due && !self.report_asked;
+        self.report_asked |= report;
         let low =
             key.leases.wants_more() || account.is_some_and(|a| !a.leasing && a.leases.wants_more());
-        key.ahead_asked = low;
-        low
+        let lease_ahead = low && !key.leasing && !key.ahead_asked;
+        key.ahead_asked |= lease_ahead;
+        (report, lease_ahead)
     }
 
     fn settle(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Option<Admission> {
@@ -258,8 +256,7 @@ mod tests {
             per_day: 1_000_000,
         };
         let mut book = stocked_with(limits, now, mono);
-        let block = book.keys["key_a"].leases.clone();
-        assert!(!block.wants_more());
+        assert!(!book.keys["key_a"].leases.wants_more());
         let mut asked_at = Vec::new();
         for call in 1..=9_000 {
             let settled = book.settle_at_once(&charge_with(limits, true), now, mono);

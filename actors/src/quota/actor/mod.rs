@@ -190,15 +190,12 @@ impl QuotaActor {
     /// Leases `key_id`'s next block, and its account's, before they run out (see
     /// [`LeaseAhead`]), unless a statement for either is running already.
     fn lease_ahead(&mut self, book: &mut Book, key_id: &str, ctx: &mut Context<Self>) {
+        let db_down = book.db_down(Instant::now());
         let Some(entry) = book.keys.get_mut(key_id) else {
             return;
         };
         entry.ahead_asked = false;
-        if entry.leasing
-            || book
-                .db_down_until
-                .is_some_and(|until| Instant::now() < until)
-        {
+        if entry.leasing || db_down {
             return;
         }
         let Some(account) = book.accounts.get_mut(&entry.user_id) else {
