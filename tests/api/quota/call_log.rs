@@ -167,6 +167,26 @@ async fn call_log_months_past_retention_are_dropped_whole() {
         .map(|r| r.get(0))
         .collect();
     assert_eq!(left, ["req_recent"]);
+    // Only the default partition is read by time (its rows expire one by one and move
+    // out by month); a month is read by key, and dropped whole.
+    let indexed: Vec<(String, String)> = app
+        .db
+        .query(
+            "SELECT tablename, indexdef FROM pg_indexes \
+             WHERE tablename LIKE 'call_log_%' ORDER BY tablename, indexdef",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let by_time: Vec<&str> = indexed
+        .iter()
+        .filter(|(_, index)| index.ends_with("(called_at)"))
+        .map(|(table, _)| table.as_str())
+        .collect();
+    assert_eq!(by_time, ["call_log_default"], "{indexed:?}");
     // The prune made this month's and next month's tables (of the service's clock).
     for month in ["call_log_y2026m11", "call_log_y2026m12"] {
         let exists: bool = app
