@@ -14,7 +14,7 @@
 //! cached request's CPU. A span the filter leaves out gets no fields here and does not
 //! show in a line's span path or ids, exactly as a per-layer filter would hide it.
 //!
-//! It must never panic or block a request: a line goes to the non-blocking writer, and
+//! It must never panic or block a request: a line goes to the log writer's buffer, and
 //! a value it cannot read is left out.
 
 use std::cell::RefCell;

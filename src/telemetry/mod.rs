@@ -2,7 +2,8 @@
 //!
 //! - Log lines on stderr: JSON (one object per line, with the `request_id`, `trace_id`
 //!   and `span_id` of the request it belongs to) or a readable format for development.
-//!   `RUST_LOG` filters them (default `info`).
+//!   `RUST_LOG` filters them (default `info`). A thread of their own writes them,
+//!   many lines a write ([`log_writer`]).
 //! - OpenTelemetry spans, exported over OTLP/HTTP (protobuf) when
 //!   `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, by
 //!   the OpenTelemetry SDK's batch processor and [`otlp`], which honour the standard
@@ -21,6 +22,7 @@ mod export;
 mod ids;
 mod json_log;
 mod log_filter;
+mod log_writer;
 mod otlp;
 pub mod propagation;
 
@@ -50,7 +52,7 @@ pub struct Telemetry {
     spans: Option<Arc<BatchSpanProcessor>>,
     /// The log writer's thread: log lines are written off the request path, and
     /// dropping this writes out what is still queued.
-    logs: tracing_appender::non_blocking::WorkerGuard,
+    logs: log_writer::LogGuard,
 }
 
 impl Telemetry {
@@ -91,13 +93,10 @@ pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
         )
     });
 
-    // Lines go to a queue a thread of their own writes to stderr: a request never waits
-    // on the terminal or the log collector's pipe. Not lossy: when the queue is full,
-    // logging waits rather than dropping lines an SRE may need.
-    let (writer, logs_guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .thread_name("iq-log-writer")
-        .finish(std::io::stderr());
+    // Lines collect in a buffer a thread of their own writes to stderr, many a write: a
+    // request never waits on the terminal or the log collector's pipe, nor wakes a
+    // thread for each line (see `log_writer`). Not lossy.
+    let (writer, logs_guard) = log_writer::start(std::io::stderr(), "iq-log-writer");
     let logs = match (format, log_filter) {
         // The common case filters inside the layer: a per-layer filter costs a span
         // look-up on every enter, exit, record and close (see `json_log`).
