@@ -6,6 +6,7 @@
 //! error code to an HTTP status lives in the service crate, in one place.
 
 pub mod accounts;
+pub mod answer;
 pub mod auth;
 pub mod calendar;
 pub mod caller;

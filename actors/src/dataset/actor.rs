@@ -23,6 +23,7 @@ use super::boundaries::{self, Boundaries, Start};
 use super::keyset;
 use super::page::Page;
 use super::sql::{self, PointInTime};
+use crate::answer::Answer;
 use crate::calendar::{delay_cutoff, end_of_day, service_today};
 use crate::caller::Grant;
 use crate::catalogue::ParamRole;
@@ -150,7 +151,8 @@ pub struct Entitlements {
 }
 
 impl Handler<Fetch> for DatasetActor {
-    type Result = ResponseFuture<Result<Arc<Page>, ApiError>>;
+    /// Sent at once for a page in memory (see [`Answer`]).
+    type Result = Answer<Result<Arc<Page>, ApiError>>;
 
     /// Runs in the sender's span, with no span of its own: a page in memory takes less
     /// than a span costs. A lookup that misses opens its `cache.lookup` span (with the
@@ -159,7 +161,7 @@ impl Handler<Fetch> for DatasetActor {
     /// memory).
     fn handle(&mut self, msg: Fetch, _: &mut Context<Self>) -> Self::Result {
         let actor = self.clone();
-        Box::pin(async move { actor.fetch(msg.query, msg.grant).await }.instrument(msg.span))
+        Answer::new(async move { actor.fetch(msg.query, msg.grant).await }.instrument(msg.span))
     }
 }
 
