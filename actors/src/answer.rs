@@ -6,12 +6,14 @@
 //! the DatasetActor's cache hits, which are ready at once, that task (its allocation,
 //! its turn in the thread's queue, its extra poll) cost as much as the answer itself.
 //!
-//! It must never block, nor lose a wake-up: the first poll is an ordinary poll with a
+//! It must never block, lose a wake-up, or let one reply's panic take the actor down:
+//! the first poll is an ordinary poll with a
 //! waker that does nothing, and a future not ready then is moved into a task whose
 //! first poll follows at once and registers the task's own waker (a future must use
 //! the waker of its latest poll, so whatever it waits for wakes the task).
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
@@ -40,14 +42,20 @@ where
                 let _ = tx.send(answer);
             }
         };
-        match future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(answer) => reply(tx, answer),
-            Poll::Pending => {
+        let first = catch_unwind(AssertUnwindSafe(|| {
+            future
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+        }));
+        match first {
+            Ok(Poll::Ready(answer)) => reply(tx, answer),
+            Ok(Poll::Pending) => {
                 actix::spawn(async move { reply(tx, future.await) });
             }
+            // As a spawned reply's panic would end only its task: the sender gets a
+            // closed channel (a mailbox error, 50000 for a request), and the actor
+            // lives on for the next message instead of unwinding with this one.
+            Err(_) => drop(tx),
         }
     }
 }
@@ -63,9 +71,10 @@ mod tests {
         type Context = Context<Self>;
     }
 
-    /// Answered at once, or after a wake-up from another task.
+    /// Answered at once, or after a wake-up from another task, or never (a panic).
     struct Ask {
         wait_for: Option<tokio::sync::oneshot::Receiver<u32>>,
+        panics: bool,
     }
 
     impl actix::Message for Ask {
@@ -77,6 +86,7 @@ mod tests {
 
         fn handle(&mut self, msg: Ask, _: &mut Self::Context) -> Answer<u32> {
             Answer::new(async move {
+                assert!(!msg.panics, "a bug in a reply");
                 match msg.wait_for {
                     Some(value) => value.await.unwrap_or(0),
                     None => 7,
@@ -88,17 +98,37 @@ mod tests {
     #[actix::test]
     async fn a_ready_answer_and_one_that_waits_both_arrive() {
         let echo = Echo.start();
-        assert_eq!(echo.send(Ask { wait_for: None }).await.unwrap(), 7);
+        let ready = Ask {
+            wait_for: None,
+            panics: false,
+        };
+        assert_eq!(echo.send(ready).await.unwrap(), 7);
         // Not ready on the first poll: the value comes from this task afterwards, so
         // the answer arrives only if the waiting future woke its own task.
         let (give, wait_for) = tokio::sync::oneshot::channel();
         let asked = echo.send(Ask {
             wait_for: Some(wait_for),
+            panics: false,
         });
         let answer = actix::spawn(asked);
         tokio::task::yield_now().await;
         give.send(42).unwrap();
         let answer = tokio::time::timeout(std::time::Duration::from_secs(30), answer);
         assert_eq!(answer.await.expect("answered").unwrap().unwrap(), 42);
+    }
+
+    #[actix::test]
+    async fn a_reply_that_panics_fails_its_sender_and_the_actor_answers_the_next() {
+        let echo = Echo.start();
+        let panics = Ask {
+            wait_for: None,
+            panics: true,
+        };
+        assert!(echo.send(panics).await.is_err());
+        let ready = Ask {
+            wait_for: None,
+            panics: false,
+        };
+        assert_eq!(echo.send(ready).await.unwrap(), 7);
     }
 }
