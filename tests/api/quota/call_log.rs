@@ -187,6 +187,15 @@ async fn call_log_months_past_retention_are_dropped_whole() {
         .map(|(table, _)| table.as_str())
         .collect();
     assert_eq!(by_time, ["call_log_default"], "{indexed:?}");
+    // Every table, months and default, finds a complaint's request id by index.
+    let tables: std::collections::BTreeSet<&str> =
+        indexed.iter().map(|(t, _)| t.as_str()).collect();
+    for table in tables {
+        assert!(
+            (indexed.iter()).any(|(t, i)| t == table && i.ends_with("(request_id)")),
+            "{table}: {indexed:?}"
+        );
+    }
     // The prune made this month's and next month's tables (of the service's clock).
     for month in ["call_log_y2026m11", "call_log_y2026m12"] {
         let exists: bool = app
