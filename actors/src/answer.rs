@@ -81,6 +81,10 @@ mod tests {
         type Result = u32;
     }
 
+    fn ask(wait_for: Option<tokio::sync::oneshot::Receiver<u32>>, panics: bool) -> Ask {
+        Ask { wait_for, panics }
+    }
+
     impl Handler<Ask> for Echo {
         type Result = Answer<u32>;
 
@@ -98,18 +102,11 @@ mod tests {
     #[actix::test]
     async fn a_ready_answer_and_one_that_waits_both_arrive() {
         let echo = Echo.start();
-        let ready = Ask {
-            wait_for: None,
-            panics: false,
-        };
-        assert_eq!(echo.send(ready).await.unwrap(), 7);
+        assert_eq!(echo.send(ask(None, false)).await.unwrap(), 7);
         // Not ready on the first poll: the value comes from this task afterwards, so
         // the answer arrives only if the waiting future woke its own task.
         let (give, wait_for) = tokio::sync::oneshot::channel();
-        let asked = echo.send(Ask {
-            wait_for: Some(wait_for),
-            panics: false,
-        });
+        let asked = echo.send(ask(Some(wait_for), false));
         let answer = actix::spawn(asked);
         tokio::task::yield_now().await;
         give.send(42).unwrap();
@@ -120,15 +117,7 @@ mod tests {
     #[actix::test]
     async fn a_reply_that_panics_fails_its_sender_and_the_actor_answers_the_next() {
         let echo = Echo.start();
-        let panics = Ask {
-            wait_for: None,
-            panics: true,
-        };
-        assert!(echo.send(panics).await.is_err());
-        let ready = Ask {
-            wait_for: None,
-            panics: false,
-        };
-        assert_eq!(echo.send(ready).await.unwrap(), 7);
+        assert!(echo.send(ask(None, true)).await.is_err());
+        assert_eq!(echo.send(ask(None, false)).await.unwrap(), 7);
     }
 }

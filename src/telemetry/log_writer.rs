@@ -59,11 +59,19 @@ struct Shared {
 
 struct Pending {
     lines: Vec<u8>,
-    /// The writer sleeps with no timeout, so the next line must wake it.
-    writer_idle: bool,
-    /// The writer waits out its linger, so only [`WAKE_AT`] bytes need wake it early.
-    writer_lingering: bool,
+    writer: Writer,
     closed: bool,
+}
+
+/// What the writer's thread is doing, so a logging thread knows whether to wake it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Writer {
+    /// Writing, or about to look at the buffer again: nobody need wake it.
+    Busy,
+    /// Asleep with no timeout: the next line must wake it.
+    Idle,
+    /// Waiting out its linger: only [`WAKE_AT`] bytes need wake it early.
+    Lingering,
 }
 
 impl Shared {
@@ -89,8 +97,7 @@ fn start_with<W: Write + Send + 'static>(
     let shared = Arc::new(Shared {
         pending: Mutex::new(Pending {
             lines: Vec::with_capacity(wake_at),
-            writer_idle: false,
-            writer_lingering: false,
+            writer: Writer::Busy,
             closed: false,
         }),
         wake_writer: Condvar::new(),
@@ -123,15 +130,15 @@ fn write_until_closed(shared: &Shared, output: &mut impl Write, linger: Duration
     loop {
         let mut pending = shared.lock();
         while pending.lines.is_empty() && !pending.closed {
-            pending.writer_idle = true;
+            pending.writer = Writer::Idle;
             pending = shared
                 .wake_writer
                 .wait(pending)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        pending.writer_idle = false;
+        pending.writer = Writer::Busy;
         if pending.lines.len() < shared.wake_at && !pending.closed {
-            pending.writer_lingering = true;
+            pending.writer = Writer::Lingering;
             pending = shared
                 .wake_writer
                 .wait_timeout_while(pending, linger, |p| {
@@ -139,7 +146,7 @@ fn write_until_closed(shared: &Shared, output: &mut impl Write, linger: Duration
                 })
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
-            pending.writer_lingering = false;
+            pending.writer = Writer::Busy;
         }
         if pending.lines.is_empty() && pending.closed {
             return;
@@ -174,11 +181,13 @@ impl LogWriter {
         pending.lines.extend_from_slice(line);
         // Only a sleeping writer, or a lingering one with enough to write, is woken:
         // a notification is a system call, which is what this writer exists to avoid.
-        let wake = pending.writer_idle
-            || (pending.writer_lingering && pending.lines.len() >= shared.wake_at);
+        let wake = match pending.writer {
+            Writer::Busy => false,
+            Writer::Idle => true,
+            Writer::Lingering => pending.lines.len() >= shared.wake_at,
+        };
         if wake {
-            pending.writer_idle = false;
-            pending.writer_lingering = false;
+            pending.writer = Writer::Busy;
         }
         drop(pending);
         if wake {
@@ -191,11 +200,6 @@ impl Write for &LogWriter {
     fn write(&mut self, line: &[u8]) -> io::Result<usize> {
         self.append(line);
         Ok(line.len())
-    }
-
-    fn write_all(&mut self, line: &[u8]) -> io::Result<()> {
-        self.append(line);
-        Ok(())
     }
 
     /// Lines are written by the writer's thread; dropping the [`LogGuard`] writes what
