@@ -115,6 +115,19 @@ where
                 });
             }
         }
+        // On the heap: a miss's future holds the load's (a pool checkout and a
+        // statement, kilobytes), and inline it would make every caller's future that
+        // large, moved on every hit as well.
+        Box::pin(self.miss(key, load, keeps)).await
+    }
+
+    async fn miss<Q, F, Fut>(&self, key: &Q, load: F, keeps: bool) -> Result<Lookup<V>, ApiError>
+    where
+        K: Borrow<Q>,
+        Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<V, ApiError>>,
+    {
         let span = tracing::info_span!(
             "cache.lookup",
             cache.name = self.name,
