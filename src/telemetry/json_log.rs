@@ -62,10 +62,11 @@ impl<W> JsonLog<W> {
     }
 }
 
-/// A field's value as the line will show it.
-#[derive(Debug, Clone, PartialEq)]
+/// A field's value as the line will show it. A string is a range of its [`Fields`]'
+/// text.
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Value {
-    Str(String),
+    Str { start: usize, end: usize },
     I64(i64),
     U64(u64),
     F64(f64),
@@ -73,58 +74,147 @@ enum Value {
 }
 
 /// The fields of one span or event, in the order they were recorded; a name recorded
-/// again replaces its value.
+/// again replaces its value. Every string value is written into one `text`: a request
+/// span's seven strings cost one allocation, not seven.
 #[derive(Debug, Default)]
-struct Fields(Vec<(&'static str, Value)>);
+struct Fields {
+    entries: Vec<(&'static str, Value)>,
+    text: String,
+}
+
+/// Text left behind by replaced string values beyond which it is dropped.
+const STALE_TEXT: usize = 4096;
 
 impl Fields {
-    /// `value` is only made for a field that is kept: `otel.*` fields steer the trace
-    /// exporter and say nothing to a reader, so they are never formatted or copied.
-    fn set(&mut self, field: &Field, value: impl FnOnce() -> Value) {
-        let name = field.name();
-        if name.starts_with("otel.") {
+    /// Room for every field the span declares (most are recorded later).
+    fn declared(metadata: &Metadata<'_>) -> Self {
+        Fields {
+            entries: Vec::with_capacity(metadata.fields().len()),
+            text: String::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.text.clear();
+    }
+
+    fn str(&self, start: usize, end: usize) -> &str {
+        self.text.get(start..end).unwrap_or_default()
+    }
+
+    /// `otel.*` fields steer the trace exporter and say nothing to a reader: they are
+    /// never formatted or copied.
+    fn kept(field: &Field) -> Option<&'static str> {
+        Some(field.name()).filter(|name| !name.starts_with("otel."))
+    }
+
+    fn set(&mut self, field: &Field, value: Value) {
+        if let Some(name) = Self::kept(field) {
+            self.put(name, value);
+        }
+    }
+
+    /// A string value, written by `write` at the end of the text.
+    fn set_text(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
+        let Some(name) = Self::kept(field) else {
+            return;
+        };
+        if self.text.capacity() == 0 {
+            // Enough for a request span's strings (ids, method, path, route) at once.
+            self.text.reserve(128);
+        }
+        let start = self.text.len();
+        write(&mut self.text);
+        let end = self.text.len();
+        self.put(name, Value::Str { start, end });
+    }
+
+    fn put(&mut self, name: &'static str, value: Value) {
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => {
+                if let Value::Str { .. } = std::mem::replace(old, value) {
+                    self.drop_text();
+                }
+            }
+            None => self.entries.push((name, value)),
+        }
+    }
+
+    /// A replaced string's text stays where it was (the new value is written after
+    /// it) until there is enough of it to drop: a span that records one field over
+    /// and over does not grow without bound.
+    fn drop_text(&mut self) {
+        let live: usize = self
+            .entries
+            .iter()
+            .map(|(_, value)| match value {
+                Value::Str { start, end } => end - start,
+                _ => 0,
+            })
+            .sum();
+        if self.text.len() - live <= STALE_TEXT {
             return;
         }
-        let value = value();
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, old)) => *old = value,
-            None => self.0.push((name, value)),
+        let mut text = String::with_capacity(live);
+        for (_, value) in &mut self.entries {
+            if let Value::Str { start, end } = value {
+                let from = text.len();
+                text.push_str(self.text.get(*start..*end).unwrap_or_default());
+                *value = Value::Str {
+                    start: from,
+                    end: text.len(),
+                };
+            }
         }
+        self.text = text;
     }
 }
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.set(field, || Value::Str(value.to_owned()));
+        self.set_text(field, |text| text.push_str(value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.set(field, || Value::I64(value));
+        self.set(field, Value::I64(value));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.set(field, || Value::U64(value));
+        self.set(field, Value::U64(value));
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.set(field, || Value::F64(value));
+        self.set(field, Value::F64(value));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.set(field, || Value::Bool(value));
+        self.set(field, Value::Bool(value));
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.set(field, || Value::Str(value.to_string()));
+        self.set_text(field, |text| {
+            let _ = write!(text, "{value}");
+        });
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.set(field, || {
-            let mut text = String::new();
+        self.set_text(field, |text| {
             let _ = write!(text, "{value:?}");
-            Value::Str(text)
         });
     }
+}
+
+/// What writing a line needs besides the line itself, kept per thread and reused.
+#[derive(Default)]
+struct Scratch {
+    line: Vec<u8>,
+    /// The event's own fields.
+    own: Fields,
+    /// The names already written (the first value of a name wins).
+    written: Vec<&'static str>,
+    /// The names of the spans shown, nearest first.
+    path: Vec<&'static str>,
 }
 
 impl<S, W> Layer<S> for JsonLog<W>
@@ -145,7 +235,7 @@ where
         if !self.lets_through(attrs.metadata()) {
             return;
         }
-        let mut fields = Fields::default();
+        let mut fields = Fields::declared(attrs.metadata());
         attrs.record(&mut fields);
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(fields);
@@ -165,36 +255,45 @@ where
             return;
         }
         thread_local! {
-            static LINE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+            static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
         }
-        LINE.with(|line| {
+        SCRATCH.with(|scratch| {
             // An event logged while this thread writes a line (a value's `Debug` that
-            // logs) finds the buffer taken; it gets one of its own.
-            let mut own = Vec::new();
-            let mut borrowed = line.try_borrow_mut();
-            let buffer = match borrowed.as_deref_mut() {
-                Ok(buffer) => buffer,
+            // logs) finds the scratch taken; it gets one of its own.
+            let mut own = Scratch::default();
+            let mut borrowed = scratch.try_borrow_mut();
+            let scratch = match borrowed.as_deref_mut() {
+                Ok(scratch) => scratch,
                 Err(_) => &mut own,
             };
-            buffer.clear();
-            self.write_line(buffer, event, &ctx);
-            let _ = self.writer.make_writer().write_all(buffer);
+            scratch.line.clear();
+            self.write_line(scratch, event, &ctx);
+            let _ = self.writer.make_writer().write_all(&scratch.line);
             // A rare huge line must not stay allocated for the thread's life.
-            if buffer.capacity() > 64 * 1024 {
-                *buffer = Vec::new();
+            if scratch.line.capacity() > 64 * 1024 {
+                scratch.line = Vec::new();
+            }
+            if scratch.own.text.capacity() > 64 * 1024 {
+                scratch.own = Fields::default();
             }
         });
     }
 }
 
 impl<W> JsonLog<W> {
-    fn write_line<S>(&self, out: &mut Vec<u8>, event: &Event<'_>, ctx: &Context<'_, S>)
+    fn write_line<S>(&self, scratch: &mut Scratch, event: &Event<'_>, ctx: &Context<'_, S>)
     where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
+        let Scratch {
+            line: out,
+            own,
+            written,
+            path,
+        } = scratch;
         let meta = event.metadata();
-        let mut own = Fields::default();
-        event.record(&mut own);
+        own.clear();
+        event.record(own);
 
         out.push(b'{');
         key(out, "timestamp");
@@ -203,20 +302,14 @@ impl<W> JsonLog<W> {
         text_entry(out, "level", meta.level().as_str());
         out.push(b',');
         text_entry(out, "target", meta.target());
-        let mut written: Vec<&'static str> = vec!["timestamp", "level", "target"];
-        for (name, value) in &own.0 {
-            if !written.contains(name) {
-                out.push(b',');
-                entry(out, name, value);
-                written.push(name);
-            }
-        }
+        written.clear();
+        written.extend(["timestamp", "level", "target"]);
+        write_fields(out, written, own);
 
         if let Some(scope) = ctx.event_scope(event) {
-            let mut path = String::new();
+            path.clear();
             // The ids of the span the event happened in (the first of the scope).
             let mut ids = None;
-            let mut leaf = true;
             // Leaf first, so the nearest span's value of a name wins. A span without
             // fields here is one the filter left out: it is not shown at all.
             for span in scope {
@@ -224,25 +317,29 @@ impl<W> JsonLog<W> {
                 let Some(fields) = extensions.get::<Fields>() else {
                     continue;
                 };
-                if std::mem::take(&mut leaf) {
+                if path.is_empty() {
                     ids = super::ids::of(&span);
                 }
-                path.insert_str(0, span.name());
-                path.insert(0, '>');
-                for (name, value) in &fields.0 {
-                    if !written.contains(name) {
-                        out.push(b',');
-                        entry(out, name, value);
-                        written.push(name);
-                    }
-                }
+                path.push(span.name());
+                write_fields(out, written, fields);
             }
-            if let Some(path) = path
-                .strip_prefix('>')
-                .filter(|_| !written.contains(&"span"))
-            {
+            if !path.is_empty() && !written.contains(&"span") {
+                // Outermost first: `request>front.run_query`.
                 out.push(b',');
-                text_entry(out, "span", path);
+                key(out, "span");
+                if path.iter().any(|name| needs_escape(name.as_bytes())) {
+                    let names: Vec<&str> = path.iter().rev().copied().collect();
+                    string(out, &names.join(">"));
+                } else {
+                    out.push(b'"');
+                    for (i, name) in path.iter().rev().enumerate() {
+                        if i > 0 {
+                            out.push(b'>');
+                        }
+                        out.extend_from_slice(name.as_bytes());
+                    }
+                    out.push(b'"');
+                }
             }
             // As OpenTelemetry writes them: lower-case hex, 32 and 16 digits.
             let ids = ids.map(|ids| {
@@ -263,26 +360,28 @@ impl<W> JsonLog<W> {
     }
 }
 
-impl serde::Serialize for Value {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Value::Str(text) => serializer.serialize_str(text),
-            Value::I64(n) => serializer.serialize_i64(*n),
-            Value::U64(n) => serializer.serialize_u64(*n),
-            Value::F64(n) => serializer.serialize_f64(*n),
-            Value::Bool(b) => serializer.serialize_bool(*b),
+/// `,"name":value` for each of `fields` whose name is not yet `written`.
+fn write_fields(out: &mut Vec<u8>, written: &mut Vec<&'static str>, fields: &Fields) {
+    for (name, value) in &fields.entries {
+        if !written.contains(name) {
+            out.push(b',');
+            entry(out, name, value, fields);
+            written.push(name);
         }
     }
 }
 
 /// `"name":value`, the value as JSON (a float that is not finite as `null`).
-fn entry(out: &mut Vec<u8>, name: &str, value: &Value) {
+fn entry(out: &mut Vec<u8>, name: &str, value: &Value, fields: &Fields) {
     key(out, name);
-    match value {
-        Value::Str(text) => string(out, text),
-        other => {
-            let _ = serde_json::to_writer(&mut *out, other);
+    match *value {
+        Value::Str { start, end } => string(out, fields.str(start, end)),
+        Value::I64(n) => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+        Value::U64(n) => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+        Value::F64(n) => {
+            let _ = serde_json::to_writer(&mut *out, &n);
         }
+        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
     }
 }
 
@@ -449,6 +548,31 @@ mod tests {
         let trace = object.remove("trace_id").is_some();
         let span = object.remove("span_id").is_some();
         (line, trace, span)
+    }
+
+    /// A string field recorded again shows its latest value, and the text of the
+    /// values it replaced does not pile up.
+    #[test]
+    fn a_string_recorded_again_replaces_its_text_without_growing() {
+        let _default = tracing::subscriber::set_default(tracing_subscriber::registry());
+        let span = tracing::info_span!("s", f = tracing::field::Empty, n = 1);
+        let field = span.field("f").expect("declared");
+        let mut fields = Fields::default();
+        fields.record_u64(&span.field("n").expect("declared"), 7);
+        for i in 0..10_000 {
+            fields.record_str(&field, &format!("value number {i}"));
+        }
+        assert_eq!(fields.entries.len(), 2);
+        let Value::Str { start, end } = fields.entries[1].1 else {
+            panic!("{:?}", fields.entries);
+        };
+        assert_eq!(fields.str(start, end), "value number 9999");
+        assert!(
+            fields.text.len() <= STALE_TEXT + 64,
+            "{}",
+            fields.text.len()
+        );
+        assert_eq!(fields.entries[0].1, Value::U64(7));
     }
 
     #[test]
