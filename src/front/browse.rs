@@ -18,7 +18,7 @@ use serde_json::Value;
 use tracing::{Instrument, Span};
 
 use super::membership::{membership, Membership};
-use super::FrontActor;
+use super::{FrontActor, Links};
 use crate::http::request_context::record_caller;
 
 /// What a website page reads (D19): the caller's membership, every tier (for the
@@ -47,8 +47,7 @@ impl Handler<Browse> for FrontActor {
     type Result = ResponseFuture<Result<Browsed, ApiError>>;
 
     fn handle(&mut self, msg: Browse, _: &mut Context<Self>) -> Self::Result {
-        let auth = self.auth.clone();
-        let datasets = self.datasets.clone();
+        let links = self.links.clone();
         let max_limit = self.max_limit;
         let span = tracing::info_span!(
             parent: &msg.span,
@@ -57,6 +56,7 @@ impl Handler<Browse> for FrontActor {
         );
         Box::pin(
             async move {
+                let Links { auth, datasets, .. } = &*links;
                 if matches!(msg.credentials, Credentials::ApiKey(_)) {
                     return Err(ApiError::internal(
                         "pages are read with website credentials",
@@ -77,7 +77,6 @@ impl Handler<Browse> for FrontActor {
                         authorize(&identity, &query)?;
                         Ok(query)
                     });
-                    let datasets = datasets.clone();
                     let grant = identity.grant.clone();
                     let span = span.clone();
                     async move {
@@ -96,7 +95,7 @@ impl Handler<Browse> for FrontActor {
                     }
                 });
                 let (membership, tiers, answers) = futures_util::join!(
-                    membership(&datasets, &identity, max_limit, span.clone()),
+                    membership(datasets, &identity, max_limit, span.clone()),
                     tiers,
                     futures_util::future::join_all(answers),
                 );

@@ -39,11 +39,11 @@ impl Handler<ShowConfig> for FrontActor {
     type Result = ResponseFuture<Result<SiteConfig, ApiError>>;
 
     fn handle(&mut self, msg: ShowConfig, _: &mut Context<Self>) -> Self::Result {
-        let auth = self.auth.clone();
+        let links = self.links.clone();
         let site_name = self.site_name.to_string();
         let max_limit = self.max_limit;
         Box::pin(async move {
-            let initialized = auth.send(SiteStatus { span: msg.span }).await??;
+            let initialized = links.auth.send(SiteStatus { span: msg.span }).await??;
             Ok(SiteConfig {
                 site_name,
                 initialized,

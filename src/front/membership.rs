@@ -16,7 +16,7 @@ use iq_actors::ApiError;
 use serde::Serialize;
 use tracing::{Instrument, Span};
 
-use super::FrontActor;
+use super::{FrontActor, Links};
 use crate::http::request_context::record_caller;
 
 /// `GET /api/v1/membership` (D9; with a key, D14).
@@ -86,9 +86,7 @@ impl Handler<ShowMembership> for FrontActor {
     type Result = ResponseFuture<Result<Membership, ApiError>>;
 
     fn handle(&mut self, msg: ShowMembership, _: &mut Context<Self>) -> Self::Result {
-        let auth = self.auth.clone();
-        let datasets = self.datasets.clone();
-        let quota = self.quota.clone();
+        let links = self.links.clone();
         let max_limit = self.max_limit;
         // Its own span, like a query's `front.run_query`, so the key's lookup has a
         // field to say whether it came from memory.
@@ -100,6 +98,7 @@ impl Handler<ShowMembership> for FrontActor {
         let steps = span.clone();
         Box::pin(
             async move {
+                let Links { auth, datasets, .. } = &*links;
                 // Steps 1-4 as a query takes them: a refused key gets the same answer.
                 let identity = auth
                     .send(Authenticate {
@@ -110,7 +109,7 @@ impl Handler<ShowMembership> for FrontActor {
                     .await??;
                 record_caller(&msg.span, &identity.caller);
                 let mut membership =
-                    membership(&datasets, &identity, max_limit, steps.clone()).await?;
+                    membership(datasets, &identity, max_limit, steps.clone()).await?;
                 if let (
                     Caller::Key {
                         key_id,
@@ -119,7 +118,7 @@ impl Handler<ShowMembership> for FrontActor {
                         ..
                     },
                     Some(quota),
-                ) = (&identity.caller, quota)
+                ) = (&identity.caller, links.quota.as_ref())
                 {
                     // Asked without counting: the answer is the quota's view now.
                     let admission = quota

@@ -30,6 +30,7 @@ mod membership;
 mod query;
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -49,13 +50,20 @@ pub use membership::{
 pub use query::{QueryOutcome, RunQuery};
 
 pub struct FrontActor {
+    links: Rc<Links>,
+    site_name: Arc<str>,
+    max_limit: u32,
+}
+
+/// What a handler's future uses, shared with it by a count that is not atomic (the
+/// actor and its futures stay on one thread): every clone of an actix address
+/// allocates, and a query would clone two of them.
+struct Links {
     auth: Addr<AuthActor>,
     /// `None` only in the benchmark that measures the key path without step 7.
     quota: Option<QuotaShards>,
     datasets: Addr<DatasetActor>,
     clock: Arc<dyn Clock>,
-    site_name: Arc<str>,
-    max_limit: u32,
 }
 
 impl FrontActor {
@@ -68,10 +76,12 @@ impl FrontActor {
         max_limit: u32,
     ) -> Self {
         FrontActor {
-            auth,
-            quota,
-            datasets,
-            clock,
+            links: Rc::new(Links {
+                auth,
+                quota,
+                datasets,
+                clock,
+            }),
             site_name: site_name.into(),
             max_limit,
         }
@@ -144,14 +154,27 @@ impl Fronts {
         &self.parts.read_pools
     }
 
-    /// This thread's FrontActor. Call it from a thread running an actix arbiter (every
-    /// request handler does).
-    pub fn here(&self) -> Addr<FrontActor> {
+    /// Sends `message` to this thread's FrontActor. Call it from a thread running an
+    /// actix arbiter (every request handler does). The address is used where it is
+    /// kept: each clone of an actix address allocates.
+    pub fn send<M>(&self, message: M) -> actix::dev::Request<FrontActor, M>
+    where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        FrontActor: Handler<M>,
+    {
+        STARTED.with(|started| {
+            if let Some((_, front)) = started.borrow().iter().find(|(id, _)| *id == self.id) {
+                return front.send(message);
+            }
+            self.start_here().send(message)
+        })
+    }
+
+    /// Starts this thread's FrontActor (on its first request).
+    fn start_here(&self) -> Addr<FrontActor> {
         STARTED.with(|started| {
             let mut started = started.borrow_mut();
-            if let Some((_, front)) = started.iter().find(|(id, _)| *id == self.id) {
-                return front.clone();
-            }
             let parts = &self.parts;
             // Each worker asks once, so each gets a read pool of its own (a thread
             // beyond the workers' count would share one: slower, never wrong).

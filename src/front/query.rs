@@ -20,7 +20,7 @@ use iq_actors::ApiError;
 use serde_json::Value;
 use tracing::{Instrument, Span};
 
-use super::FrontActor;
+use super::{FrontActor, Links};
 use crate::http::request_context::record_caller;
 
 /// `POST /api/v1/query` with its parsed (not yet validated) body.
@@ -54,10 +54,7 @@ impl Handler<RunQuery> for FrontActor {
     type Result = ResponseFuture<QueryOutcome>;
 
     fn handle(&mut self, msg: RunQuery, _: &mut Context<Self>) -> Self::Result {
-        let auth = self.auth.clone();
-        let quota = self.quota.clone();
-        let datasets = self.datasets.clone();
-        let clock = self.clock.clone();
+        let links = self.links.clone();
         let root = msg.span;
         let span = tracing::info_span!(
             parent: &root,
@@ -69,6 +66,12 @@ impl Handler<RunQuery> for FrontActor {
         );
         Box::pin(
             async move {
+                let Links {
+                    auth,
+                    quota,
+                    datasets,
+                    clock,
+                } = &*links;
                 let started = Instant::now();
                 let span = Span::current();
                 let fetch = |query: Query, grant| async {
@@ -93,7 +96,7 @@ impl Handler<RunQuery> for FrontActor {
                     authorize(&identity, &query)?;
                     Ok(query)
                 });
-                let (quota, key_id, user_id, limits) = match (&identity.caller, quota) {
+                let (quota, key_id, user_id, limits) = match (&identity.caller, quota.as_ref()) {
                     (
                         Caller::Key {
                             key_id,

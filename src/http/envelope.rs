@@ -2,6 +2,7 @@
 //! one mapping from business code to HTTP status. Every response of the service, success
 //! or error, is built here.
 
+use actix_web::http::header::{HeaderValue, CONTENT_TYPE};
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use iq_actors::dataset::Page;
@@ -48,8 +49,9 @@ struct Envelope<'a, T: Serialize> {
 }
 
 fn json(status: StatusCode, code: u32, body: Vec<u8>) -> HttpResponse {
+    // A static value: a `&str` would be copied into a header value of its own.
     let mut response = HttpResponse::build(status)
-        .content_type("application/json")
+        .insert_header((CONTENT_TYPE, HeaderValue::from_static("application/json")))
         .body(body);
     response.extensions_mut().insert(BusinessCode(code));
     response

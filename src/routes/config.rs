@@ -9,7 +9,7 @@ use crate::front::ShowConfig;
 use crate::http::{Answer, HttpError};
 
 pub async fn config(state: web::Data<AppState>) -> Result<Answer<impl Serialize>, HttpError> {
-    let config = state.front.here().send(ShowConfig {
+    let config = state.front.send(ShowConfig {
         span: Span::current(),
     });
     Ok(Answer(config.await??))

@@ -25,7 +25,7 @@ pub async fn membership(
         client_ip: state.client_ip(&req),
         span: Span::current(),
     };
-    let mut membership = state.front.here().send(message).await??;
+    let mut membership = state.front.send(message).await??;
     if keyless {
         membership.protection = Some(KeylessProtection {
             per_minute: state.protection.website.limit(),

@@ -28,7 +28,7 @@ use crate::http::client_ip::client_ip;
 use crate::http::protection::Protection;
 
 pub struct AppState {
-    /// The FrontActors, one per worker thread: `front.here()` is this thread's.
+    /// The FrontActors, one per worker thread: `front.send` asks this thread's.
     pub front: Fronts,
     /// Users, sessions, API keys and their usage.
     pub accounts: Accounts,

@@ -53,7 +53,7 @@ pub async fn query(
         body,
         span: Span::current(),
     };
-    let outcome = match state.front.here().send(message).await {
+    let outcome = match state.front.send(message).await {
         Ok(outcome) => outcome,
         Err(error) => QueryOutcome::from(ApiError::from(error)),
     };

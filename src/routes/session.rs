@@ -31,7 +31,7 @@ pub async fn setup(
         return Err(already().into());
     }
     // The AuthActor's cached answer: one statement however many calls arrive at once.
-    let config = state.front.here().send(ShowConfig {
+    let config = state.front.send(ShowConfig {
         span: Span::current(),
     });
     if let Ok(Ok(config)) = config.await {

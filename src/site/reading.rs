@@ -44,7 +44,6 @@ pub async fn read(
     }
     let browsed = state
         .front
-        .here()
         .send(Browse {
             credentials,
             queries,

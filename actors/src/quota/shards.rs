@@ -106,7 +106,7 @@ impl QuotaShards {
         if settled.admission.is_none() {
             msg.span = tracing::info_span!(parent: &msg.span, "quota.charge");
         }
-        let actor = shard.actor.clone();
+        let actor = &shard.actor;
         if settled.report {
             actor.do_send(ReportSoon);
         }
@@ -115,10 +115,16 @@ impl QuotaShards {
                 key_id: msg.key_id.clone(),
             });
         }
+        // Sent here rather than kept for later: a future that kept the address would
+        // clone it, which allocates, on every charge, including those settled above.
+        let asked = match settled.admission {
+            Some(admission) => Ok(admission),
+            None => Err(actor.send(msg)),
+        };
         async move {
-            match settled.admission {
-                Some(admission) => admission,
-                None => actor.send(msg).await.unwrap_or_else(Admission::failed),
+            match asked {
+                Ok(admission) => admission,
+                Err(request) => request.await.unwrap_or_else(Admission::failed),
             }
         }
     }

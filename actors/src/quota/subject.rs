@@ -31,6 +31,7 @@
 //! and an account id name the same rows.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::caller::Tier;
 
@@ -43,17 +44,18 @@ pub const UNCAPPED: i64 = i64::MAX / 4;
 
 /// Whose quota windows a row belongs to. Ordered as the id's bytes: that is the order
 /// every statement locks rows in (the V10 migration sorts with `COLLATE "C"`, the
-/// flush's batch is a sorted map of these), so two statements never deadlock.
+/// flush's batch is a sorted map of these), so two statements never deadlock. Shared,
+/// not copied: every counted call keys its day windows' tally by its subjects.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Subject(String);
+pub struct Subject(Arc<str>);
 
 impl Subject {
     pub fn key(key_id: &str) -> Subject {
-        Subject(key_id.to_string())
+        Subject(key_id.into())
     }
 
     pub fn account(user_id: i64) -> Subject {
-        Subject(format!("acct:{user_id}"))
+        Subject(format!("acct:{user_id}").into())
     }
 
     /// The account's user id, for an account's subject.
