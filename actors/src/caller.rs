@@ -86,7 +86,7 @@ pub enum Caller {
     /// An API key, with the limits step 7 charges it against (D6), and what the
     /// membership of a key shows of it (D14).
     Key {
-        key_id: String,
+        key_id: Arc<str>,
         name: String,
         owner: Account,
         expires_at: Option<chrono::DateTime<chrono::Utc>>,

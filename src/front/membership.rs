@@ -173,7 +173,7 @@ pub(super) async fn membership(
             ..
         } => {
             let key = KeyMembership {
-                id: key_id.clone(),
+                id: key_id.to_string(),
                 name: name.clone(),
                 scopes: identity
                     .grant

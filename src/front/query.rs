@@ -27,7 +27,7 @@ use crate::http::request_context::record_caller;
 #[derive(Message)]
 #[rtype(result = "QueryOutcome")]
 pub struct RunQuery {
-    pub request_id: String,
+    pub request_id: Arc<str>,
     pub credentials: Credentials,
     pub client_ip: Option<IpAddr>,
     pub body: Value,
@@ -141,7 +141,7 @@ impl Handler<RunQuery> for FrontActor {
                         }
                     }
                 };
-                let api_name = query.dataset.api_name.to_string();
+                let api_name = query.dataset.api_name;
                 let result = fetch(query, identity.grant).await;
                 quota.record(
                     user_id,

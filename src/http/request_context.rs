@@ -54,6 +54,11 @@ impl RequestId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id itself, shared rather than copied (a query's call record keeps it).
+    pub fn shared(&self) -> Arc<str> {
+        self.0.clone()
+    }
 }
 
 impl std::fmt::Display for RequestId {
@@ -252,7 +257,7 @@ pub fn record_caller(span: &Span, caller: &iq_actors::caller::Caller) {
         Caller::Key { key_id, owner, .. } => {
             tracing::record_all!(
                 span,
-                key_id = key_id.as_str(),
+                key_id = &**key_id,
                 caller = caller.kind(),
                 user_id = owner.user_id,
             );

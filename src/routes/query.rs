@@ -47,7 +47,7 @@ pub async fn query(
         .and_then(iq_actors::catalogue::dataset)
         .map(|d| d.api_name);
     let message = RunQuery {
-        request_id: request_id.as_str().to_string(),
+        request_id: request_id.shared(),
         credentials,
         client_ip,
         body,

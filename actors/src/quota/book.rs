@@ -109,11 +109,11 @@ impl Book {
     fn settle(&mut self, msg: &Charge, now: DateTime<Utc>, mono: Instant) -> Option<Admission> {
         let db_down = self.db_down(mono);
         let renewed = self.renewed(mono);
-        let entry = match self.keys.get_mut(&msg.key_id) {
+        let entry = match self.keys.get_mut(&*msg.key_id) {
             Some(entry) => entry,
             None => {
                 let entry = KeyEntry::new(&msg.key_id, msg.user_id, msg.limits, now, mono);
-                self.keys.entry(msg.key_id.clone()).or_insert(entry)
+                self.keys.entry(msg.key_id.to_string()).or_insert(entry)
             }
         };
         entry.last_call = mono;
@@ -348,7 +348,7 @@ mod tests {
         let record = || CallRecord {
             request_id: "req_1".into(),
             key_id: "key_a".into(),
-            api_name: "index_daily".into(),
+            api_name: "index_daily",
             code: 0,
             rows: 1,
             latency_us: 10,

@@ -1,6 +1,7 @@
 //! The QuotaActor's messages and their answers: what the front asks of step 7, and what
 //! shutdown and the benchmark ask. Types only, and how a verdict reads as an answer.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
@@ -67,7 +68,7 @@ impl Admission {
 #[derive(Message)]
 #[rtype(result = "Admission")]
 pub struct Charge {
-    pub key_id: String,
+    pub key_id: Arc<str>,
     /// The key's effective limits ([`Limits::effective`]).
     pub limits: Limits,
     /// The key's owner, whose account the call is charged to as well (D11).

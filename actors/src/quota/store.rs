@@ -24,9 +24,10 @@ use crate::ApiError;
 /// One counted call for the call log.
 #[derive(Debug, Clone)]
 pub struct CallRecord {
-    pub request_id: String,
-    pub key_id: String,
-    pub api_name: String,
+    pub request_id: Arc<str>,
+    pub key_id: Arc<str>,
+    /// A catalogue name.
+    pub api_name: &'static str,
     pub code: i32,
     pub rows: i32,
     pub latency_us: i64,
@@ -201,9 +202,9 @@ impl QuotaStore {
         let starts: Vec<DateTime<Utc>> = windows.iter().map(|((_, _, s), _)| *s).collect();
         let used: Vec<i64> = windows.iter().map(|(_, s)| s.used).collect();
         let returned: Vec<i64> = windows.iter().map(|(_, s)| s.returned).collect();
-        let request_ids: Vec<&str> = calls.iter().map(|c| c.request_id.as_str()).collect();
-        let call_keys: Vec<&str> = calls.iter().map(|c| c.key_id.as_str()).collect();
-        let api_names: Vec<&str> = calls.iter().map(|c| c.api_name.as_str()).collect();
+        let request_ids: Vec<&str> = calls.iter().map(|c| &*c.request_id).collect();
+        let call_keys: Vec<&str> = calls.iter().map(|c| &*c.key_id).collect();
+        let api_names: Vec<&str> = calls.iter().map(|c| c.api_name).collect();
         let codes: Vec<i32> = calls.iter().map(|c| c.code).collect();
         let rows: Vec<i32> = calls.iter().map(|c| c.rows).collect();
         let latencies: Vec<i64> = calls.iter().map(|c| c.latency_us).collect();

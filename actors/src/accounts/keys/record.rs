@@ -18,7 +18,7 @@ use crate::ApiError;
 /// What the AuthActor needs to run steps 2-6 for a key without the database.
 #[derive(Debug, Clone)]
 pub struct KeyRecord {
-    pub key_id: String,
+    pub key_id: Arc<str>,
     pub name: String,
     pub user_id: i64,
     pub owner_username: String,
@@ -76,7 +76,7 @@ pub async fn find(client: &impl Traced, hash: &KeyHash) -> Result<Option<KeyReco
     }
     let role: String = row.try_get("role")?;
     Ok(Some(KeyRecord {
-        key_id: row.try_get("key_id")?,
+        key_id: row.try_get::<_, &str>("key_id")?.into(),
         name: row.try_get("name")?,
         user_id: row.try_get("user_id")?,
         owner_username: row.try_get("username")?,

@@ -408,7 +408,7 @@ impl Handler<Charge> for QuotaActor {
         if let Some(admission) = settled.admission {
             return Response::reply(admission);
         }
-        let Some(entry) = book.keys.get_mut(&msg.key_id) else {
+        let Some(entry) = book.keys.get_mut(&*msg.key_id) else {
             return Response::reply(Admission::unavailable());
         };
         let (reply, answer) = oneshot::channel();
