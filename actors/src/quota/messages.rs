@@ -124,7 +124,7 @@ pub struct ReportSoon;
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct LeaseAhead {
-    pub key_id: String,
+    pub key_id: Arc<str>,
 }
 
 /// Counters for benchmarks and metrics.

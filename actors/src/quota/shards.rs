@@ -112,7 +112,7 @@ impl QuotaShards {
         }
         if settled.lease_ahead {
             actor.do_send(LeaseAhead {
-                key_id: msg.key_id.to_string(),
+                key_id: msg.key_id.clone(),
             });
         }
         // Sent here rather than kept for later: a future that kept the address would
