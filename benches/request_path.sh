@@ -19,7 +19,12 @@
 #   - user-space instructions per cached key query, counted by callgrind on a third
 #     instance: the one figure that is the same on a busy and a quiet machine, to
 #     compare two builds (BENCH_INSTRUCTIONS=0 skips it; valgrind is installed when
-#     missing).
+#     missing);
+#   - with BASE_BIN, the same figures for a second build (an older commit's release
+#     binary, say) run in the same rounds, each on a fresh database of its own (the two
+#     may differ in migrations), and this build / the base build side by side: the
+#     way to tell whether a change made the request path cheaper on a machine whose
+#     speed moves by a fifth between runs an hour apart.
 #
 # Everything it starts (the services, nginx, the database, its temporary folder) is
 # removed when it exits, also on failure or Ctrl-C. docs/performance.md, "The request
@@ -39,6 +44,11 @@
 #   SERVICE_ENV=        extra settings for both instances, e.g. "PAGE_CACHE_MB=64"
 #   READY_TIMEOUT=180   seconds to wait for /readyz (the first start loads demo data)
 #   BENCH_INSTRUCTIONS=1  count instructions per request under callgrind (0: skip)
+#   BASE_BIN=           a second iq-service to measure beside this one, e.g. one built
+#                       from an older commit:
+#                         git worktree add /tmp/base <commit> &&
+#                         (cd /tmp/base && cargo build --release --bin iq-service)
+#                         BASE_BIN=/tmp/base/target/release/iq-service benches/request_path.sh
 
 set -euo pipefail
 
@@ -60,7 +70,9 @@ ready_timeout=${READY_TIMEOUT:-180}
 # Filled in as things start, so that cleanup removes exactly what was made.
 tmp=""
 database=""
+base_database=""
 service_pid=""
+base_pid=""
 traced_pid=""
 counted_pid=""
 nginx_pid=""
@@ -108,6 +120,8 @@ build_service() {
             jq -r .target_directory)/release/iq-service
     fi
     [[ -x $bin ]] || fail "no binary at $bin"
+    base_bin=${BASE_BIN:-}
+    [[ -z $base_bin || -x $base_bin ]] || fail "no binary at BASE_BIN=$base_bin"
 }
 
 # --- Clean-up --------------------------------------------------------------------------
@@ -130,19 +144,22 @@ cleanup() {
     trap - EXIT INT TERM
     if ((status != 0)) && [[ -n $tmp ]]; then
         local log
-        for log in "$tmp"/service.log "$tmp"/traced.log "$tmp"/nginx/error.log; do
+        for log in "$tmp"/service.log "$tmp"/base.log "$tmp"/traced.log "$tmp"/nginx/error.log; do
             [[ -s $log ]] && { say "--- last lines of $(basename "$log"):"; tail -n 15 "$log"; }
         done
     fi
     stop_process "$counted_pid"
     stop_process "$traced_pid"
     stop_process "$service_pid"
+    stop_process "$base_pid"
     stop_process "$nginx_pid"
-    if [[ -n $database ]]; then
+    local made
+    for made in "$database" "$base_database"; do
+        [[ -n $made ]] || continue
         psql "$pgurl/postgres" -qX -v ON_ERROR_STOP=1 \
-            -c "DROP DATABASE IF EXISTS \"$database\" WITH (FORCE)" >/dev/null ||
-            say "could not drop database $database"
-    fi
+            -c "DROP DATABASE IF EXISTS \"$made\" WITH (FORCE)" >/dev/null ||
+            say "could not drop database $made"
+    done
     [[ -n $tmp ]] && rm -rf "$tmp"
     exit "$status"
 }
@@ -162,14 +179,14 @@ random_text() {
     python3 -c "import secrets; print(secrets.token_urlsafe($1))"
 }
 
-# One JSON call to the service: METHOD PATH BODY [curl options...]. Prints the answer;
-# fails unless its code is 0.
+# One JSON call to the instance on $api_port: METHOD PATH BODY [curl options...].
+# Prints the answer; fails unless its code is 0.
 api() {
     local method=$1 path=$2 body=$3 answer
     shift 3
     local data=()
     [[ -n $body ]] && data=(-H 'Content-Type: application/json' --data-binary "$body")
-    answer=$(curl -sS -X "$method" "http://127.0.0.1:$service_port$path" \
+    answer=$(curl -sS -X "$method" "http://127.0.0.1:$api_port$path" \
         ${data[@]+"${data[@]}"} "$@")
     jq -e '.code == 0' <<<"$answer" >/dev/null || fail "$method $path answered: $answer"
     printf '%s' "$answer"
@@ -177,29 +194,31 @@ api() {
 
 # --- The service ---------------------------------------------------------------------
 
+# VAR: a fresh database, its name into VAR (which cleanup drops).
 create_database() {
-    database=iq_bench_request_path_$$_$(random_text 4 | tr -dc 'a-z0-9')
-    psql "$pgurl/postgres" -qX -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$database\"" \
+    local name
+    name=iq_bench_request_path_$$_$(random_text 4 | tr -dc 'a-z0-9')
+    printf -v "$1" '%s' "$name"
+    psql "$pgurl/postgres" -qX -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$name\"" \
         >/dev/null
-    key_secret=$(random_text 36)
 }
 
-# NAME PORT [SETTING=value...]: one instance on the benchmark database, in a clean
+# NAME BIN DATABASE PORT [SETTING=value...]: one instance of BIN on DATABASE, in a clean
 # environment (an OTEL_* or RUST_LOG of the caller's shell must not change what is
 # measured). The settings are the defaults but for: demo data, two ports, the workers,
 # and no per-minute limit on visitors (WEBSITE_PER_MINUTE=0), whose 300 a minute would
 # refuse the visitor runs. Logs are JSON lines at info with an access line per request,
 # as in production; they go to a file the runs truncate.
 start_service() {
-    local name=$1 port=$2
-    shift 2
+    local name=$1 binary=$2 db=$3 port=$4
+    shift 4
     # shellcheck disable=SC2086 # SERVICE_ENV is a list of settings
     env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
-        DATABASE_URL="$pgurl/$database" KEY_SECRET="$key_secret" DEMO_DATA=1 \
+        DATABASE_URL="$pgurl/$db" KEY_SECRET="$key_secret" DEMO_DATA=1 \
         LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$(free_port)" \
         WORKERS="$workers" LOG_FORMAT=json RUST_LOG=info ACCESS_LOG=all \
         WEBSITE_PER_MINUTE=0 ${SERVICE_ENV:-} "$@" \
-        ${launcher[@]+"${launcher[@]}"} "$bin" serve >>"$tmp/$name.log" 2>&1 &
+        ${launcher[@]+"${launcher[@]}"} "$binary" serve >>"$tmp/$name.log" 2>&1 &
     started_pid=$!
 }
 
@@ -216,9 +235,11 @@ wait_ready() {
 # A super administrator (POST /setup), the pro tier's limits raised out of reach (the
 # pro tier allows 10000 calls a minute, which one run passes in seconds; raised, the
 # quota still runs its whole course on every call but never refuses), a pro member
-# (POST /admin/users) who logs in and creates a key (POST /keys).
+# (POST /admin/users) who logs in and creates a key (POST /keys). PORT VAR: on the
+# instance on PORT; the key into VAR.
 make_pro_key() {
-    local password root_jar=$tmp/root.cookies pro_jar=$tmp/pro.cookies csrf tier
+    local api_port=$1 password root_jar=$tmp/root.cookies pro_jar=$tmp/pro.cookies csrf tier
+    local key
     password=$(random_text 18)
     api POST /api/v1/setup "{\"username\":\"bench_root\",\"password\":\"$password\"}" >/dev/null
     csrf=$(api POST /api/v1/auth/login \
@@ -235,10 +256,11 @@ make_pro_key() {
     csrf=$(api POST /api/v1/auth/login \
         "{\"username\":\"bench_pro\",\"password\":\"$password\"}" -c "$pro_jar" |
         jq -r .data.csrf_token)
-    api_key=$(api POST /api/v1/keys '{"name":"request_path bench"}' \
+    key=$(api POST /api/v1/keys '{"name":"request_path bench"}' \
         -b "$pro_jar" -H "X-CSRF-Token: $csrf" | jq -r .data.key)
-    api GET /api/v1/membership "" -H "X-API-Key: $api_key" |
+    api GET /api/v1/membership "" -H "X-API-Key: $key" |
         jq -e '.data.tier == "pro"' >/dev/null || fail "the key is not a pro member's"
+    printf -v "$2" '%s' "$key"
 }
 
 # NAME METHOD PATH [curl options...]: the answer's body into $tmp/NAME.body and its
@@ -312,6 +334,7 @@ start_nginx() {
 pids_of() {
     case $1 in
     service) echo "$service_pid" ;;
+    base) echo "$base_pid" ;;
     traced) echo "$traced_pid" ;;
     nginx) echo "$nginx_pid" $(pgrep -P "$nginx_pid") ;;
     esac
@@ -320,6 +343,7 @@ pids_of() {
 port_of() {
     case $1 in
     service) echo "$service_port" ;;
+    base) echo "$base_port" ;;
     traced) echo "$traced_port" ;;
     counted) echo "$counted_port" ;;
     nginx) echo "$nginx_port" ;;
@@ -331,7 +355,11 @@ wrk_run() {
     local shape=$1 target=$2 duration=$3 delay=${4:-} method=POST path=/api/v1/query
     local body=$query key=""
     case $shape in
-    key) key=$api_key ;;
+    key) case $target in
+        base) key=$base_key ;;
+        counted) key=$counted_key ;;
+        *) key=$api_key ;;
+        esac ;;
     visitor) ;;
     healthz) method=GET path=/healthz body="" ;;
     esac
@@ -367,16 +395,20 @@ measure() {
     # are of interest (they are printed on failure).
     : >"$tmp/service.log"
     : >"$tmp/traced.log"
+    : >"$tmp/base.log"
 }
 
-# The rounds: each request on the service and on nginx (and the cached key query on the
-# traced instance) back to back, in the reverse order every other round.
+# The rounds: each request on the service, the base build if any, and nginx (and the
+# cached key query on the traced instance) back to back, in the reverse order every
+# other round.
 run_rounds() {
     local round shape targets
     for ((round = 1; round <= rounds; round++)); do
         for shape in key visitor healthz; do
-            targets=(service nginx)
-            [[ $shape == key ]] && targets=(service traced nginx)
+            targets=(service)
+            [[ $shape == key ]] && targets+=(traced)
+            [[ -n $base_pid ]] && targets+=(base)
+            targets+=(nginx)
             if ((round % 2 == 0)); then
                 targets=($(printf '%s\n' "${targets[@]}" | tac))
             fi
@@ -405,6 +437,7 @@ paced_runs() {
     local run
     for run in $(seq "$paced_rounds"); do
         paced_run service "$max" "$target"
+        [[ -n $base_pid ]] && paced_run base "$max" "$target"
         paced_run nginx "$max" "$target"
     done
 }
@@ -426,6 +459,7 @@ paced_run() {
     printf '  %-7s %7s req/s (pause %s ms a connection)  p50 %6s us  p99 %6s us\n' \
         "$target" "$rps" "$delay" "$(field p50_us "$result")" "$(field p99_us "$result")"
     : >"$tmp/service.log"
+    : >"$tmp/base.log"
 }
 
 # User-space instructions per cached key query: a third instance on the same database
@@ -434,12 +468,15 @@ paced_run() {
 # fifth between runs on a shared 2-core machine; this count moves by well under 1%,
 # so it tells whether a change made the request path cheaper. The kernel's share (the
 # sockets) is not in it.
+#
+# BUILD BIN DATABASE KEY: BUILD (service or base) names the record.
 count_instructions() {
     [[ ${BENCH_INSTRUCTIONS:-1} != 0 ]] || return 0
-    local port result out=$tmp/callgrind.out
+    local build=$1 binary=$2 db=$3 port result out=$tmp/callgrind.$1.out
+    counted_key=$4
     port=$(free_port)
     launcher=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out")
-    start_service counted "$port"
+    start_service counted "$binary" "$db" "$port"
     launcher=()
     counted_pid=$started_pid
     wait_ready "$counted_pid" "$port"
@@ -453,8 +490,34 @@ count_instructions() {
     clients=$saved_clients threads=$saved_threads
     stop_process "$counted_pid"
     counted_pid=""
-    echo "instructions requests=$(field requests "$result") total=$(sed -n 's/^totals: //p' "$out")" \
-        >>"$tmp/results"
+    echo "instructions build=$build requests=$(field requests "$result")" \
+        "total=$(sed -n 's/^totals: //p' "$out")" >>"$tmp/results"
+}
+
+# The base build (BASE_BIN): an instance on a database of its own, with a pro key of its
+# own, whose cached key query must answer the rows the service answered.
+start_base() {
+    create_database base_database
+    base_port=$(free_port)
+    start_service base "$base_bin" "$base_database" "$base_port"
+    base_pid=$started_pid
+    wait_ready "$base_pid" "$base_port"
+    make_pro_key "$base_port" base_key
+    local answer
+    curl -sS -o /dev/null -X POST -H "X-API-Key: $base_key" -H 'Content-Type: application/json' \
+        --data-binary "$query" "http://127.0.0.1:$base_port/api/v1/query"
+    answer=$(curl -sS -X POST -H "X-API-Key: $base_key" -H 'Content-Type: application/json' \
+        --data-binary "$query" "http://127.0.0.1:$base_port/api/v1/query")
+    jq -e '.code == 0' <<<"$answer" >/dev/null || fail "the base build answered: $answer"
+    [[ $(jq -c .data <<<"$answer") == $(jq -c .data "$tmp/key.body") ]] ||
+        say "NOTE: the base build's answer differs from this build's in its data"
+    say "base build: $(build_name "$base_bin"), pid $base_pid on port $base_port," \
+        "database $base_database"
+}
+
+# BIN: how a binary is named in the report: its path, and when it was built.
+build_name() {
+    printf '%s@%s' "$1" "$(date -r "$1" -u +%Y-%m-%dT%H:%MZ)"
 }
 
 # WRK_RESULT fields: requests per second.
@@ -476,24 +539,26 @@ main() {
     query=$(jq -cn --arg code "$index_code" --arg start "$(date -d '30 days ago' +%Y%m%d)" \
         '{api_name: "index_daily", params: {index_code: $code, start_date: $start}}')
 
-    create_database
+    key_secret=$(random_text 36)
+    create_database database
     service_port=$(free_port)
-    start_service service "$service_port"
+    start_service service "$bin" "$database" "$service_port"
     service_pid=$started_pid
     say "service: pid $service_pid on port $service_port, database $database, waiting for /readyz"
     wait_ready "$service_pid" "$service_port"
     # Thread ids follow the order of creation; the CPU figures name threads by them.
     say "service threads (id name): $(for task in /proc/"$service_pid"/task/*; do
         printf '%s %s, ' "${task##*/}" "$(cat "$task/comm")"; done)"
-    make_pro_key
+    make_pro_key "$service_port" api_key
     capture_answers
     start_nginx
     say "nginx: pid $nginx_pid on port $nginx_port (OTLP sink on $sink_port)"
+    [[ -n $base_bin ]] && start_base
 
     # The traced instance: the same binary, database and key, exporting every span
     # (default sampler, the service's own batch settings) to the sink.
     traced_port=$(free_port)
-    start_service traced "$traced_port" \
+    start_service traced "$bin" "$database" "$traced_port" \
         OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port"
     traced_pid=$started_pid
     wait_ready "$traced_pid" "$traced_port"
@@ -501,25 +566,28 @@ main() {
 
     # Warm-up, not measured: caches, connection pools, the key's first lease.
     local shape target
-    for target in service traced; do
+    for target in service traced ${base_pid:+base}; do
         for shape in key visitor; do
             wrk_run "$shape" "$target" 2 >/dev/null
         done
     done
     : >"$tmp/service.log"
     : >"$tmp/traced.log"
+    : >"$tmp/base.log"
     : >"$tmp/nginx/otlp.log"
 
-    printf 'meta secs=%s threads=%s clients=%s workers=%s\n' \
-        "$secs" "$threads" "$clients" "$workers" >>"$tmp/results"
-    say "rounds: $rounds x (3 requests on the service and nginx, the key query traced too)," \
-        "$secs s each, wrk -t$threads -c$clients"
+    printf 'meta secs=%s threads=%s clients=%s workers=%s build=%s base=%s\n' \
+        "$secs" "$threads" "$clients" "$workers" "$(build_name "$bin")" \
+        "${base_bin:+$(build_name "$base_bin")}" >>"$tmp/results"
+    say "rounds: $rounds x (3 requests on the service${base_pid:+, the base build} and nginx," \
+        "the key query traced too), $secs s each, wrk -t$threads -c$clients"
     run_rounds
     awk '{ n++; b += ($2 == "-" ? 0 : $2) } END { printf "sink batches=%d bytes=%d\n", n, b }' \
         "$tmp/nginx/otlp.log" >>"$tmp/results"
     paced_runs
     say "instructions per cached key query (callgrind, $secs s)"
-    count_instructions
+    count_instructions service "$bin" "$database" "$api_key"
+    [[ -n $base_pid ]] && count_instructions base "$base_bin" "$base_database" "$base_key"
 
     say ""
     say "request_path: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average" \

@@ -5,12 +5,15 @@
 
 RESULTS has one record a line, a kind then key=value fields:
 
-    run round=R shape=key|visitor|healthz target=service|traced|nginx rps=... p99_us=...
-        status_errors=... socket_errors=... process_us=... busiest_share=... ...
-    paced target_rps=... rps=... p50_us=... p99_us=... status_errors=... ...
+    run round=R shape=key|visitor|healthz target=service|traced|base|nginx rps=...
+        p99_us=... status_errors=... socket_errors=... process_us=... busiest_share=...
+    paced target=service|base|nginx target_rps=... rps=... p50_us=... p99_us=... ...
     sink batches=N bytes=B
-    instructions requests=N total=I
+    instructions build=service|base requests=N total=I
     meta name=value ...
+
+`base` is the second build of BASE_BIN, when the script was given one: a table then
+sets this build beside it.
 
 Ratios are taken within a round (the runs of a round are back to back, so slow drifts
 of a shared machine fall on both sides) and the median over the rounds is reported.
@@ -207,11 +210,10 @@ def main(path):
         for rnd in rounds if run(rnd, "key", "traced") and run(rnd, "key", "service")
     ])
     rows.append(["  CPU per request, on / off", fmt(tracing_cpu, ".3f"), "(reported)", ""])
-    counted = next((r for r in records if r["kind"] == "instructions"), None)
-    if counted and counted.get("requests") and isinstance(counted.get("total"), float):
+    counted = instructions(records, "service")
+    if counted:
         rows.append([
-            "instructions per cached key request",
-            f"{counted['total'] / counted['requests'] / 1000:.1f}k",
+            "instructions per cached key request", f"{counted / 1000:.1f}k",
             "(to compare builds)", "",
         ])
     print("\nSummary (medians over {} rounds):".format(len(rounds)))
@@ -220,6 +222,49 @@ def main(path):
         if abs(p["rps"] / p["target_rps"] - 1) > 0.1:
             print(f"NOTE: the paced run on {p['target']} reached {p['rps']:.0f} rps, not "
                   f"the {p['target_rps']:.0f} asked for: its p99 is for that rate")
+    if any(r["target"] == "base" for r in runs):
+        against_base(records, meta, rounds, run, ratios, figure, paced_median)
+
+
+def instructions(records, build):
+    """Instructions per cached key request of `build`, or None when not counted (a
+    record without `build` is from before there were two)."""
+    counted = next((r for r in records if r["kind"] == "instructions"
+                    and r.get("build", "service") == build), None)
+    if counted and counted.get("requests") and isinstance(counted.get("total"), float):
+        return counted["total"] / counted["requests"]
+    return None
+
+
+def against_base(records, meta, rounds, run, ratios, figure, paced_median):
+    """This build beside the base build, run in the same rounds: ratios within each
+    round, medians over the rounds."""
+    print(f"\nThis build against the base build (medians over {len(rounds)} rounds):")
+    print(f"  this: {meta.get('build', '-')}")
+    print(f"  base: {meta.get('base', '-')}")
+    rows = []
+    for shape, label in SHAPES:
+        this_cpu = figure(shape, "service", "process_us")
+        base_cpu = figure(shape, "base", "process_us")
+        rows.append([
+            label,
+            fmt(median(ratios(shape, "service", "base")), ".3f"),
+            fmt(median(ratios(shape, "service", "nginx")), ".3f"),
+            fmt(median(ratios(shape, "base", "nginx")), ".3f"),
+            fmt(this_cpu, ".1f"), fmt(base_cpu, ".1f"),
+            fmt(this_cpu and base_cpu and this_cpu / base_cpu, ".3f"),
+        ])
+    paced, _ = paced_median("service")
+    paced_base, _ = paced_median("base")
+    table(["request", "req/s this/base", "this/nginx", "base/nginx", "CPU us this",
+           "CPU us base", "CPU this/base"], rows)
+    if paced and paced_base:
+        print(f"  p99 of the cached key query at {paced['target_rps']:.0f} req/s: "
+              f"this {paced['p99_us'] / 1000:.2f} ms, base {paced_base['p99_us'] / 1000:.2f} ms")
+    this, base = instructions(records, "service"), instructions(records, "base")
+    if this and base:
+        print(f"  instructions per cached key request: this {this / 1000:.1f}k, "
+              f"base {base / 1000:.1f}k ({this / base:.3f})")
 
 
 if __name__ == "__main__":
