@@ -350,7 +350,8 @@ port_of() {
     esac
 }
 
-# SHAPE TARGET SECONDS [WRK_DELAY_MS]: one wrk run; prints its WRK_RESULT fields.
+# SHAPE TARGET SECONDS [WRK_DELAY_MS]: one wrk run; prints its WRK_RESULT fields. wrk's
+# own CPU seconds (user + system) go to $tmp/wrk.cpu: wrk shares the cores it measures.
 wrk_run() {
     local shape=$1 target=$2 duration=$3 delay=${4:-} method=POST path=/api/v1/query
     local body=$query key=""
@@ -363,10 +364,12 @@ wrk_run() {
     visitor) ;;
     healthz) method=GET path=/healthz body="" ;;
     esac
-    WRK_METHOD=$method WRK_BODY=$body WRK_API_KEY=$key WRK_DELAY_MS=$delay \
+    local TIMEFORMAT='%U %S'
+    { time WRK_METHOD=$method WRK_BODY=$body WRK_API_KEY=$key WRK_DELAY_MS=$delay \
         wrk -t"$threads" -c"$clients" -d"${duration}s" -s "$helpers/wrk.lua" \
-        "http://127.0.0.1:$(port_of "$target")$path" >"$tmp/wrk.out" 2>&1 ||
+        "http://127.0.0.1:$(port_of "$target")$path" >"$tmp/wrk.out" 2>&1; } 2>"$tmp/wrk.time" ||
         { cat "$tmp/wrk.out" >&2; fail "wrk failed"; }
+    awk '{ print $1 + $2 }' "$tmp/wrk.time" >"$tmp/wrk.cpu"
     sed -n 's/^WRK_RESULT //p' "$tmp/wrk.out"
 }
 
@@ -380,7 +383,8 @@ measure() {
     # shellcheck disable=SC2046
     python3 "$helpers/cpu.py" snapshot $(pids_of "$target") >"$tmp/cpu.after"
     requests=$(field requests "$result")
-    cpu=$(python3 "$helpers/cpu.py" report "$tmp/cpu.before" "$tmp/cpu.after" "$requests")
+    cpu=$(python3 "$helpers/cpu.py" report "$tmp/cpu.before" "$tmp/cpu.after" "$requests" \
+        "$(cat "$tmp/wrk.cpu")")
     # Spans the traced instance could not queue are dropped with a warning: then it
     # did less work than tracing every request costs.
     local dropped=""

@@ -6,7 +6,8 @@
 RESULTS has one record a line, a kind then key=value fields:
 
     run round=R shape=key|visitor|healthz target=service|traced|base|nginx rps=...
-        p99_us=... status_errors=... socket_errors=... process_us=... busiest_share=...
+        p99_us=... status_errors=... socket_errors=... process_us=... system_us=...
+        postgres_us=... load_us=... machine_us=... idle_share=... busiest_share=...
     paced target=service|base|nginx target_rps=... rps=... p50_us=... p99_us=... ...
     sink batches=N bytes=B
     instructions build=service|base requests=N total=I
@@ -129,6 +130,8 @@ def main(path):
                 print(f"    round {int(r['round'])}, {label}: "
                       f"{str(r.get('threads')).replace(',', ', ')}")
 
+    machine_budget(runs, figure)
+
     # Problems that make a figure meaningless.
     errors = [r for r in records if r.get("status_errors", 0) or r.get("socket_errors", 0)]
     for r in errors:
@@ -224,6 +227,43 @@ def main(path):
                   f"the {p['target_rps']:.0f} asked for: its p99 is for that rate")
     if any(r["target"] == "base" for r in runs):
         against_base(records, meta, rounds, run, ratios, figure, paced_median)
+
+
+def machine_budget(runs, figure):
+    """Where the two cores' time goes per saturated request: the server's own user and
+    kernel time, PostgreSQL's (the call log and quota writes of a key query), wrk's
+    (which shares the cores it measures) and the rest (for the traced instance, the
+    OTLP sink's nginx among it); and, for the cached key query,
+    how far the ratio to nginx could go if the service's own user-space code cost
+    nothing, the rest unchanged."""
+    if not any("machine_us" in r for r in runs):
+        return
+    print("\nThe machine's CPU per saturated request, us (medians over the rounds):")
+    targets = [t for t in ("service", "traced", "base", "nginx")
+               if any(r["target"] == t for r in runs)]
+    rows, machine = [], {}
+    for shape, label in SHAPES:
+        for target in targets:
+            get = lambda name: figure(shape, target, name)
+            process, system = get("process_us"), get("system_us")
+            postgres, load, busy = get("postgres_us"), get("load_us"), get("machine_us")
+            if None in (process, system, postgres, busy):
+                continue
+            machine[(shape, target)] = (busy, process - system)
+            other = busy - process - postgres - (load or 0)
+            rows.append([label, target, fmt(process - system, ".1f"), fmt(system, ".1f"),
+                         fmt(postgres, ".1f"), fmt(load, ".1f"), fmt(other, ".1f"),
+                         fmt(busy, ".1f"), fmt(get("idle_share"), ".2f")])
+    table(["request", "server", "server user", "server kernel", "PostgreSQL", "wrk",
+           "other", "machine", "idle share"], rows)
+    if ("key", "service") in machine and ("key", "nginx") in machine:
+        busy, user = machine[("key", "service")]
+        floor, _ = machine[("key", "nginx")]
+        print(f"  cached key query / nginx if the service's user-space code cost nothing: "
+              f"{floor / (busy - user):.2f} (nginx's {floor:.1f} us against the "
+              f"{busy - user:.1f} us the rest of a key request costs the machine)")
+        print(f"  at 0.5, the service's user space would have {2 * floor - (busy - user):.1f} "
+              f"us a request (it uses {user:.1f})")
 
 
 def instructions(records, build):
