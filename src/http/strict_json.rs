@@ -16,24 +16,36 @@ use serde_json::{Map, Value};
 /// Parses `bytes` as JSON; a repeated name in any object is an error naming it.
 pub fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = Node { path: "" }.deserialize(&mut deserializer)?;
+    let value = Node { path: Path::Body }.deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)
 }
 
-/// The value at `path` (empty for the whole body).
-struct Node<'p> {
-    path: &'p str,
+/// Where a value sits in the body: a chain of borrowed steps back to the body, written
+/// out as text only for an error (every request's body is parsed here, and a path
+/// built for each member and item cost more than the parse).
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    Body,
+    Member(&'p Path<'p>, &'p str),
+    Item(&'p Path<'p>, usize),
 }
 
-impl Node<'_> {
-    fn child(&self, name: &str) -> String {
-        if self.path.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{}.{name}", self.path)
+/// `params.index_code`, `fields[2].x`, `[0]`: as the other 40001 errors name a member.
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Body => Ok(()),
+            Path::Member(Path::Body, name) => f.write_str(name),
+            Path::Member(parent, name) => write!(f, "{parent}.{name}"),
+            Path::Item(parent, index) => write!(f, "{parent}[{index}]"),
         }
     }
+}
+
+/// The value at `path`.
+struct Node<'p> {
+    path: Path<'p>,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -87,8 +99,8 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         loop {
-            let path = format!("{}[{}]", self.path, items.len());
-            match seq.next_element_seed(Node { path: &path })? {
+            let path = Path::Item(&self.path, items.len());
+            match seq.next_element_seed(Node { path })? {
                 Some(item) => items.push(item),
                 None => return Ok(Value::Array(items)),
             }
@@ -98,13 +110,13 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut members = Map::new();
         while let Some(name) = map.next_key::<String>()? {
-            let path = self.child(&name);
+            let path = Path::Member(&self.path, &name);
             if members.contains_key(&name) {
                 return Err(de::Error::custom(format_args!(
                     "the name '{path}' appears twice"
                 )));
             }
-            let value = map.next_value_seed(Node { path: &path })?;
+            let value = map.next_value_seed(Node { path })?;
             members.insert(name, value);
         }
         Ok(Value::Object(members))
@@ -127,6 +139,8 @@ mod tests {
         assert!(error(r#"{"params":{"index_code":"a","index_code":"b"}}"#)
             .contains("'params.index_code' appears twice"));
         assert!(error(r#"{"fields":[{"x":1,"x":1}]}"#).contains("'fields[0].x' appears twice"));
+        assert!(error(r#"[{"a":1},{"a":1,"a":2}]"#).contains("'[1].a' appears twice"));
+        assert!(error(r#"{"a":[0,[{"b":{"c":1,"c":2}}]]}"#).contains("'a[1][0].b.c' appears twice"));
     }
 
     #[test]
