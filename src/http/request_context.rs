@@ -27,6 +27,8 @@ use super::listener::OverCap;
 use crate::telemetry::propagation::continue_trace;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// [`REQUEST_ID_HEADER`] checked once, not on every response.
+static REQUEST_ID_NAME: HeaderName = HeaderName::from_static(REQUEST_ID_HEADER);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestId(Arc<str>);
@@ -186,7 +188,7 @@ fn finish(
     if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
         response
             .headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+            .insert(REQUEST_ID_NAME.clone(), value);
     }
     let code = response
         .response()

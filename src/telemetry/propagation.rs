@@ -2,13 +2,17 @@
 //! trace continues into ours. A malformed header is ignored (a new trace starts), never
 //! refused: tracing must not change what a client gets.
 
-use actix_web::http::header::HeaderMap;
+use actix_web::http::header::{HeaderMap, HeaderName};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::TraceContextExt;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tracing::Span;
 
 use super::ids::{adopt, Remote};
+
+/// The header that says a request continues a trace; without it there is nothing to
+/// extract (`tracestate` alone names no parent).
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 
 struct Headers<'a>(&'a HeaderMap);
 
@@ -31,6 +35,10 @@ pub fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
 /// its headers name: the trace id its log lines carry, and its exported parent (whose
 /// `sampled` flag the default sampler follows).
 pub fn continue_trace(span: &Span, headers: &HeaderMap) {
+    // Most requests start a trace: asked by name, not by text, that costs one look-up.
+    if !headers.contains_key(&TRACEPARENT) {
+        return;
+    }
     let parent = remote_parent(headers);
     let caller = parent.span();
     let caller = caller.span_context();
