@@ -46,8 +46,17 @@ struct AuthService {
     tiers: CoherentCache<String, Arc<Tier>>,
     /// Every tier, for the website's plans; dropped with `tiers`.
     all_tiers: CoherentCache<(), Arc<Vec<Tier>>>,
-    keys: CoherentCache<KeyHash, Option<Arc<KeyRecord>>>,
+    keys: CoherentCache<KeyHash, Option<Arc<KnownKey>>>,
     initialized: CoherentCache<(), bool>,
+}
+
+/// A key's record and its owner's tier, kept in memory together: every auth change
+/// drops both caches at once (see [`Invalidate`]), so a key found in memory needs no
+/// second lookup for its tier (each lookup is a hash, a probe and a read recorded for
+/// moka's eviction policy).
+struct KnownKey {
+    record: KeyRecord,
+    tier: Arc<Tier>,
 }
 
 impl AuthActor {
@@ -114,6 +123,7 @@ impl Handler<Invalidate> for AuthActor {
 
     fn handle(&mut self, msg: Invalidate, _: &mut Context<Self>) {
         if msg.0.touches(Change::Auth) {
+            // Together, always: a key in memory holds its owner's tier (`KnownKey`).
             self.service.keys.invalidate_all();
             self.service.tiers.invalidate_all();
             self.service.all_tiers.invalidate_all();
@@ -202,13 +212,23 @@ impl AuthService {
                 if !api_key::checksum_matches(text) {
                     return Ok(None);
                 }
-                let client = self.pool.get().await?;
-                Ok(keys_find(&**client, &hash).await?.map(Arc::new))
+                let record = {
+                    let client = self.pool.get().await?;
+                    keys_find(&**client, &hash).await?
+                };
+                // The connection is back in the pool before the tier is looked up,
+                // which may need one of its own.
+                let Some(record) = record else {
+                    return Ok(None);
+                };
+                let tier = self.tier(&record.owner_tier).await?;
+                Ok(Some(Arc::new(KnownKey { record, tier })))
             })
             .await?;
         // On the sender's span: whether the key's record came from memory.
         Span::current().record("auth.cache.hit", !lookup.loaded);
-        let record = lookup.value.ok_or_else(invalid_key)?;
+        let known = lookup.value.ok_or_else(invalid_key)?;
+        let record = &known.record;
         if record.deleted {
             return Err(invalid_key());
         }
@@ -231,7 +251,7 @@ impl AuthService {
                 "this key does not accept requests from your address",
             ));
         }
-        let tier = self.tier(&record.owner_tier).await?;
+        let tier = known.tier.clone();
         let limits = Limits::effective(record.per_minute, record.per_day, &tier);
         Ok(Identity::key(
             Caller::Key {
