@@ -13,6 +13,9 @@
 #   - requests per second of the service / nginx, for each of the three requests;
 #   - CPU microseconds per cached key request, the whole process and its busiest thread,
 #     and that thread's share of the process (from /proc, around the saturated runs);
+#   - where the two cores' time goes per request: the server's user and kernel time,
+#     PostgreSQL's, wrk's own and the rest, and the ratio to nginx the cached key query
+#     would reach if the service's user-space code cost nothing;
 #   - p99 latency of the cached key query at half its maximum throughput (paced wrk);
 #   - throughput with span export to an OTLP/HTTP sink / without (a second instance of
 #     the service on the same database, run in the same rounds);
