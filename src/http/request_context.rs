@@ -42,8 +42,9 @@ tokio::task_local! {
 
 impl RequestId {
     pub fn generate() -> Self {
-        // Written into a buffer and shared at once: `format!` and a `String` cost more
-        // than the id itself, and every request makes one.
+        // Written into a buffer and shared at once: every request makes one, and
+        // `format!` took it through the formatting machinery into a `String` that was
+        // then copied into the `Arc`.
         let mut text = *b"req_00000000000000000000000000000000";
         uuid::Uuid::now_v7().simple().encode_lower(&mut text[4..]);
         RequestId(std::str::from_utf8(&text).expect("ASCII").into())
