@@ -35,9 +35,8 @@ import sys
 TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
 
 
-def ticks(stat_path, split=False):
-    """utime+stime (or, with `split`, the pair) and the name from a stat file; None if
-    the task is gone."""
+def ticks(stat_path):
+    """utime, stime and the name from a stat file; None if the task is gone."""
     try:
         with open(stat_path) as f:
             text = f.read()
@@ -47,8 +46,7 @@ def ticks(stat_path, split=False):
     # after the last ')'. Fields 14 and 15 (utime, stime) are then at 11 and 12.
     name = text[text.index("(") + 1 : text.rindex(")")]
     fields = text[text.rindex(")") + 2 :].split()
-    user, system = int(fields[11]), int(fields[12])
-    return ((user, system) if split else user + system), name
+    return int(fields[11]), int(fields[12]), name
 
 
 def postgres_ticks():
@@ -56,8 +54,8 @@ def postgres_ticks():
     found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         seen = ticks(f"/proc/{pid}/stat")
-        if seen is not None and seen[1] == "postgres":
-            found[pid] = seen[0]
+        if seen is not None and seen[2] == "postgres":
+            found[pid] = seen[0] + seen[1]
     return found
 
 
@@ -73,15 +71,15 @@ def cores():
 def snapshot(pids):
     total, system, threads = 0, 0, {}
     for pid in pids:
-        found = ticks(f"/proc/{pid}/stat", split=True)
+        found = ticks(f"/proc/{pid}/stat")
         if found is None:
             sys.exit(f"cpu.py: no process {pid}")
-        total += sum(found[0])
-        system += found[0][1]
+        total += found[0] + found[1]
+        system += found[1]
         for tid in os.listdir(f"/proc/{pid}/task"):
             found = ticks(f"/proc/{pid}/task/{tid}/stat")
             if found is not None:
-                threads[f"{pid}/{tid}"] = found
+                threads[f"{pid}/{tid}"] = (found[0] + found[1], found[2])
     busy, idle = cores()
     return {"total": total, "system": system, "threads": threads,
             "postgres": postgres_ticks(), "busy": busy, "idle": idle}

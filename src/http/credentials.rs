@@ -16,7 +16,7 @@ use iq_actors::{ApiError, ErrorCode};
 use super::session::session_id;
 
 /// A name, not text: looking a header up by text parses the text on every request.
-static KEY_HEADER: HeaderName = HeaderName::from_static("x-api-key");
+const KEY_HEADER: HeaderName = HeaderName::from_static("x-api-key");
 
 /// Query-string names that look like a key (D12); matched without regard to case.
 const URL_KEY_NAMES: [&str; 4] = ["api_key", "apikey", "token", "key"];
@@ -37,8 +37,8 @@ pub fn website(req: &HttpRequest) -> Credentials {
 
 /// The key of `X-API-Key` or `Authorization: Bearer`, `None` when neither is sent.
 fn key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let header_key = single(headers, &KEY_HEADER)?;
-    let bearer = match single(headers, &AUTHORIZATION)? {
+    let header_key = single(headers, KEY_HEADER)?;
+    let bearer = match single(headers, AUTHORIZATION)? {
         None => None,
         Some(value) => Some(bearer_token(&value)?),
     };
@@ -53,8 +53,8 @@ fn key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// The one value of header `name`; two lines of it are a refusal. A value that is not
 /// visible ASCII reads as empty, which the key check refuses as malformed.
-fn single(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, ApiError> {
-    let mut values = headers.get_all(name);
+fn single(headers: &HeaderMap, name: HeaderName) -> Result<Option<String>, ApiError> {
+    let mut values = headers.get_all(&name);
     let Some(first) = values.next() else {
         return Ok(None);
     };

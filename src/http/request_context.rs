@@ -26,9 +26,7 @@ use super::envelope::{failure, BusinessCode};
 use super::listener::OverCap;
 use crate::telemetry::propagation::continue_trace;
 
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
-/// [`REQUEST_ID_HEADER`] checked once, not on every response.
-static REQUEST_ID_NAME: HeaderName = HeaderName::from_static(REQUEST_ID_HEADER);
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestId(Arc<str>);
@@ -187,9 +185,7 @@ fn finish(
     started: Instant,
 ) -> ServiceResponse<BoxBody> {
     if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
-        response
-            .headers_mut()
-            .insert(REQUEST_ID_NAME.clone(), value);
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
     let code = response
         .response()

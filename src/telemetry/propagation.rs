@@ -12,7 +12,7 @@ use super::ids::{adopt, Remote};
 
 /// The header that says a request continues a trace; without it there is nothing to
 /// extract (`tracestate` alone names no parent).
-static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 
 struct Headers<'a>(&'a HeaderMap);
 
@@ -36,7 +36,7 @@ pub fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
 /// `sampled` flag the default sampler follows).
 pub fn continue_trace(span: &Span, headers: &HeaderMap) {
     // Most requests start a trace: asked by name, not by text, that costs one look-up.
-    if !headers.contains_key(&TRACEPARENT) {
+    if !headers.contains_key(TRACEPARENT) {
         return;
     }
     let parent = remote_parent(headers);
