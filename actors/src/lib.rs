@@ -27,6 +27,7 @@ pub mod paging;
 pub mod query;
 pub mod quota;
 pub mod quotes;
+pub mod safe_text;
 pub mod wire_date;
 
 pub use error::{ApiError, ErrorCode};

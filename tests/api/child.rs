@@ -175,13 +175,23 @@ impl Service {
 
     /// The most resident memory the process has had (`VmHWM`), in bytes.
     pub fn peak_memory_bytes(&self) -> u64 {
+        self.memory_status("VmHWM:")
+    }
+
+    /// The child's resident memory now, from `/proc`.
+    pub fn resident_memory_bytes(&self) -> u64 {
+        self.memory_status("VmRSS:")
+    }
+
+    /// A `kB` line of `/proc/<pid>/status`, in bytes.
+    fn memory_status(&self, field: &str) -> u64 {
         let pid = self.child.as_ref().expect("the service is running").id();
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
         let kib: u64 = status
             .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .find_map(|line| line.strip_prefix(field))
             .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-            .expect("VmHWM in /proc/<pid>/status");
+            .unwrap_or_else(|| panic!("{field} in /proc/<pid>/status"));
         kib * 1024
     }
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
+use crate::safe_text::text_problem;
 use crate::{ApiError, ErrorCode};
 
 /// The index settings as the back office reads and changes them, held in the service's
@@ -88,6 +89,10 @@ pub async fn patch(
             return Err(ApiError::invalid(
                 "field 'index_name' must be 1 to 200 characters",
             ));
+        }
+        // Names are served as stored, into CSV answers and DataFrames too.
+        if let Some(problem) = text_problem(name) {
+            return Err(ApiError::invalid(format!("field 'index_name' {problem}")));
         }
     }
     let row = client

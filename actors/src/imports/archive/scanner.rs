@@ -33,6 +33,8 @@ pub(super) struct Tally {
     pub(super) longest_value: u64,
     /// A `<!DOCTYPE` (or another `<!` construct that is neither a comment nor CDATA).
     pub(super) doctype: bool,
+    /// The part's inflated bytes.
+    pub(super) bytes: u64,
 }
 
 pub(super) fn scan(mut entry: impl Read, part: Part) -> std::io::Result<Tally> {
@@ -43,6 +45,7 @@ pub(super) fn scan(mut entry: impl Read, part: Part) -> std::io::Result<Tally> {
         let Some(bytes) = chunk.get(..read).filter(|b| !b.is_empty()) else {
             break;
         };
+        scanner.tally.bytes = scanner.tally.bytes.saturating_add(read as u64);
         scanner.feed(bytes);
     }
     Ok(scanner.tally)

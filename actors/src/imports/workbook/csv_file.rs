@@ -56,7 +56,7 @@ pub(super) fn read_csv(
             cells.push(if text.is_empty() {
                 Cell::Empty
             } else {
-                Cell::Text(text.to_owned())
+                Cell::judged_once(text)
             });
         }
         if !emit(each, number, cells) {

@@ -7,6 +7,7 @@
 //! crafted reference is a damaged file, 400 / 40001), or grow a row past the sheet's
 //! columns.
 
+use std::collections::HashMap;
 use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -55,6 +56,10 @@ pub(super) fn read_xlsx(
     let declared = reader.dimensions();
     check_declared(&name, declared.start, declared.end)?;
     let mut extent = Extent::new(limits);
+    // The character count of each shared string too long for a cell, by its address in
+    // calamine's table (which does not move while the sheet is read): a string referenced
+    // by many cells is counted once. At most one entry per 2,000 bytes of shared text.
+    let mut long_shared: HashMap<usize, usize> = HashMap::new();
     // The row being read: its absolute number (0 = row 1) and its cells so far. The
     // format lists rows in ascending order (spreadsheet applications refuse a sheet
     // that does not), so a row is complete when a cell of a later one comes.
@@ -66,9 +71,14 @@ pub(super) fn read_xlsx(
         // Every cell, blank or not, before anything is allocated for it.
         extent.cell(row, col)?;
         let cell = match record.value {
-            // Most quote cells are text; take them without a copy through `Data`.
-            DataRef::SharedString(text) if !text.is_empty() => Cell::Text(text.to_owned()),
-            DataRef::String(text) if !text.is_empty() => Cell::Text(text),
+            // Most quote cells are text; take them without a copy through `Data`, judged
+            // before they are copied.
+            DataRef::SharedString(text) if !text.is_empty() => Cell::judged(text, |t| {
+                *long_shared
+                    .entry(t.as_ptr() as usize)
+                    .or_insert_with(|| t.chars().count())
+            }),
+            DataRef::String(text) if !text.is_empty() => Cell::judged_once(&text),
             value => convert(&Data::from(value)),
         };
         let cell = if !cell.is_empty() {
@@ -169,7 +179,7 @@ fn convert(data: &Data) -> Cell {
     match data {
         Data::Empty => Cell::Empty,
         Data::String(s) if s.is_empty() => Cell::Empty,
-        Data::String(s) => Cell::Text(s.clone()),
+        Data::String(s) => Cell::judged_once(s),
         Data::Int(i) => Cell::Number(i.to_string()),
         Data::Float(f) => float_cell(*f),
         Data::Bool(_) => Cell::Invalid("a TRUE/FALSE value".to_owned()),
