@@ -6,9 +6,10 @@
 use std::sync::LazyLock;
 
 use actix_web::http::header::{CacheControl, CacheDirective, ContentType};
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sha2::{Digest, Sha256};
 
+use super::path_part::PathPart;
 use super::respond::{PageError, PageResult};
 
 pub struct Asset {
@@ -54,7 +55,7 @@ pub static SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
 });
 
 /// `GET /assets/{name}`: an asset by its hashed name; any other name is a 404.
-pub async fn serve(name: web::Path<String>) -> PageResult {
+pub async fn serve(name: PathPart) -> PageResult {
     let asset = [&*CSS, &*SCRIPT]
         .into_iter()
         .find(|a| a.name == *name)
@@ -68,6 +69,5 @@ pub async fn serve(name: web::Path<String>) -> PageResult {
             CacheDirective::MaxAge(31_536_000),
             CacheDirective::Extension("immutable".into(), None),
         ]))
-        .insert_header(("x-content-type-options", "nosniff"))
         .body(asset.body))
 }

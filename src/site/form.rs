@@ -1,5 +1,8 @@
 //! Reading a submitted form: `application/x-www-form-urlencoded`, bounded in size and
-//! pace like every body, its CSRF token checked before anything else is looked at.
+//! pace like every body, its CSRF token checked before anything else is looked at, and
+//! refused as a client error (400 page) when a field holds NUL or another control
+//! character, before any handler or the database sees it. A page's path is checked
+//! the same way by [`super::path_part`].
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest};
@@ -52,12 +55,18 @@ impl Form {
                  try again.",
             ));
         }
+        // Names never hold a control character; values only the line breaks and tabs
+        // of a text area (the key page's address list is one per line). What each
+        // field may hold beyond that is its own rule's (names, descriptions).
+        let stray = |c: char| c.is_control() && !matches!(c, '\t' | '\r' | '\n');
         if form
             .0
             .iter()
-            .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+            .any(|(k, v)| k.contains(char::is_control) || v.contains(stray))
         {
-            return Err(PageError::bad_request("A field holds a NUL character."));
+            return Err(PageError::bad_request(
+                "A field holds a control character (such as NUL), which no field takes.",
+            ));
         }
         Ok(form)
     }

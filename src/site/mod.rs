@@ -20,6 +20,7 @@ mod form;
 pub mod form_token;
 mod format;
 mod member;
+mod path_part;
 mod public;
 mod reading;
 pub mod respond;

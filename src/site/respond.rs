@@ -40,7 +40,6 @@ pub fn page_builder(status: StatusCode, caching: Caching) -> HttpResponseBuilder
     builder
         .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header(("content-security-policy", CONTENT_SECURITY_POLICY))
-        .insert_header(("x-content-type-options", "nosniff"))
         .insert_header(("x-frame-options", "DENY"))
         .insert_header(("referrer-policy", "same-origin"))
         .insert_header(("cross-origin-opener-policy", "same-origin"))

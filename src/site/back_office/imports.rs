@@ -22,6 +22,7 @@ use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form_token::{self, FIELD};
 use crate::site::format::{long_date, parse_wire};
+use crate::site::path_part::PathPart;
 use crate::site::respond::{page_builder, render, Caching, PageError, PageResult};
 
 /// Imports listed on the page.
@@ -259,7 +260,7 @@ struct DetailPage {
 pub async fn show(
     req: HttpRequest,
     staff: Staff<Admin>,
-    id: web::Path<String>,
+    id: PathPart,
     query: web::Query<DetailQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
@@ -293,11 +294,7 @@ pub async fn show(
 /// `GET /admin/imports/{id}/errors.csv`: a refused file's problems as CSV (row,
 /// column, problem), safe to open in a spreadsheet: a cell that would start a formula
 /// is prefixed with an apostrophe.
-pub async fn errors_csv(
-    _: Staff<Admin>,
-    id: web::Path<String>,
-    state: web::Data<AppState>,
-) -> PageResult {
+pub async fn errors_csv(_: Staff<Admin>, id: PathPart, state: web::Data<AppState>) -> PageResult {
     let detail = state.importer.detail(&id).await?;
     let mut csv = String::from("row,column,problem\r\n");
     for e in detail.row_errors.unwrap_or_default() {
@@ -318,7 +315,6 @@ pub async fn errors_csv(
             ),
         ))
         .insert_header(("cache-control", "private, no-store"))
-        .insert_header(("x-content-type-options", "nosniff"))
         .body(csv))
 }
 

@@ -12,6 +12,7 @@ use super::{Staff, SuperAdmin};
 use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
+use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageResult};
 
 pub const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
@@ -59,7 +60,7 @@ pub async fn list(
 pub async fn save(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    code: web::Path<String>,
+    code: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {

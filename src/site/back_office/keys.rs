@@ -18,6 +18,7 @@ use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::member::KeyLine;
+use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
 
 #[derive(Deserialize)]
@@ -160,7 +161,7 @@ async fn key_page(
 pub async fn show(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    id: web::Path<String>,
+    id: PathPart,
     state: web::Data<AppState>,
 ) -> PageResult {
     key_page(&req, &staff, &state, &id, None).await
@@ -171,7 +172,7 @@ pub async fn show(
 pub async fn save(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    id: web::Path<String>,
+    id: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {

@@ -13,6 +13,7 @@ use super::{Staff, SuperAdmin};
 use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
+use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageResult};
 
 /// A tier's settings as its form shows them.
@@ -123,7 +124,7 @@ struct Preview {
 pub async fn save(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    name: web::Path<String>,
+    name: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {

@@ -15,6 +15,7 @@ use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::format::{long_date, parse_wire};
 use crate::site::member::KeyLine;
+use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
 
 /// Rows of a list page.
@@ -205,7 +206,7 @@ async fn user_page(
 pub async fn show(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    id: web::Path<String>,
+    id: PathPart,
     state: web::Data<AppState>,
 ) -> PageResult {
     user_page(&req, &staff, &state, &id, None).await
@@ -215,7 +216,7 @@ pub async fn show(
 pub async fn save(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    id: web::Path<String>,
+    id: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {

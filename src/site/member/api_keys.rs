@@ -17,8 +17,9 @@ use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::format::long_date;
+use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
-use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::site::respond::{render, see_other, Caching, PageResult};
 
 pub struct KeyLine {
     pub id: String,
@@ -177,7 +178,7 @@ fn new_key(
 /// one is refused from now on. Name, scopes, range, addresses, expiry and limits stay.
 pub async fn rotate_key(
     req: HttpRequest,
-    id: web::Path<String>,
+    id: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
@@ -195,7 +196,7 @@ pub async fn rotate_key(
 /// `POST /account/keys/{id}/rename`.
 pub async fn rename_key(
     req: HttpRequest,
-    id: web::Path<String>,
+    id: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
@@ -225,15 +226,12 @@ pub async fn rename_key(
 /// `POST /account/keys/{id}/delete`.
 pub async fn delete_key(
     req: HttpRequest,
-    id: web::Path<String>,
+    id: PathPart,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
     Form::read(&req, payload, &state).await?;
     let (_, account) = member(&req, &state).await?;
-    if id.contains('\0') {
-        return Err(PageError::not_found("There is no such key."));
-    }
     state.accounts.delete_key(&account, &id).await?;
     Ok(see_other("/account/keys").finish())
 }

@@ -15,6 +15,7 @@ use crate::routes::AppState;
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, long_date, parse_wire, wire};
+use crate::site::path_part::PathPart;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageError, PageResult};
 
@@ -124,7 +125,7 @@ const MAX_CHART_PAGES: usize = 10;
 /// `aggregate` index the specification quotes of its latest visible day.
 pub async fn index(
     req: HttpRequest,
-    code: web::Path<String>,
+    code: PathPart,
     query: web::Query<IndexQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {

@@ -12,6 +12,7 @@
 mod connections;
 mod floods;
 mod requests;
+mod text;
 mod workbooks;
 
 use serde_json::json;
