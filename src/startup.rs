@@ -23,7 +23,7 @@ use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::Fronts;
 use crate::http::compress::compress;
-use crate::http::drain::{close_when_draining, stop_on_signal, Draining, StopSignals};
+use crate::http::drain::{close_when_draining, stop_on_signal, Draining, Listening, StopSignals};
 use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
 use crate::http::request_context::request_context;
@@ -44,9 +44,11 @@ pub enum StartupError {
     Database(String),
     #[error("configuration: {0}")]
     Config(String),
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr} ({setting}): {source}; set {setting} to another address")]
     Listen {
         addr: String,
+        /// The variable that sets the address.
+        setting: &'static str,
         source: std::io::Error,
     },
 }
@@ -56,6 +58,7 @@ pub enum StartupError {
 fn metrics_server(addr: &str, state: web::Data<AppState>) -> Result<(u16, Server), StartupError> {
     let listen = |source| StartupError::Listen {
         addr: addr.to_owned(),
+        setting: "METRICS_ADDR",
         source,
     };
     let listener = TcpListener::bind(addr).map_err(listen)?;
@@ -108,6 +111,8 @@ pub struct Application {
     draining: Draining,
     /// Listened for since before the server accepted its first connection.
     signals: StopSignals,
+    /// The listener's socket, for the stop to refuse new connections.
+    listening: Listening,
     shutdown_delay: std::time::Duration,
 }
 
@@ -245,6 +250,7 @@ impl Application {
 
         let listen = |source| StartupError::Listen {
             addr: settings.listen_addr.clone(),
+            setting: "LISTEN_ADDR",
             source,
         };
         // Before either listener accepts a connection: a stop signal from then on
@@ -252,6 +258,7 @@ impl Application {
         let signals = StopSignals::listen();
         let listener = TcpListener::bind(&settings.listen_addr).map_err(listen)?;
         let port = listener.local_addr().map_err(listen)?.port();
+        let listening = Listening::of(&listener).map_err(listen)?;
         let separate_metrics = settings.metrics_addr.is_some();
         let metrics = match &settings.metrics_addr {
             Some(addr) => Some(metrics_server(addr, state.clone())?),
@@ -286,6 +293,7 @@ impl Application {
             embedded,
             draining,
             signals,
+            listening,
             shutdown_delay: settings.shutdown_delay,
         })
     }
@@ -321,6 +329,7 @@ impl Application {
         let signals = actix_web::rt::spawn(stop_on_signal(
             self.signals,
             self.server.handle(),
+            self.listening,
             self.draining.clone(),
             self.shutdown_delay,
         ));

@@ -12,13 +12,16 @@
 //! finish what is in flight. It never cuts a request it has started.
 //!
 //! Without the delay (`SHUTDOWN_DELAY_MS=0`, the default, for a single instance) the
-//! stop is immediate, and actix-server tells its connections to finish before it stops
-//! its accept thread: a connection accepted in those few milliseconds, or a request
-//! sent on an idle keep-alive connection then, is closed unanswered (the client sees a
-//! reset, not a refusal). Such a request was never started, so never counted; but a
-//! client cannot know that, which is why every deployment behind a balancer sets the
-//! delay (the Kubernetes manifests use 5 s). The fault test `faults::sigterm` checks
-//! that every request the service started was answered and counted.
+//! stop begins at once, and answers every request a client sent on a connection the
+//! service accepted ([`stop_on_signal`] says how): a client that connects after the
+//! signal is refused, never reset. The fault tests `faults::sigterm` (every request the
+//! service started answered and counted) and `faults::direct_client` (no request on an
+//! accepted connection lost, across repeated SIGTERMs) hold it to that. With a delay,
+//! answers say `Connection: close` while the listener still accepts (the balancer needs
+//! that), so a client without a balancer reconnects throughout the delay, and one whose
+//! connection the kernel completed in the microseconds before the listener closed is
+//! reset: the delay is for deployments behind a balancer (the Kubernetes manifests use
+//! 5 s).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -108,25 +111,75 @@ impl StopSignals {
     }
 }
 
+/// The public listener's socket, shared with the server, so a stop can refuse new
+/// connections at once, before any answer tells a client to reconnect.
+pub struct Listening(std::net::TcpListener);
+
+impl Listening {
+    /// A second handle on `listener`'s socket (the server keeps the first).
+    pub fn of(listener: &std::net::TcpListener) -> std::io::Result<Listening> {
+        listener.try_clone().map(Listening)
+    }
+
+    /// Refuses new connections from now on: `shutdown(SHUT_RD)` takes a listening socket
+    /// out of the listening state, so the kernel refuses the next connection (a client
+    /// knows it was never accepted) instead of completing it into a queue nobody reads.
+    /// The server's accept loop must be paused first: an `accept` on the socket now
+    /// fails.
+    fn refuse_new(&self) {
+        use std::os::fd::AsRawFd;
+        let socket = self.0.as_raw_fd();
+        if let Err(error) = nix::sys::socket::shutdown(socket, nix::sys::socket::Shutdown::Read) {
+            tracing::warn!(%error, "could not close the listener to new connections");
+        }
+    }
+}
+
+/// How long the accept thread takes to see the pause, and connections it accepted just
+/// before to reach their worker: a worker that stops drops connections still queued
+/// for it, unanswered.
+const ACCEPTED_SETTLE: Duration = Duration::from_millis(50);
+
 /// Waits for SIGTERM or SIGINT, drains for `delay`, then stops `server` gracefully. A
 /// second signal during the drain (an impatient Ctrl-C) ends the drain at once, and
 /// one during the graceful stop stops without waiting for requests in flight.
+///
+/// The stop answers every request on a connection the server accepted, in this order:
+/// the accept loop pauses; the connections accepted before reach their workers; the
+/// socket refuses new connections (a client that connects now is refused, never
+/// reset); only then does every answer say `Connection: close`, so a client reconnects
+/// only once nothing can accept it; and the server stops gracefully, each connection
+/// closing after its answer in flight, an idle one only between requests (at its
+/// keep-alive timeout, or when its client sends its next request, which is answered).
+/// Answers said `Connection: close` earlier only during a `delay`, for a balancer.
 pub async fn stop_on_signal(
     mut signals: StopSignals,
     server: ServerHandle,
+    listening: Listening,
     draining: Draining,
     delay: Duration,
 ) {
     signals.next().await;
-    draining.set();
-    tracing::info!(
-        delay_ms = delay.as_millis() as u64,
-        "stop signal: draining (readyz 503, connections closed after each answer)"
-    );
-    tokio::select! {
-        () = tokio::time::sleep(delay) => {}
-        () = signals.next() => tracing::info!("second stop signal: draining cut short"),
+    if !delay.is_zero() {
+        draining.set();
+        tracing::info!(
+            delay_ms = delay.as_millis() as u64,
+            "stop signal: draining (readyz 503, connections closed after each answer)"
+        );
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = signals.next() => tracing::info!("second stop signal: draining cut short"),
+        }
     }
+    server.pause().await;
+    // The pause reaches the accept thread a moment after `pause` returns; until it
+    // does, the thread may still accept, and would log an error for an accept on a
+    // socket that refuses. In the meantime no answer has said `Connection: close`
+    // (without a delay), so clients on keep-alive connections make no new ones.
+    tokio::time::sleep(ACCEPTED_SETTLE).await;
+    listening.refuse_new();
+    draining.set();
+    tracing::info!("stop signal: no new connections; answering those open, then stopping");
     tokio::select! {
         () = server.stop(true) => {}
         () = signals.next() => {

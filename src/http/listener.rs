@@ -78,17 +78,15 @@ where
     if let Some(workers) = options.workers {
         builder = builder.workers(workers);
     }
-    let shutdown = builder.graceful_shutdown_signal();
     let counts = Arc::new(ConnectionCounts::default());
     let builder = builder.listen(format!("iq-service-{addr}"), listener, move || {
-        let shutdown = shutdown.clone();
         let options = options.clone();
         let counts = counts.clone();
+        // No graceful-shutdown signal to the connections: it closes an idle keep-alive
+        // connection at once, while its client may be sending a request on it. A stop
+        // closes each connection after its next answer instead (`Connection: close`,
+        // `drain::stop_on_signal`), and an idle one at its keep-alive timeout.
         let http = HttpService::build()
-            .graceful_shutdown_signal(move || {
-                let signal = shutdown.clone();
-                async move { signal.notified().await }
-            })
             .keep_alive(Duration::from_secs(5))
             .client_request_timeout(Duration::from_secs(5))
             .client_disconnect_timeout(Duration::from_secs(1))
@@ -161,7 +159,7 @@ fn raw_response(status: u16, reason: &str, request_id: &RequestId, error: &ApiEr
     .to_string();
     let mut head = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
-         connection: close\r\nx-request-id: {request_id}\r\n",
+         connection: close\r\nx-content-type-options: nosniff\r\nx-request-id: {request_id}\r\n",
         body.len()
     );
     head.push_str("\r\n");

@@ -19,6 +19,7 @@
 //! usage with.
 
 mod db_outage;
+mod direct_client;
 mod key_recreated;
 mod sigkill;
 mod sigterm;
