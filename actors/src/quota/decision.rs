@@ -91,14 +91,17 @@ impl<'a> Subjects<'a> {
         if count && self.any_full(Window::Day, mono) {
             return Verdict::Refuse(Window::Day, self.status(now));
         }
+        // A report due comes before a lease: the lease statement records the bound of
+        // what this instance may have unreported, which after a lowered limit is the
+        // calls unreported under the old one until they are reported.
+        if count && (!renewed || self.each().any(|s| s.leases.needs_report())) {
+            return Verdict::Report;
+        }
         if self.each().any(|s| s.leases.needs_lease(mono, count)) {
             return Verdict::Lease;
         }
         if count && self.any_full(Window::Minute, mono) {
             return Verdict::Refuse(Window::Minute, self.status(now));
-        }
-        if count && (!renewed || self.each().any(|s| s.leases.needs_report())) {
-            return Verdict::Report;
         }
         if count {
             for subject in self.each_mut() {

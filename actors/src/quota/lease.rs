@@ -51,8 +51,12 @@ pub struct Ask {
     pub limit: i64,
     /// Budget taken under an earlier limit, given back before taking.
     pub give_back: i64,
-    /// The most calls this instance may spend of the window without reporting them
-    /// (day windows; see [`at_risk`]).
+    /// The most calls this instance may have spent of the window and not reported, from
+    /// this statement until its next (day windows): the bound under the current limit
+    /// ([`at_risk`]), or the calls unreported now when they are more (after the limit
+    /// was lowered, until they are reported). A dead instance's holding counts this
+    /// many calls as used, so it must never be less than what may be unreported, and
+    /// follows a lowered limit down.
     pub at_risk: i64,
 }
 
@@ -161,7 +165,7 @@ impl Lease {
             want,
             limit: self.limit,
             give_back: self.give_back,
-            at_risk: at_risk(self.limit),
+            at_risk: at_risk(self.limit).max(self.unreported),
         }
     }
 

@@ -152,6 +152,41 @@ async fn a_killed_instances_leases_come_back_after_a_restart() {
     drop_database(&database_name(&database_url)).await;
 }
 
+/// A day limit lowered the same day keeps the crash bound of the new limit: a key of
+/// 10,000 a day makes 5 calls, its limit goes down to 100, it makes 5 more, and its
+/// instance is killed. A crash may cost 1% of the day, at least one call: the key gets
+/// 89 or 90 more. (The probe: 98 of 100 with a few calls held; the bound of the old
+/// limit, 100 calls, counted every call the dead instance held as used.)
+#[actix_web::test]
+async fn a_lowered_day_limit_keeps_its_crash_bound() {
+    clear_of_utc_midnight().await;
+    let database_url = create_database().await;
+    let mut first = Service::start(&database_url, ENV).await;
+    let app = TestApp::attach(&first.base, &database_url).await;
+    let (admin, key) = pro_key(&app, 10_000).await;
+    let http = reqwest::Client::new();
+    for n in 1..=5 {
+        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
+    }
+    app.patch_key(&admin, &key, json!({"per_day": 100})).await;
+    for n in 6..=10 {
+        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
+    }
+    first.kill();
+    let killed = Instant::now();
+
+    let mut second = Service::start(&database_url, ENV).await;
+    let (admitted, _) = until_refused(&app, &second.base, &key, killed).await;
+    let total = 10 + admitted;
+    assert!(
+        (99..=100).contains(&total),
+        "{total} calls admitted in all of a day lowered to 100"
+    );
+    second.stop();
+    drop(app);
+    drop_database(&database_name(&database_url)).await;
+}
+
 /// Three instances share a key's day of 600 under load; one is killed in the middle.
 /// The other two never admit past the limit, get the dead one's leases back, and the
 /// day's `used` covers every call any of them admitted.

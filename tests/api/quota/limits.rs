@@ -127,3 +127,37 @@ async fn a_tier_change_applies_at_once() {
     app.patch_key(&admin, &key, json!({"per_day": 5})).await;
     call(&app, &key).await.assert_error(429, 42902);
 }
+
+/// A day limit lowered the same day: the calls already made count against the new
+/// limit, and the key gets exactly the rest, also when it had leased budget under the
+/// old limit and spent part of it unreported. (Through a crash: `faults::sigkill`.)
+#[actix_web::test]
+async fn a_day_limit_lowered_the_same_day_admits_exactly_the_rest() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    for (before, lowered) in [(0, 100), (5, 100), (40, 100), (7, 8)] {
+        let key = app
+            .key_of_tier(&admin, &format!("lowe{before}x{lowered}"), "pro")
+            .await;
+        for n in 0..before {
+            assert_eq!(call(&app, &key).await.code(), 0, "call {n}");
+        }
+        app.patch_key(&admin, &key, json!({"per_day": lowered}))
+            .await;
+        let mut admitted = 0;
+        loop {
+            let reply = call(&app, &key).await;
+            if reply.code() != 0 {
+                reply.assert_error(429, 42902);
+                break;
+            }
+            admitted += 1;
+            assert!(admitted <= lowered, "past the new limit");
+        }
+        assert_eq!(
+            before + admitted,
+            lowered,
+            "{before} calls, then per_day {lowered}: {admitted} more admitted"
+        );
+    }
+}

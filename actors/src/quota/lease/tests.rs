@@ -227,6 +227,45 @@ fn a_report_is_due_once_the_unreported_calls_reach_the_bound() {
     assert_eq!(day.at_risk, 3);
 }
 
+/// A day limit lowered from 10,000 to 100: the bound sent with the next statement is
+/// the new limit's (1 call) once nothing is unreported, and the calls unreported under
+/// the old limit until they are (a crash may count them, never fewer).
+#[test]
+fn the_bound_asked_follows_a_lowered_limit_down() {
+    let high = Limits {
+        per_minute: 10_000,
+        per_day: 10_000,
+    };
+    let low = Limits {
+        per_minute: 10_000,
+        per_day: 100,
+    };
+    let mono = Instant::now();
+    let mut leases = Leases::new(high, at(9, 0, 0));
+    lease_all(&mut leases, 1, mono);
+    for _ in 0..5 {
+        leases.spend();
+    }
+    let day = |leases: &Leases| {
+        let asks = leases.asks(1, mono);
+        asks.into_iter()
+            .find(|a| a.window == Window::Day)
+            .expect("a day ask")
+    };
+    leases.align(low, at(9, 0, 1));
+    assert_eq!(
+        day(&leases).at_risk,
+        5,
+        "five calls unreported under the old limit"
+    );
+    assert!(
+        leases.needs_report(),
+        "they are reported before the next call"
+    );
+    leases.reported(Window::Day.start(at(9, 0, 1)), 5);
+    assert_eq!(day(&leases).at_risk, 1, "1% of 100");
+}
+
 #[test]
 fn forgetting_drops_what_was_held_and_unreported() {
     let mut leases = Leases::new(FREE, at(9, 0, 0));
