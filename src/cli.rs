@@ -42,6 +42,18 @@ impl Cli {
     }
 }
 
+/// Writes `text` and a line break to standard output, as `println!` would, except that
+/// a reader that went away (`iq-service openapi | head`) ends the output quietly rather
+/// than with a panic: what it wanted, it read. Any other write error is reported.
+pub fn print_line(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,13 +78,16 @@ async fn import_all(
             .import(None, Source::Command, &name, bytes, &progress)
             .await
         {
-            Ok(outcome) => println!(
-                "{name}: imported (id {}): {} quotes, {} daily rows recalculated, in {:.1} s",
-                outcome.import_id,
-                outcome.quotes,
-                outcome.daily_rows,
-                started.elapsed().as_secs_f64()
-            ),
+            Ok(outcome) => {
+                // A closed pipe must not stop the imports still to come.
+                let _ = crate::cli::print_line(&format!(
+                    "{name}: imported (id {}): {} quotes, {} daily rows recalculated, in {:.1} s",
+                    outcome.import_id,
+                    outcome.quotes,
+                    outcome.daily_rows,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
             Err(err) => {
                 failed = true;
                 eprintln!("{name}: {} {}", err.code.as_u32(), err.message);

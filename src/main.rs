@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use iq_service::cli::{Cli, Command};
+use iq_service::cli::{print_line, Cli, Command};
 use iq_service::settings::Settings;
 use iq_service::startup::Application;
 use iq_service::telemetry;
@@ -21,21 +21,14 @@ async fn main() -> ExitCode {
     if let Command::Catalogue = command {
         // The dataset catalogue as JSON, the source the docs and the Python client's
         // local checks are generated from.
-        return match serde_json::to_string_pretty(&iq_actors::catalogue::DATASETS) {
-            Ok(json) => {
-                println!("{json}");
-                ExitCode::SUCCESS
-            }
-            Err(err) => {
-                eprintln!("{err}");
-                ExitCode::FAILURE
-            }
-        };
+        let printed = serde_json::to_string_pretty(&iq_actors::catalogue::DATASETS)
+            .map_err(std::io::Error::other)
+            .and_then(|json| print_line(&json));
+        return exit_of(printed);
     }
     if let Command::Openapi = command {
         // The API's OpenAPI document, built from the code alone: no settings, no database.
-        println!("{}", iq_service::openapi::pretty_json());
-        return ExitCode::SUCCESS;
+        return exit_of(print_line(&iq_service::openapi::pretty_json()));
     }
     let settings = match Settings::from_env() {
         Ok(settings) => settings,
@@ -90,4 +83,15 @@ async fn main() -> ExitCode {
     // Last, so the spans of shutdown itself are exported too.
     telemetry.shutdown();
     code
+}
+
+/// A command's exit status from whether its output was written.
+fn exit_of(printed: std::io::Result<()>) -> ExitCode {
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::FAILURE
+        }
+    }
 }

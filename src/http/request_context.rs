@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{HeaderName, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use actix_web::middleware::Next;
 use actix_web::{Error, FromRequest, HttpMessage, HttpRequest};
 use iq_actors::metrics::{metrics, RequestLabels};
@@ -175,8 +175,8 @@ pub async fn request_context(
     Ok(finish(response, &request_id, &span, &method, started))
 }
 
-/// Stamps the request id, names and fills the root span, records the metrics and
-/// writes the access-log line.
+/// Stamps the request id and `X-Content-Type-Options: nosniff`, names and fills the
+/// root span, records the metrics and writes the access-log line.
 fn finish(
     mut response: ServiceResponse<BoxBody>,
     request_id: &RequestId,
@@ -187,6 +187,10 @@ fn finish(
     if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
+    // Every answer is what its content type says: JSON, CSV, a page, an asset.
+    response
+        .headers_mut()
+        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     let code = response
         .response()
         .extensions()

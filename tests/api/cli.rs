@@ -49,3 +49,33 @@ fn catalogue_prints_every_dataset() {
     let catalogue: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(catalogue.as_array().unwrap().len(), 5);
 }
+
+/// `iq-service openapi | head`: the reader closes the pipe after a few bytes; the
+/// command ends quietly with status 0 (it panicked on the closed pipe).
+#[test]
+fn documents_end_quietly_on_a_closed_pipe() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["openapi", "catalogue"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_iq-service"))
+            .arg(command)
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let mut head = [0u8; 16];
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_exact(&mut head)
+            .expect("the first bytes");
+        // The read end is dropped here, as `head` closes it.
+        let output = child.wait_with_output().expect("it ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{command}: {stderr}");
+        assert!(stderr.is_empty(), "{command}: {stderr}");
+    }
+}

@@ -20,6 +20,8 @@ async fn every_response_has_a_unique_request_id_also_in_the_header() {
             let id = reply.body["request_id"].as_str().unwrap().to_string();
             assert!(id.starts_with("req_"), "{id}");
             assert_eq!(reply.request_id_header.as_deref(), Some(id.as_str()));
+            // JSON is never sniffed as something else: on success and on every error.
+            assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
             assert!(seen.insert(id), "request ids are unique");
         }
     }

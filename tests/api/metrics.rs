@@ -210,3 +210,32 @@ async fn metrics_are_on_the_service_listener_only_when_asked() {
     service.stop();
     drop_database(&database_name(&database_url)).await;
 }
+
+/// A second instance on the same host, its metrics port taken by the first: start-up
+/// fails, and the message names the setting that moves it (it named only the address).
+#[actix_web::test]
+async fn a_busy_metrics_port_names_the_setting_that_moves_it() {
+    use std::sync::Arc;
+
+    use iq_service::settings::Database;
+    use iq_service::startup::Application;
+
+    use crate::helpers::{create_database, now, test_settings, DropDatabase};
+
+    let database_url = create_database().await;
+    let _database = DropDatabase::new(database_url.clone());
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let addr = taken.local_addr().expect("its address").to_string();
+    let clock = Arc::new(iq_actors::clock::ManualClock::new(now()));
+    let mut settings = test_settings(Database::Url(database_url), clock);
+    settings.metrics_addr = Some(addr.clone());
+    let error = match Application::build(settings).await {
+        Ok(_) => panic!("started with its metrics port taken"),
+        Err(error) => error.to_string(),
+    };
+    assert!(
+        error.starts_with(&format!("cannot listen on {addr} (METRICS_ADDR): "))
+            && error.ends_with("set METRICS_ADDR to another address"),
+        "{error}"
+    );
+}
