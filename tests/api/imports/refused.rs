@@ -136,13 +136,15 @@ async fn a_rejected_file_lists_every_bad_row_and_leaves_no_trace() {
         .map(|e| (e["row"].as_i64().unwrap(), e["column"].as_str().unwrap()))
         .collect();
     // Row 2: 20261103's weights now sum to 0.5; row 3: a Saturday; row 4: the
-    // composite takes no quotes; row 5: price 0; rows 5 and 6: weights sum to 0.8 (row 5
-    // is already bad, so its group is judged by its own error).
+    // composite takes no quotes; row 5: price 0; rows 5 and 6: weights sum to 0.8, told
+    // in the same answer although row 5 has a bad price (every problem at once).
     for expected in [
         (2, "weight"),
         (3, "trade_date"),
         (4, "index_code"),
         (5, "price"),
+        (5, "weight"),
+        (6, "weight"),
     ] {
         assert!(
             at.contains(&expected),
@@ -207,4 +209,36 @@ async fn imports_need_an_admin_and_a_proper_upload() {
         .assert_error(400, 40001);
     let empty = app.import_file(&admin, "q.csv", Vec::new()).await;
     assert_eq!((empty.status, empty.code()), (422, 40002), "{}", empty.body);
+}
+
+/// The administrator's story: weights summing to 0.9 and a price of -1 in one group.
+/// One upload names both (it named only the price; the weights came after a fix).
+#[actix_web::test]
+async fn one_upload_lists_a_bad_price_and_its_groups_weight_sum() {
+    let (app, admin) = spawn_with_three_days().await;
+    let file = "trade_date,index_code,specification,weight,price\n\
+                20261105,GPU_Index,H100,0.5,-1\n\
+                20261105,GPU_Index,B200,0.4,310000\n";
+    let reply = app.import_file(&admin, "mixed.csv", file.into()).await;
+    reply.assert_error(422, 40002);
+    let errors = reply.body["errors"].as_array().expect("errors");
+    let listed: Vec<(i64, &str)> = errors
+        .iter()
+        .map(|e| (e["row"].as_i64().unwrap(), e["column"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [(2, "weight"), (2, "price"), (3, "weight")],
+        "{}",
+        reply.body
+    );
+    assert!(
+        errors[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("weights of GPU_Index on 2026-11-05 sum to 0.9"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["errors_total"], 3);
 }

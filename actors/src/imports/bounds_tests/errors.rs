@@ -47,22 +47,22 @@ fn two_million_problems_list_the_first_thousand_and_count_all() {
 #[test]
 fn weight_sums_found_last_are_listed_in_row_order() {
     // Rows 2-3: a weight sum of 0.2, judged after the last row; rows 4-1503: a bad
-    // price each (in a group of their own, whose sum is left alone). The first 1,000
-    // in row order start with the sum's two rows.
+    // price each, in a group of their own whose weights sum to 150 (a problem of each
+    // of those rows too). The first 1,000 in row order start with the sum's two rows.
     let mut csv = HEAD.to_owned();
     csv.push_str("20261120,GPU_Index,a,0.1,1\n20261120,GPU_Index,b,0.1,1\n");
     for i in 0..1_500 {
         csv.push_str(&format!("20261120,Server_Index,s{i},0.1,x\n"));
     }
     let error = import(&csv).expect_err("rejected");
-    assert_eq!(error.errors_total, 1_502);
+    assert_eq!(error.errors_total, 3_002);
     assert_eq!(error.errors.len(), MAX_LISTED_ERRORS);
     let places: Vec<(u32, &str)> = error.errors[..3]
         .iter()
         .map(|e| (e.row, e.column.as_str()))
         .collect();
-    assert_eq!(places, [(2, "weight"), (3, "weight"), (4, "price")]);
-    assert_eq!(error.errors.last().map(|e| e.row), Some(1001));
+    assert_eq!(places, [(2, "weight"), (3, "weight"), (4, "weight")]);
+    assert_eq!(error.errors.last().map(|e| e.row), Some(502));
     assert!(error.errors.windows(2).all(|w| w[0].row <= w[1].row));
 }
 

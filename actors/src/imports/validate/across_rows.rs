@@ -1,8 +1,13 @@
 //! The rules across rows, fed one row at a time: no duplicate (date, index,
 //! specification), and each (date, index) group's weights sum to exactly 1.
 //!
-//! A group with a row that is bad on its own, or a duplicate, is not summed: that row's
-//! error already says what to fix. It must never judge a sum before the last row.
+//! Both run on every cell that could be read, whatever else is wrong with its row, so
+//! one upload lists every problem the file has: a row with a bad price still counts
+//! in its group's sum and its specification in the duplicate check. A group is not
+//! summed only when one of its weights cannot be read (that cell's error says what to
+//! fix, and any sum would be a guess); a duplicate row's weight is left out of the sum,
+//! which is then the sum of the file once the duplicate is removed. It must never
+//! judge a sum before the last row.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,11 +23,11 @@ const LISTED_ROWS: usize = 10;
 
 /// One (date, index) group of the weight-sum rule.
 struct Group {
-    /// Row numbers, in file order.
+    /// The rows whose weights are summed, in file order.
     rows: Vec<u32>,
     sum: Decimal,
-    /// A row of the group is bad on its own or a duplicate: its error already says
-    /// what to fix, and a sum over a partial group would only add noise.
+    /// A weight of the group cannot be read: its error already says what to fix, and
+    /// a sum without it would be a guess.
     skip: bool,
     /// The row each specification was first seen on (ordered: a few short strings
     /// compare faster than they hash).
@@ -64,28 +69,28 @@ impl<'r> AcrossRows<'r> {
         };
         self.last = Some(place);
         let group = &mut self.groups[place].1;
-        group.rows.push(row.number);
-        let Some(quote) = &row.quote else {
-            group.skip = true;
-            return;
-        };
-        if let Some(first) = group.first_seen.get(&quote.specification) {
-            errors.add_with(row.number, SPECIFICATION, || RowError {
-                row: row.number,
-                column: COLUMNS[SPECIFICATION].to_owned(),
-                reason: format!(
-                    "duplicate of row {first}: the same trade_date, index_code and \
-                     specification appear there"
-                ),
-            });
-            group.skip = true;
-            return;
+        if let Some(specification) = &row.specification {
+            if let Some(first) = group.first_seen.get(specification) {
+                errors.add_with(row.number, SPECIFICATION, || RowError {
+                    row: row.number,
+                    column: COLUMNS[SPECIFICATION].to_owned(),
+                    reason: format!(
+                        "duplicate of row {first}: the same trade_date, index_code and \
+                         specification appear there"
+                    ),
+                });
+                return;
+            }
+            group.first_seen.insert(specification.clone(), row.number);
         }
-        group
-            .first_seen
-            .insert(quote.specification.clone(), row.number);
-        // Weights are at most 1 each, so the sum cannot overflow; checked anyway.
-        group.sum = group.sum.checked_add(quote.weight).unwrap_or(Decimal::MAX);
+        match row.weight {
+            Some(weight) => {
+                group.rows.push(row.number);
+                // Weights are at most 1 each, so the sum cannot overflow; checked anyway.
+                group.sum = group.sum.checked_add(weight).unwrap_or(Decimal::MAX);
+            }
+            None => group.skip = true,
+        }
     }
 
     /// The weight-sum errors, once every row is in. They belong to rows anywhere in the

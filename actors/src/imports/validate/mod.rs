@@ -173,7 +173,7 @@ impl<'r> Validator<'r> {
         };
         let parsed = parse_row(row, positions, self.reference, &mut self.errors);
         self.across.add(&parsed, &mut self.errors);
-        parsed.quote
+        parsed.into_quote()
     }
 
     /// No problem found in the rows so far.

@@ -6,6 +6,7 @@
 //! order.
 
 use chrono::NaiveDate;
+use rust_decimal::Decimal;
 
 use super::amounts::{price, weight};
 use super::columns::{index_code, specification, trade_date};
@@ -17,14 +18,29 @@ use crate::imports::bounds::ErrorList;
 use crate::imports::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
 
-/// One data row after its own checks.
+/// One data row after its own checks: each cell's value when it is valid, so the rules
+/// across rows can judge every cell that could be read, even in a row with a bad one.
 pub(super) struct Parsed<'r> {
     pub(super) number: u32,
-    /// Every cell of the row valid.
-    pub(super) quote: Option<QuoteRow>,
-    /// The row's date and index, when both are valid: the weight-sum group it belongs
-    /// to, even if another of its cells is bad.
+    /// The row's date and index, when both are valid: the group it belongs to.
     pub(super) group: Option<(NaiveDate, &'r str)>,
+    pub(super) specification: Option<String>,
+    pub(super) weight: Option<Decimal>,
+    pub(super) price: Option<Decimal>,
+}
+
+impl Parsed<'_> {
+    /// The row's quote, when every cell of it is valid.
+    pub(super) fn into_quote(self) -> Option<QuoteRow> {
+        let (trade_date, index_code) = self.group?;
+        Some(QuoteRow {
+            trade_date,
+            index_code: index_code.to_owned(),
+            specification: self.specification?,
+            weight: self.weight?,
+            price: self.price?,
+        })
+    }
 }
 
 pub(super) const MISSING: &str = "missing";
@@ -59,42 +75,37 @@ pub(super) fn parse_row<'r>(
     let weight = bounded(WEIGHT).and_then(weight);
     let price = bounded(PRICE).and_then(price);
 
-    let group = match (&trade_date, &index_code) {
-        (Ok(date), Ok(code)) => Some((*date, *code)),
-        _ => None,
-    };
-    let quote = match (trade_date, index_code, specification, weight, price) {
-        (Ok(trade_date), Ok(index_code), Ok(specification), Ok(weight), Ok(price)) => {
-            Some(QuoteRow {
-                trade_date,
-                index_code: index_code.to_owned(),
-                specification,
-                weight,
-                price,
-            })
+    let (trade_date, date_problem) = split(trade_date);
+    let (index_code, index_problem) = split(index_code);
+    let (specification, specification_problem) = split(specification);
+    let (weight, weight_problem) = split(weight);
+    let (price, price_problem) = split(price);
+    let problems = [
+        date_problem,
+        index_problem,
+        specification_problem,
+        weight_problem,
+        price_problem,
+    ];
+    for (k, problem) in problems.into_iter().enumerate() {
+        if let Some(reason) = problem {
+            report(k, reason);
         }
-        (trade_date, index_code, specification, weight, price) => {
-            for (k, problem) in [
-                trade_date.err(),
-                index_code.err(),
-                specification.err(),
-                weight.err(),
-                price.err(),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                if let Some(reason) = problem {
-                    report(k, reason);
-                }
-            }
-            None
-        }
-    };
+    }
     Parsed {
         number: row.number,
-        quote,
-        group,
+        group: trade_date.zip(index_code),
+        specification,
+        weight,
+        price,
+    }
+}
+
+/// A cell's value, or why it has none.
+fn split<T>(checked: Result<T, String>) -> (Option<T>, Option<String>) {
+    match checked {
+        Ok(value) => (Some(value), None),
+        Err(problem) => (None, Some(problem)),
     }
 }
 

@@ -92,10 +92,11 @@ fn a_long_group_lists_ten_rows() {
 }
 
 #[test]
-fn a_group_with_a_bad_row_skips_the_sum() {
+fn a_group_with_a_bad_cell_is_still_summed_and_a_duplicate_left_out_of_its_sum() {
     let world = World::new();
-    // Rows 2-3 would sum to 0.3, but row 3's price is bad: only that is reported.
-    // Rows 4-6: a duplicate, whose sum would be off by its weight.
+    // Rows 2-3 sum to 0.3 and row 3's price is bad: both problems, in one upload (the
+    // weights were reported only after the price was fixed).
+    // Rows 4-6: a duplicate, left out of the sum, which is then 1.
     assert_eq!(
         world.places(&format!(
             "{HEAD}20261120,GPU_Index,a,0.1,1\n\
@@ -104,6 +105,26 @@ fn a_group_with_a_bad_row_skips_the_sum() {
                  20261123,GPU_Index,b,0.5,1\n\
                  20261123,GPU_Index,b,0.5,1\n"
         )),
-        vec![at(3, "price"), at(6, "specification")]
+        vec![
+            at(2, "weight"),
+            at(3, "weight"),
+            at(3, "price"),
+            at(6, "specification")
+        ]
+    );
+}
+
+#[test]
+fn a_group_with_an_unreadable_weight_is_not_summed_but_checked_for_duplicates() {
+    let world = World::new();
+    // Row 3's weight cannot be read: any sum would be a guess. Row 4 duplicates row 2
+    // although its price is bad.
+    assert_eq!(
+        world.places(&format!(
+            "{HEAD}20261120,GPU_Index,a,0.1,1\n\
+                 20261120,GPU_Index,b,heavy,1\n\
+                 20261120,GPU_Index,a,0.3,x\n"
+        )),
+        vec![at(3, "weight"), at(4, "specification"), at(4, "price")]
     );
 }

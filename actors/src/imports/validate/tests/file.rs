@@ -62,9 +62,18 @@ fn row_by_row_the_validator_says_when_the_file_turns_bad() {
         .into_iter()
         .map(|e| (e.row, e.column))
         .collect();
+    // Every problem at once: row 4 duplicates row 3 and its price is bad; left out of
+    // the sum, Server_Index's rows 3 and 5 still sum to 2.
+    let at = |row: u32, column: &str| (row, column.to_owned());
     assert_eq!(
         places,
-        vec![(2, "weight".to_owned()), (4, "price".to_owned())]
+        vec![
+            at(2, "weight"),
+            at(3, "weight"),
+            at(4, "specification"),
+            at(4, "price"),
+            at(5, "weight")
+        ]
     );
 
     // A value under a nameless column makes the file bad at that row.
