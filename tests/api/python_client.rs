@@ -269,6 +269,9 @@ async fn keys_for_the_python_tests(app: &TestApp) -> Vec<(String, String)> {
         key_var("IQ_TEST_KEY_DAY", &day),
         pair("IQ_TEST_DAY_LIMIT", &DAY_LIMIT.to_string()),
         pair("IQ_TEST_REQUIRE_SERVICE", "1"),
+        // The administrator's session, for the test that imports and syncs at once.
+        pair("IQ_TEST_ADMIN_COOKIE", &admin.cookie),
+        pair("IQ_TEST_ADMIN_CSRF", &admin.csrf),
     ]
 }
 

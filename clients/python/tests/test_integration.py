@@ -30,6 +30,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from typing import Any, Dict, List
 
@@ -63,6 +64,8 @@ REQUIRED = [
     "IQ_TEST_MINUTE_LIMIT",
     "IQ_TEST_KEY_DAY",
     "IQ_TEST_DAY_LIMIT",
+    "IQ_TEST_ADMIN_COOKIE",
+    "IQ_TEST_ADMIN_CSRF",
 ]
 MISSING = [name for name in REQUIRED if not os.environ.get(name)]
 if MISSING:
@@ -614,3 +617,43 @@ def test_sync_to_parquet(pro: Client, history: None, tmp_path) -> None:
     )
     pd.testing.assert_frame_equal(read_synced(path), expected)
     assert not pro.sync("index_daily", path, params={"start_date": "20261101"}, progress=False).full
+
+
+def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> None:
+    """The sequence that once received nothing: an import, then at once an
+    incremental sync. Its ``as_of`` came from the service's ``Date`` (whole seconds),
+    before the import's ``published_at`` within that second. Last in this file: the
+    import revises one demo quote. (A client that really waits: the sync waits for
+    the service's clock to pass its ``as_of``.)"""
+    pro = client_for("IQ_TEST_KEY_ALL", sleep=time.sleep)
+    params = {"index_code": "GPU_Index", "start_date": "20261101"}
+    path = tmp_path / "quotes.csv"
+    first = pro.sync("index_quote", path, params=params, progress=False)
+    assert first.rows > 0
+    day = min(read_csv_rows_of(path, "trade_date"))
+    quotes = pro.query(
+        "index_quote",
+        {"index_code": "GPU_Index", "trade_date": day},
+        ["trade_date", "index_code", "specification", "weight", "price"],
+        decimals="decimal",
+        dates="string",
+    )
+    lines = ["trade_date,index_code,specification,weight,price"]
+    for i, row in enumerate(quotes.itertuples(index=False)):
+        price = row.price + (Decimal("0.01") if i == 0 else 0)
+        lines.append(f"{row.trade_date},{row.index_code},\"{row.specification}\",{row.weight},{price}")
+    answer = requests.post(
+        f"{ENV['IQ_TEST_BASE_URL']}/api/v1/admin/imports",
+        files={"file": ("revision.csv", "\n".join(lines).encode())},
+        headers={"Cookie": ENV["IQ_TEST_ADMIN_COOKIE"], "X-CSRF-Token": ENV["IQ_TEST_ADMIN_CSRF"]},
+        timeout=60,
+    )
+    assert answer.json()["code"] == 0, answer.text
+    second = pro.sync("index_quote", path, params=params, progress=False)
+    assert not second.full and second.received == len(quotes), second
+    assert second.as_of > first.as_of
+
+
+def read_csv_rows_of(path, column: str) -> List[str]:
+    with open(path, encoding="utf-8", newline="") as file:
+        return [row[column] for row in csv.DictReader(file)]

@@ -282,27 +282,76 @@ def test_as_of_defaults_to_the_moment_the_sync_started(tmp_path, monkeypatch) ->
     assert {b["params"]["as_of"] for b in transport.bodies} == {result.as_of}
 
 
-def test_a_clock_ahead_of_the_service_is_not_trusted(tmp_path, monkeypatch) -> None:
-    """The service's Date is used when it is earlier: an as_of in the service's
-    future would not be fixed yet, and rows published before it would be missed."""
-    ahead = dt.datetime(2026, 11, 21, 2, 5, 0, tzinfo=dt.timezone.utc)
-    monkeypatch.setattr(iq_client.sync, "_utcnow", lambda: ahead)
+def dated_membership(*dates: str) -> Any:
+    """A membership answer whose ``Date`` is each of ``dates`` in turn, then the last."""
     answer = membership()
-    dated = HTTPResponse.build(
-        200, {**answer.headers, "Date": "Sat, 21 Nov 2026 02:00:00 GMT"}, answer.body
-    )
+    seen = []
+
+    def reply(request: HTTPRequest) -> HTTPResponse:
+        date = dates[min(len(seen), len(dates) - 1)]
+        seen.append(date)
+        return HTTPResponse.build(200, {**answer.headers, "Date": date}, answer.body)
+
+    return reply
+
+
+def test_as_of_is_the_end_of_the_services_second_once_that_has_passed(
+    tmp_path, monkeypatch
+) -> None:
+    """The service's clock, not this machine's: ``as_of`` is the end of the second its
+    ``Date`` names, so a row published within that second is in (an import at
+    02:00:00.141646 was missed when as_of was 02:00:00), and the pages are asked once
+    the service says a later second, when the data as of it can no longer change."""
+    for local in (
+        dt.datetime(2026, 11, 21, 2, 5, 0, tzinfo=dt.timezone.utc),  # ahead
+        dt.datetime(2026, 11, 21, 1, 0, 0, tzinfo=dt.timezone.utc),  # behind
+    ):
+        monkeypatch.setattr(iq_client.sync, "_utcnow", lambda: local)
+        events = quote_events() + [
+            (
+                "2026-11-21T02:00:00.141646Z",
+                ("20261120", "GPU_Index", "B200"),
+                ["1.00000000", "333.000000"],
+            )
+        ]
+        service = HistoryService("index_quote", events)
+        dates = dated_membership(
+            "Sat, 21 Nov 2026 02:00:00 GMT",
+            "Sat, 21 Nov 2026 02:00:00 GMT",
+            "Sat, 21 Nov 2026 02:00:01 GMT",
+        )
+        client, transport, sleeps = quote_client(service, membership=dates)
+        path = tmp_path / f"q{local.hour}.csv"
+        result = client.sync("index_quote", path, progress=False)
+        assert result.as_of == "2026-11-21T02:00:00.999999Z"
+        assert {b["params"]["as_of"] for b in transport.bodies} == {result.as_of}
+        b200 = [r for r in read_csv_rows(path) if r[1:3] == ["GPU_Index", "B200"]]
+        assert [r[:5] for r in b200] == [
+            ["20261120", "GPU_Index", "B200", "1.00000000", "333.000000"]
+        ]
+        # Asked the service's clock until it said 02:00:01, a quarter second apart.
+        assert len(transport.membership_requests) == 3
+        assert sleeps.calls == [iq_client.sync.SETTLE_POLL] * 2
+
+
+def test_a_service_clock_that_does_not_move_delays_a_sync_a_few_seconds_at_most(
+    tmp_path,
+) -> None:
     service = HistoryService("index_quote", quote_events())
-    client, transport, _ = quote_client(service, membership=dated)
+    stuck = dated_membership("Sat, 21 Nov 2026 02:00:00 GMT")
+    client, transport, sleeps = quote_client(service, membership=stuck)
     result = client.sync("index_quote", tmp_path / "q.csv", progress=False)
-    assert result.as_of == "2026-11-21T02:00:00.000000Z"
-    # a clock behind the service's is kept
-    monkeypatch.setattr(
-        iq_client.sync, "_utcnow", lambda: dt.datetime(2026, 11, 21, 1, 0, tzinfo=dt.timezone.utc)
-    )
-    client, _, _ = quote_client(service, membership=dated)
-    assert client.sync("index_quote", tmp_path / "r.csv", progress=False).as_of.startswith(
-        "2026-11-21T01:00:00"
-    )
+    assert result.as_of == "2026-11-21T02:00:00.999999Z" and result.rows > 0
+    assert sum(sleeps.calls) == pytest.approx(iq_client.sync.SETTLE_LIMIT)
+
+
+def test_an_as_of_in_the_services_past_asks_at_once(tmp_path) -> None:
+    service = HistoryService("index_quote", quote_events())
+    dates = dated_membership("Sun, 22 Nov 2026 02:00:00 GMT")
+    client, transport, sleeps = quote_client(service, membership=dates)
+    result = client.sync("index_quote", tmp_path / "q.csv", as_of=T2, progress=False)
+    assert result.as_of == T2 and sleeps.calls == []
+    assert len(transport.membership_requests) == 1
 
 
 def test_a_clock_set_back_asks_nothing(tmp_path, caplog) -> None:

@@ -10,6 +10,7 @@ It needs ``httpx`` (``pip install 'iq-client[async]'``) unless it is given its o
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random as _random
 from typing import (
     Any,
@@ -32,7 +33,7 @@ from .frames import DateMode, DecimalMode
 from .membership import Membership
 from .paging import CsvPage, Page, awalk, awith_progress
 from .retry import RetryPolicy, acall_with_retries
-from .sync import PathArg, SyncFormat, SyncJob, SyncResult
+from .sync import SETTLE_LIMIT, SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
 from .transport import AsyncTransport, HTTPRequest, HTTPResponse
 from .validation import FieldsArg, ParamsArg, ValidQuery
 
@@ -410,6 +411,13 @@ class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
         )
         envelope = await self._send(self._membership_request())
         query = job.begin(self._membership(envelope), envelope.date)
+        waited = 0.0
+        while query is not None and not job.settled(envelope.date) and waited < SETTLE_LIMIT:
+            slept = self._sleep(SETTLE_POLL)
+            if inspect.isawaitable(slept):
+                await slept
+            waited += SETTLE_POLL
+            envelope = await self._send(self._membership_request())
         try:
             if query is not None:
                 async for page in self._walk(query, job.plan(query)):

@@ -24,7 +24,7 @@ from .frames import DateMode, DecimalMode
 from .membership import Membership
 from .paging import CsvPage, Page, walk, with_progress
 from .retry import RetryPolicy, call_with_retries
-from .sync import PathArg, SyncFormat, SyncJob, SyncResult
+from .sync import SETTLE_LIMIT, SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
 from .transport import HTTPRequest, HTTPResponse, RequestsTransport, Transport
 from .validation import FieldsArg, ParamsArg, ValidQuery
 
@@ -470,8 +470,9 @@ class Client(DatasetMethods[pd.DataFrame, str], ClientCore):
             progress: a progress bar (tqdm when installed, else a line on stderr).
             full: download everything again, whatever the state file says.
             as_of: the instant to bring the copy to (RFC 3339 with an offset, or an
-                aware ``datetime``); default: now (this machine's clock, or the
-                service's ``Date`` when that is earlier).
+                aware ``datetime``); default: the end of the second the service's
+                ``Date`` names, once the service's clock has passed it (the run waits
+                about a second for that; this machine's clock without a ``Date``).
             page_size: rows per request (default the client's).
 
         Returns:
@@ -499,6 +500,11 @@ class Client(DatasetMethods[pd.DataFrame, str], ClientCore):
         )
         envelope = self._send(self._membership_request())
         query = job.begin(self._membership(envelope), envelope.date)
+        waited = 0.0
+        while query is not None and not job.settled(envelope.date) and waited < SETTLE_LIMIT:
+            self._sleep(SETTLE_POLL)
+            waited += SETTLE_POLL
+            envelope = self._send(self._membership_request())
         try:
             if query is not None:
                 plan = job.plan(query)

@@ -79,6 +79,8 @@ from .validation import (
 )
 
 __all__ = [
+    "SETTLE_POLL",
+    "SETTLE_LIMIT",
     "SYNC_DATASETS",
     "SyncFormat",
     "SyncResult",
@@ -90,6 +92,10 @@ __all__ = [
 
 log = logging.getLogger("iq_client")
 
+#: How often a sync asks the service's clock while it waits for its ``as_of`` to pass
+#: (:meth:`SyncJob.settled`), in seconds, and how long it waits at most.
+SETTLE_POLL = 0.25
+SETTLE_LIMIT = 3.0
 #: The datasets :meth:`Client.sync` keeps (those with ``as_of`` / ``updated_since``).
 SYNC_DATASETS = ("index_daily", "index_latest", "index_quote")
 #: The file format of a local copy.
@@ -528,6 +534,9 @@ class SyncJob:
         self.reason = ""
         self.as_of = ""
         self.updated_since: Optional[str] = None
+        #: The instant the service's clock must have passed before the first page is
+        #: asked (see :meth:`settled`); ``None``: nothing to wait for.
+        self.fixed_after: Optional[_dt.datetime] = None
         self.entitlements: Dict[str, Any] = {}
         self._bar: Any = None
 
@@ -599,15 +608,19 @@ class SyncJob:
         """The query to page through (``None``: nothing to ask), from what the
         service says of the key (``who``) and its ``Date`` header.
 
-        ``as_of`` is the moment the sync started by this machine's clock, or the
-        service's ``Date`` when that is earlier (a clock running ahead of the
-        service's would otherwise ask for an instant still to come, whose answer is
-        not yet fixed); or the ``as_of`` given to :meth:`Client.sync` when that is
-        not later."""
-        moment = self.started
+        ``as_of`` is the end of the second the service's ``Date`` names (``…:07`` gives
+        ``…:07.999999Z``): every row published in that second is in, whatever this
+        machine's clock says (an import published at ``…:07.141646`` was missed when the
+        instant came from the ``Date``'s whole second). That instant is fixed only once
+        the service's clock has passed it, so the pages are asked after the service
+        says a later second (:meth:`settled`; at most about a second). Without a
+        ``Date``, the moment the sync started by this machine's clock. The ``as_of``
+        given to :meth:`Client.sync` is taken when it is not later."""
         served = _http_date(server_date)
-        if served is not None and served < moment:
-            moment = served
+        if served is None:
+            moment = self.started
+        else:
+            moment = served + _dt.timedelta(microseconds=999_999)
         if self.explicit_as_of is not None:
             asked = parse_rfc3339(self.explicit_as_of)
             if asked > moment:
@@ -622,6 +635,8 @@ class SyncJob:
                 )
             else:
                 moment = asked
+        if served is not None and moment >= served:
+            self.fixed_after = moment
         self.as_of = _instant_text(moment)
         self.entitlements = _entitlements(who)
         state = self.state
@@ -664,6 +679,15 @@ class SyncJob:
         if self.progress:
             self._bar = _progress_bar(f"{self.dataset.api_name} ({self.reason})")
         return query
+
+    def settled(self, server_date: Optional[str]) -> bool:
+        """Whether the pages may be asked: the service's ``Date`` (of an answer after
+        :meth:`begin`) names a second after ``as_of``, so the data as of it can no
+        longer change. An answer without a ``Date`` settles it too (nothing to go by)."""
+        if self.fixed_after is None:
+            return True
+        served = _http_date(server_date)
+        return served is None or served > self.fixed_after
 
     def plan(self, query: ValidQuery) -> Plan:
         """How to page through ``query`` (from :meth:`begin`): every row, exact
