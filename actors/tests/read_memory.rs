@@ -12,6 +12,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::{Cursor, Write};
 
+use iq_actors::imports::bounds::column_letter;
 use iq_actors::imports::workbook::{read_rows, FileKind};
 use iq_actors::imports::ImportLimits;
 use proptest::prelude::*;
@@ -127,20 +128,6 @@ fn workbook(sheet: &str, strings: &str, styles: &str) -> Vec<u8> {
     zip.finish().expect("an archive").into_inner()
 }
 
-/// Column letters of a 0-based index.
-fn column(mut n: usize) -> String {
-    let mut letters = Vec::new();
-    loop {
-        letters.push(b'A' + (n % 26) as u8);
-        if n < 26 {
-            break;
-        }
-        n = n / 26 - 1;
-    }
-    letters.reverse();
-    String::from_utf8(letters).expect("ASCII")
-}
-
 /// What a generated workbook is made of.
 #[derive(Debug, Clone)]
 struct Shape {
@@ -225,7 +212,7 @@ impl Shape {
         for (r, row) in self.rows.iter().enumerate() {
             sheet.push_str(&format!(r#"<row r="{}">"#, r + 1));
             for (c, content) in row.iter().enumerate() {
-                let at = format!("{}{}", column(c), r + 1);
+                let at = format!("{}{}", column_letter(c as u64), r + 1);
                 sheet.push_str(&match content {
                     Content::Shared(i) => format!(r#"<c r="{at}" t="s"><v>{i}</v></c>"#),
                     Content::Inline(len) => format!(

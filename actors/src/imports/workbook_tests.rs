@@ -156,6 +156,22 @@ pub(crate) fn with_sheet_xml(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec
 
 /// `bytes` with the archive part `part` passed through `edit`.
 pub(crate) fn with_part(bytes: &[u8], part: &str, edit: impl Fn(&str) -> String) -> Vec<u8> {
+    rewrite_parts(bytes, zip::CompressionMethod::Deflated, |name, content| {
+        if name == part {
+            edit(std::str::from_utf8(&content).expect("utf-8")).into_bytes()
+        } else {
+            content
+        }
+    })
+}
+
+/// `bytes` written again as an archive of parts compressed by `method`, each part's
+/// content passed through `edit` with its name.
+pub(crate) fn rewrite_parts(
+    bytes: &[u8],
+    method: zip::CompressionMethod,
+    edit: impl Fn(&str, Vec<u8>) -> Vec<u8>,
+) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
@@ -164,11 +180,9 @@ pub(crate) fn with_part(bytes: &[u8], part: &str, edit: impl Fn(&str) -> String)
         let name = file.name().expect("entry name").to_string();
         let mut content = Vec::new();
         file.read_to_end(&mut content).expect("read entry");
-        if name == part {
-            content = edit(std::str::from_utf8(&content).expect("utf-8")).into_bytes();
-        }
-        out.start_file(name, zip::write::SimpleFileOptions::default())
-            .expect("start entry");
+        let content = edit(&name, content);
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        out.start_file(name, options).expect("start entry");
         out.write_all(&content).expect("write entry");
     }
     out.finish().expect("finish").into_inner()

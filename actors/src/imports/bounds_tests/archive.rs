@@ -4,7 +4,7 @@
 use std::io::{Cursor, Read, Write};
 
 use crate::imports::bounds::ImportLimits;
-use crate::imports::workbook::tests::{with_part, with_sheet_xml};
+use crate::imports::workbook::tests::{rewrite_parts, with_part, with_sheet_xml};
 use crate::imports::workbook::{read, read_with, FileKind};
 
 use super::{refused, refused_xlsx, sample_xlsx};
@@ -242,19 +242,7 @@ fn styles_calamine_would_multiply_are_refused() {
 /// `bytes` rewritten with every part stored, not deflated, so that a byte of a part's
 /// text can be changed in place (and its CRC no longer matches).
 fn stored(bytes: &[u8]) -> Vec<u8> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    for i in 0..archive.len() {
-        let mut file = archive.by_index(i).expect("entry");
-        let name = file.name().expect("entry name").to_string();
-        let mut content = Vec::new();
-        file.read_to_end(&mut content).expect("read entry");
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Stored);
-        out.start_file(name, options).expect("start entry");
-        out.write_all(&content).expect("write entry");
-    }
-    out.finish().expect("finish").into_inner()
+    rewrite_parts(bytes, zip::CompressionMethod::Stored, |_, content| content)
 }
 
 #[test]
