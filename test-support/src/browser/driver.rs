@@ -37,7 +37,27 @@ pub(super) struct Driver {
 
 impl Driver {
     /// Starts chromedriver on a port the OS picks and waits until it reports itself ready.
+    ///
+    /// With `--port=0` chromedriver takes a port for IPv6 and then tries the same number
+    /// for IPv4, which another process may hold: it then exits at once without
+    /// listening ("bind() failed: Address already in use"). That start is tried again,
+    /// a few times; any other failure is the test's.
     pub(super) async fn start() -> Driver {
+        const ATTEMPTS: usize = 5;
+        for _ in 1..ATTEMPTS {
+            match Self::start_once().await {
+                Ok(driver) => return driver,
+                Err(logs) if logs.contains("ERR_ADDRESS_IN_USE") => continue,
+                Err(logs) => panic!("{logs}"),
+            }
+        }
+        Self::start_once()
+            .await
+            .unwrap_or_else(|logs| panic!("{logs}"))
+    }
+
+    /// One start: the driver, or what to say of its failure.
+    async fn start_once() -> Result<Driver, String> {
         let folder = tempfile::Builder::new()
             .prefix("iq-browser-")
             .tempdir()
@@ -89,11 +109,13 @@ impl Driver {
         });
         driver.port = match tokio::time::timeout_at(deadline.into(), port_rx).await {
             Ok(Ok(port)) => port,
-            Ok(Err(_)) => panic!(
-                "chromedriver ({}) exited without listening\n{}",
-                path.display(),
-                driver.logs()
-            ),
+            Ok(Err(_)) => {
+                return Err(format!(
+                    "chromedriver ({}) exited without listening\n{}",
+                    path.display(),
+                    driver.logs()
+                ))
+            }
             Err(_) => panic!(
                 "chromedriver ({}) did not say its port within {DRIVER_READY_WITHIN:?}\n{}",
                 path.display(),
@@ -115,7 +137,7 @@ impl Driver {
                 Err(_) => false,
             };
             if ready {
-                return driver;
+                return Ok(driver);
             }
             if let Ok(Some(exit)) = driver.child.try_wait() {
                 panic!(
