@@ -29,11 +29,13 @@ async fn imported_specifications_a_spreadsheet_would_run_or_that_hold_controls_a
         ("B200\u{202E}", "U+202E"),
         ("B200\r\nx", "U+000D"),
     ];
+    // Eight rows of one day and index whose weights sum to 1: the names are the only
+    // problems.
     let rows: String = names
         .iter()
         .map(|(name, _)| {
             format!(
-                "20261102,GPU_Index,\"{}\",1,100\n",
+                "20261102,GPU_Index,\"{}\",0.125,100\n",
                 name.replace('"', "\"\"")
             )
         })
