@@ -1,7 +1,9 @@
 //! Index settings a super administrator may change (D7): display name, sort order and
-//! visibility (the back-office public level), through the [`IndexSettings`] service.
+//! visibility (the back-office public level), and the facts of D20 (description, unit,
+//! currency, what a price includes, source, publication time, methodology version),
+//! through the [`IndexSettings`] service.
 //!
-//! It owns these three columns of the `indexes` table and nothing else: it never adds or
+//! It owns these columns of the `indexes` table and nothing else: it never adds or
 //! removes an index, and never touches quotes or daily rows. Every change goes through
 //! [`ChangeBus::write`] with `Change::Data`, so every instance drops its index registry
 //! and cached pages.
@@ -52,25 +54,49 @@ impl IndexSettings {
     }
 }
 
-/// `PATCH /api/v1/admin/indexes/{index_code}`.
-#[derive(Debug, Deserialize)]
+/// `PATCH /api/v1/admin/indexes/{index_code}`: the fields sent are changed, the others
+/// left alone.
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexPatch {
     pub visibility: Option<String>,
     pub sort_no: Option<i32>,
     pub index_name: Option<String>,
+    pub description: Option<String>,
+    pub unit: Option<String>,
+    pub currency: Option<String>,
+    pub price_basis: Option<String>,
+    pub source: Option<String>,
+    pub publish_time: Option<String>,
+    pub methodology_version: Option<String>,
 }
 
-/// One index's settings, as the back office shows them.
+/// One index's settings and facts (D20), as the back office shows them.
 #[derive(Debug, Serialize)]
 pub struct IndexView {
     pub index_code: String,
     pub index_name: String,
     pub sort_no: i32,
     pub visibility: String,
+    pub description: String,
+    pub unit: String,
+    pub currency: String,
+    pub price_basis: String,
+    pub source: String,
+    pub publish_time: String,
+    pub methodology_version: String,
 }
 
 const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
+
+/// The columns a view reads, in [`from_row`]'s names (a macro, so statements can be
+/// whole literals).
+macro_rules! view_columns {
+    () => {
+        "index_code, index_name, sort_no, visibility, description, unit, currency, \
+         price_basis, source, publish_time, methodology_version"
+    };
+}
 
 pub async fn patch(
     client: &impl Traced,
@@ -84,29 +110,61 @@ pub async fn patch(
             ));
         }
     }
-    if let Some(name) = &patch.index_name {
-        if name.trim().is_empty() || name.chars().count() > 200 {
-            return Err(ApiError::invalid(
-                "field 'index_name' must be 1 to 200 characters",
-            ));
-        }
-        // Names are served as stored, into CSV answers and DataFrames too.
-        if let Some(problem) = text_problem(name) {
-            return Err(ApiError::invalid(format!("field 'index_name' {problem}")));
+    let texts = [
+        ("index_name", &patch.index_name, 200),
+        ("description", &patch.description, 1000),
+        ("unit", &patch.unit, 50),
+        ("price_basis", &patch.price_basis, 500),
+        ("source", &patch.source, 500),
+        ("methodology_version", &patch.methodology_version, 50),
+    ];
+    for (field, value, longest) in texts {
+        if let Some(value) = value {
+            check_text(field, value, longest)?;
         }
     }
+    if let Some(currency) = &patch.currency {
+        if !(currency.len() == 3 && currency.bytes().all(|b| b.is_ascii_uppercase())) {
+            return Err(ApiError::invalid(
+                "field 'currency' must be three capital letters, an ISO 4217 code such as USD",
+            ));
+        }
+    }
+    if let Some(time) = &patch.publish_time {
+        if !is_hh_mm(time) {
+            return Err(ApiError::invalid(
+                "field 'publish_time' must be a time of day HH:MM, 00:00 to 23:59, in the \
+                 service time zone",
+            ));
+        }
+    }
+    let trimmed = |value: &Option<String>| value.as_deref().map(str::trim).map(str::to_owned);
     let row = client
         .query_opt_named(
             "index_settings.update",
-            "UPDATE indexes SET visibility = COALESCE($2, visibility), \
-             sort_no = COALESCE($3, sort_no), index_name = COALESCE($4, index_name), \
-             updated_at = now() WHERE index_code = $1 \
-             RETURNING index_code, index_name, sort_no, visibility",
+            concat!(
+                "UPDATE indexes SET visibility = COALESCE($2, visibility), \
+                 sort_no = COALESCE($3, sort_no), index_name = COALESCE($4, index_name), \
+                 description = COALESCE($5, description), unit = COALESCE($6, unit), \
+                 currency = COALESCE($7, currency), \
+                 price_basis = COALESCE($8, price_basis), source = COALESCE($9, source), \
+                 publish_time = COALESCE($10, publish_time), \
+                 methodology_version = COALESCE($11, methodology_version), \
+                 updated_at = now() WHERE index_code = $1 RETURNING ",
+                view_columns!()
+            ),
             &[
                 &index_code,
                 &patch.visibility,
                 &patch.sort_no,
-                &patch.index_name.as_deref().map(str::trim),
+                &trimmed(&patch.index_name),
+                &trimmed(&patch.description),
+                &trimmed(&patch.unit),
+                &patch.currency,
+                &trimmed(&patch.price_basis),
+                &trimmed(&patch.source),
+                &patch.publish_time,
+                &trimmed(&patch.methodology_version),
             ],
         )
         .await?
@@ -119,12 +177,49 @@ pub async fn patch(
     from_row(&row)
 }
 
+/// A text an administrator writes, served as stored (into CSV answers and DataFrames
+/// too): 1 to `longest` characters once trimmed, and nothing a spreadsheet would run or
+/// a terminal would obey ([`text_problem`]).
+fn check_text(field: &str, value: &str, longest: usize) -> Result<(), ApiError> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > longest {
+        return Err(ApiError::invalid(format!(
+            "field '{field}' must be 1 to {longest} characters"
+        )));
+    }
+    match text_problem(trimmed) {
+        Some(problem) => Err(ApiError::invalid(format!("field '{field}' {problem}"))),
+        None => Ok(()),
+    }
+}
+
+/// `HH:MM` on a 24-hour clock, two digits each.
+fn is_hh_mm(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |a: u8, b: u8| -> Option<u8> {
+        (a.is_ascii_digit() && b.is_ascii_digit()).then(|| (a - b'0') * 10 + (b - b'0'))
+    };
+    match bytes {
+        [h1, h2, b':', m1, m2] => {
+            matches!((digits(*h1, *h2), digits(*m1, *m2)), (Some(h), Some(m)) if h < 24 && m < 60)
+        }
+        _ => false,
+    }
+}
+
 fn from_row(row: &tokio_postgres::Row) -> Result<IndexView, ApiError> {
     Ok(IndexView {
         index_code: row.try_get("index_code")?,
         index_name: row.try_get("index_name")?,
         sort_no: row.try_get("sort_no")?,
         visibility: row.try_get("visibility")?,
+        description: row.try_get("description")?,
+        unit: row.try_get("unit")?,
+        currency: row.try_get("currency")?,
+        price_basis: row.try_get("price_basis")?,
+        source: row.try_get("source")?,
+        publish_time: row.try_get("publish_time")?,
+        methodology_version: row.try_get("methodology_version")?,
     })
 }
 
@@ -133,8 +228,11 @@ pub async fn list(client: &impl Traced) -> Result<Vec<IndexView>, ApiError> {
     let rows = client
         .query_named(
             "index_settings.list",
-            "SELECT index_code, index_name, sort_no, visibility FROM indexes \
-             ORDER BY sort_no, index_code",
+            concat!(
+                "SELECT ",
+                view_columns!(),
+                " FROM indexes ORDER BY sort_no, index_code"
+            ),
             &[],
         )
         .await?;

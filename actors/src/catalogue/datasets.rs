@@ -23,6 +23,22 @@ const fn field(
     }
 }
 
+/// A field returned only when named in `fields` (D20's facts, D17's `published_at`).
+const fn on_demand(
+    name: &'static str,
+    kind: ValueKind,
+    sql: &'static str,
+    description: &'static str,
+) -> FieldDef {
+    FieldDef {
+        name,
+        kind,
+        description,
+        sql,
+        on_demand: true,
+    }
+}
+
 /// When the row's current version was published (D17); not among the default fields.
 const fn published_at(sql: &'static str) -> FieldDef {
     FieldDef {
@@ -151,6 +167,53 @@ pub static DATASETS: [Dataset; 5] = [
                 ValueKind::Text,
                 "i.description",
                 "what the index measures",
+            ),
+            on_demand(
+                "currency",
+                ValueKind::Text,
+                "i.currency",
+                "ISO 4217 code of weighted_price and of every quote price of the index",
+            ),
+            on_demand(
+                "price_basis",
+                ValueKind::Text,
+                "i.price_basis",
+                "what a price includes",
+            ),
+            on_demand(
+                "source",
+                ValueKind::Text,
+                "i.source",
+                "where prices come from",
+            ),
+            on_demand(
+                "publish_time",
+                ValueKind::Text,
+                "i.publish_time",
+                "HH:MM in the service time zone: when a trading day's values are published",
+            ),
+            on_demand(
+                "methodology_version",
+                ValueKind::Text,
+                "i.methodology_version",
+                "the version of the methodology the index is calculated by",
+            ),
+            on_demand(
+                "latest_trade_date",
+                ValueKind::Date,
+                "(SELECT max(b.trade_date) FROM index_daily b \
+                  WHERE b.index_code = i.index_code AND b.trade_date <= {cutoff})",
+                "the latest date with a value this caller may see; empty when none",
+            ),
+            on_demand(
+                "next_publication_at",
+                ValueKind::Timestamp,
+                "(SELECT (min(c.trade_date) + i.publish_time::time) AT TIME ZONE {tz} \
+                  FROM trade_calendar c WHERE c.trade_date > \
+                  (SELECT max(b.trade_date) FROM index_daily b \
+                   WHERE b.index_code = i.index_code))",
+                "publish_time on the first open trading day after the latest published \
+                 date (RFC 3339, UTC): a schedule, the same for every caller",
             ),
         ],
         default_fields: &[

@@ -210,7 +210,9 @@ impl DatasetActor {
             registry.check_named(&grant, dataset, code)?;
         }
         let view = dataset.uses_indexes().then(|| registry.view(&grant));
-        let cutoff = if dataset.delayed {
+        // A field may read the caller's cutoff (index_basic's `latest_trade_date`);
+        // the cutoff is then part of the page's key, as for a delayed dataset.
+        let cutoff = if dataset.delayed || query.fields.iter().any(|f| f.sql.contains("{cutoff}")) {
             self.cutoff(grant.delay_days).await?
         } else {
             None
@@ -304,6 +306,7 @@ impl DatasetActor {
             query,
             view,
             key.walk.cutoff,
+            self.service.settings.service_tz,
             &key.walk.point,
             i64::from(key.limit) + 1,
             start,

@@ -103,7 +103,16 @@ mod tests {
             skip: 0,
         };
         let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-        let stmt = build(&q, &view(), cutoff, &PointInTime::default(), 11, &start).unwrap();
+        let stmt = build(
+            &q,
+            &view(),
+            cutoff,
+            chrono_tz::Asia::Shanghai,
+            &PointInTime::default(),
+            11,
+            &start,
+        )
+        .unwrap();
         assert!(
             stmt.text
                 .contains(", NULL, i.sort_no, i.index_code FROM indexes i"),
@@ -129,7 +138,16 @@ mod tests {
             skip: 3,
         };
         let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-        let stmt = build(&q, &view(), cutoff, &PointInTime::default(), 11, &start).unwrap();
+        let stmt = build(
+            &q,
+            &view(),
+            cutoff,
+            chrono_tz::Asia::Shanghai,
+            &PointInTime::default(),
+            11,
+            &start,
+        )
+        .unwrap();
         assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
         assert!(
             stmt.text

@@ -23,6 +23,7 @@
 //! field selects as is are selected after the fields, so every row carries its key.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
 use tokio_postgres::types::ToSql;
 
 use super::boundaries::Start;
@@ -70,6 +71,48 @@ pub struct PointInTime {
     /// `updated_since`, and the caller's cutoff on the day it falls in: rows of later
     /// dates entered the caller's window after it.
     pub since: Option<(DateTime<Utc>, Option<NaiveDate>)>,
+}
+
+/// The values a field's SQL may read by placeholder, each bound once per statement
+/// however many fields read it: `{detailed}` (the indexes whose detail the caller
+/// sees), `{cutoff}` (the caller's delay cutoff) and `{tz}` (the service time zone).
+#[derive(Default)]
+struct SharedValues {
+    detailed: Option<String>,
+    cutoff: Option<String>,
+    tz: Option<String>,
+}
+
+impl SharedValues {
+    fn fill(
+        &mut self,
+        sql: &str,
+        binder: &mut Binder,
+        view: &View,
+        cutoff: Option<NaiveDate>,
+        tz: Tz,
+    ) -> String {
+        let mut text = sql.to_string();
+        if text.contains("{detailed}") {
+            let placeholder = self
+                .detailed
+                .get_or_insert_with(|| binder.bind(Box::new(view.detailed.to_vec())));
+            text = text.replace("{detailed}", placeholder);
+        }
+        if text.contains("{cutoff}") {
+            let placeholder = self
+                .cutoff
+                .get_or_insert_with(|| binder.bind(Box::new(cutoff)));
+            text = text.replace("{cutoff}", placeholder);
+        }
+        if text.contains("{tz}") {
+            let placeholder = self
+                .tz
+                .get_or_insert_with(|| binder.bind(Box::new(tz.name().to_string())));
+            text = text.replace("{tz}", placeholder);
+        }
+        text
+    }
 }
 
 /// The newest vintage published at or before the instant bound at `at`.
@@ -143,11 +186,13 @@ fn since_conditions(
 
 /// The SELECT for one page. `fetch` is the number of rows to read (limit + 1, to learn
 /// `has_more`); `start` where to begin (after a boundary's sort key, then `skip` rows).
-/// `cutoff` must be `Some` for delayed datasets.
+/// `cutoff` must be `Some` for delayed datasets and for a field that reads it
+/// (`{cutoff}`); `tz` is the service time zone, for a field that reads it (`{tz}`).
 pub fn build(
     query: &Query,
     view: &View,
     cutoff: Option<NaiveDate>,
+    tz: Tz,
     point: &PointInTime,
     fetch: i64,
     start: &Start,
@@ -155,20 +200,15 @@ pub fn build(
     let ds = query.dataset;
     let mut binder = Binder::default();
 
-    let mut detailed: Option<String> = None;
+    let mut shared = SharedValues::default();
     let columns: Vec<String> = ds
         .fields
         .iter()
         .map(|f| {
             if f.on_demand && !query.fields.iter().any(|q| std::ptr::eq(*q, f)) {
                 "NULL".to_string()
-            } else if f.sql.contains("{detailed}") {
-                let placeholder = detailed
-                    .get_or_insert_with(|| binder.bind(Box::new(view.detailed.to_vec())))
-                    .clone();
-                f.sql.replace("{detailed}", &placeholder)
             } else {
-                f.sql.to_string()
+                shared.fill(f.sql, &mut binder, view, cutoff, tz)
             }
         })
         .chain(
@@ -292,6 +332,7 @@ mod tests {
             &q,
             &view,
             NaiveDate::from_ymd_opt(2024, 6, 1),
+            chrono_tz::Asia::Shanghai,
             &PointInTime::default(),
             11,
             &Start {
@@ -332,6 +373,7 @@ mod tests {
                 &q,
                 &view,
                 None,
+                chrono_tz::Asia::Shanghai,
                 &PointInTime::default(),
                 11,
                 &Start { after: None, skip },
@@ -388,9 +430,17 @@ mod bounded {
                 };
                 let point = PointInTime::default();
                 texts.insert(
-                    build(&query, &view, cutoff, &point, 11, &start)
-                        .unwrap()
-                        .text,
+                    build(
+                        &query,
+                        &view,
+                        cutoff,
+                        chrono_tz::Asia::Shanghai,
+                        &point,
+                        11,
+                        &start,
+                    )
+                    .unwrap()
+                    .text,
                 );
             }
             let on_demand = dataset.fields.iter().filter(|f| f.on_demand).count();

@@ -619,6 +619,30 @@ def test_sync_to_parquet(pro: Client, history: None, tmp_path) -> None:
     assert not pro.sync("index_daily", path, params={"start_date": "20261101"}, progress=False).full
 
 
+def test_index_facts_come_when_asked(pro: Client) -> None:
+    """D20: the facts of every index, typed, only when named in ``fields``."""
+    plain = pro.index_basic()
+    assert "currency" not in plain.columns
+    facts = pro.index_basic(
+        fields=[
+            "index_code",
+            "currency",
+            "price_basis",
+            "source",
+            "publish_time",
+            "methodology_version",
+            "latest_trade_date",
+            "next_publication_at",
+        ]
+    )
+    assert len(facts) == len(plain)
+    assert (facts["currency"] == "USD").all()
+    assert facts["publish_time"].str.fullmatch(r"\d\d:\d\d").all()
+    assert str(facts["latest_trade_date"].dtype) == "datetime64[ns]"
+    assert str(facts["next_publication_at"].dtype) == "datetime64[ns, UTC]"
+    assert facts["latest_trade_date"].notna().all()
+
+
 def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> None:
     """The sequence that once received nothing: an import, then at once an
     incremental sync. Its ``as_of`` came from the service's ``Date`` (whole seconds),

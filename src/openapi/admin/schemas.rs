@@ -170,16 +170,35 @@ pub struct TierSettings {
     member_indexes: bool,
 }
 
-/// `PATCH /api/v1/admin/indexes/{index_code}`: absent fields are left alone.
+/// `PATCH /api/v1/admin/indexes/{index_code}`: absent fields are left alone. Texts are
+/// trimmed, must not be blank, and may not start with `=`, `+` or `@` or hold a control
+/// character; a bad field is 400 / 40001 naming it.
 #[derive(ToSchema)]
 pub struct IndexPatch {
     /// `aggregate`, `index_only`, `member` or `private`
     visibility: Option<String>,
     sort_no: Option<i32>,
+    /// 1 to 200 characters
     index_name: Option<String>,
+    /// what the index measures, 1 to 1,000 characters
+    description: Option<String>,
+    /// unit of the index points, 1 to 50 characters
+    unit: Option<String>,
+    /// ISO 4217 code of the index's prices: three capital letters
+    #[schema(pattern = "^[A-Z]{3}$", example = "USD")]
+    currency: Option<String>,
+    /// what a price includes, 1 to 500 characters
+    price_basis: Option<String>,
+    /// where prices come from, 1 to 500 characters
+    source: Option<String>,
+    /// `HH:MM` in the service time zone: when a trading day's values are published
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$", example = "18:00")]
+    publish_time: Option<String>,
+    /// the methodology's version, 1 to 50 characters
+    methodology_version: Option<String>,
 }
 
-/// An index's settings.
+/// An index's settings and facts (D20).
 #[derive(ToSchema)]
 pub struct IndexSettings {
     index_code: String,
@@ -187,6 +206,15 @@ pub struct IndexSettings {
     sort_no: i32,
     /// `aggregate`, `index_only`, `member` or `private`
     visibility: String,
+    description: String,
+    unit: String,
+    /// ISO 4217 code of the index's prices
+    currency: String,
+    price_basis: String,
+    source: String,
+    /// `HH:MM` in the service time zone
+    publish_time: String,
+    methodology_version: String,
 }
 
 /// `PUT /api/v1/admin/calendar`: one of two forms, not both.

@@ -71,8 +71,8 @@ pub async fn save(
         _ => {
             let patch = IndexPatch {
                 visibility: form.one("visibility").map(str::to_owned),
-                sort_no: None,
                 index_name: form.one("index_name").map(str::to_owned),
+                ..IndexPatch::default()
             };
             state.index_settings.patch(&code, patch).await.map(drop)
         }

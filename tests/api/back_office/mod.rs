@@ -53,6 +53,7 @@ async fn visitor_index_codes(app: &TestApp) -> Vec<Value> {
 
 mod guard;
 mod import_detail;
+mod index_facts;
 mod indexes;
 mod key_rotation;
 mod keys;
