@@ -28,3 +28,21 @@ fn defaults_and_sort_keys_name_real_fields() {
         }
     }
 }
+
+/// The dataset actor looks up the caller's cutoff for a query that is not delayed only
+/// when an on-demand field asked for reads it: a default field must not.
+#[test]
+fn only_on_demand_fields_read_the_callers_cutoff() {
+    for dataset in &DATASETS {
+        for field in dataset.fields {
+            if field.sql.contains("{cutoff}") {
+                assert!(
+                    field.on_demand || dataset.delayed,
+                    "{}.{} reads the cutoff",
+                    dataset.api_name,
+                    field.name
+                );
+            }
+        }
+    }
+}

@@ -210,9 +210,15 @@ impl DatasetActor {
             registry.check_named(&grant, dataset, code)?;
         }
         let view = dataset.uses_indexes().then(|| registry.view(&grant));
-        // A field may read the caller's cutoff (index_basic's `latest_trade_date`);
-        // the cutoff is then part of the page's key, as for a delayed dataset.
-        let cutoff = if dataset.delayed || query.fields.iter().any(|f| f.sql.contains("{cutoff}")) {
+        // An on-demand field may read the caller's cutoff (index_basic's
+        // `latest_trade_date`); the cutoff is then part of the page's key, as for a
+        // delayed dataset. (A query of default fields pays one flag test a field.)
+        let cutoff = if dataset.delayed
+            || query
+                .fields
+                .iter()
+                .any(|f| f.on_demand && f.sql.contains("{cutoff}"))
+        {
             self.cutoff(grant.delay_days).await?
         } else {
             None
