@@ -13,7 +13,7 @@ use super::{caching, chrome, freshness, Freshness};
 use crate::routes::AppState;
 use crate::site::chart::{self, SPARKLINE};
 use crate::site::chrome::Chrome;
-use crate::site::format::{direction, long_date, parse_wire, wire};
+use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
 use crate::site::reading::{read, Row};
 use crate::site::respond::{render, PageResult};
 
@@ -35,6 +35,9 @@ struct Home {
     chrome: Chrome,
     fresh: Freshness,
     cards: Vec<IndexCard>,
+    /// When the next values come, readable in the service time zone; empty when no
+    /// index has a publication ahead.
+    next_publication: String,
 }
 
 /// How far back the home page's small charts reach (calendar days, before the cutoff).
@@ -56,7 +59,8 @@ async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResu
         req,
         state,
         vec![
-            json!({"api_name": "index_basic", "fields": ["index_code", "index_name"]}),
+            json!({"api_name": "index_basic",
+                   "fields": ["index_code", "index_name", "next_publication_at"]}),
             json!({"api_name": "index_latest"}),
             json!({"api_name": "index_daily",
                    "params": {"start_date": wire(since)},
@@ -65,11 +69,21 @@ async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResu
         ],
     )
     .await?;
-    let names: BTreeMap<String, String> = reading
-        .table(0)?
+    let basic = reading.table(0)?;
+    let names: BTreeMap<String, String> = basic
         .rows()
         .map(|r| (r.text("index_code"), r.text("index_name")))
         .collect();
+    // The earliest of the indexes' next publications still ahead (RFC 3339 in UTC sorts
+    // as text); one whose time has passed is an index whose values are late.
+    let now = state.site.clock.now();
+    let next_publication = basic
+        .rows()
+        .filter_map(|r| r.get("next_publication_at"))
+        .filter(|at| !is_past(at, now))
+        .min()
+        .map(|at| local_time(&at, state.site.service_tz))
+        .unwrap_or_default();
     let mut history: BTreeMap<String, Vec<(NaiveDate, String)>> = BTreeMap::new();
     for row in reading.table(2)?.rows() {
         if let Some(date) = parse_wire(&row.text("trade_date")) {
@@ -97,6 +111,7 @@ async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResu
         chrome: chrome(req, state, &reading, "home"),
         fresh: freshness(&reading),
         cards,
+        next_publication,
     };
     render(&page, StatusCode::OK, caching(&reading))
 }

@@ -14,7 +14,7 @@ use super::{caching, chrome, freshness, Freshness};
 use crate::routes::AppState;
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
-use crate::site::format::{direction, long_date, parse_wire, wire};
+use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
 use crate::site::path_part::PathPart;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageError, PageResult};
@@ -99,6 +99,7 @@ pub struct QuoteRow {
 struct IndexPage {
     chrome: Chrome,
     fresh: Freshness,
+    facts: Facts,
     code: String,
     name: String,
     description: String,
@@ -114,6 +115,39 @@ struct IndexPage {
     quotes_date_wire: String,
     weighted_price: String,
     quotes: Vec<QuoteRow>,
+}
+
+/// What the facts box shows (D20), read with the index's name and visibility.
+const FACT_FIELDS: [&str; 13] = [
+    "index_code",
+    "index_name",
+    "visibility",
+    "description",
+    "base_date",
+    "base_value",
+    "currency",
+    "price_basis",
+    "source",
+    "publish_time",
+    "methodology_version",
+    "latest_trade_date",
+    "next_publication_at",
+];
+
+/// The facts box: what each number is, and when the next one comes.
+pub struct Facts {
+    pub currency: String,
+    pub price_basis: String,
+    pub source: String,
+    pub base: String,
+    pub publish_time: String,
+    pub tz: &'static str,
+    pub methodology_version: String,
+    /// The latest date with a value this reader may see, readable; empty when none.
+    pub latest: String,
+    pub next: String,
+    /// The next publication's time has passed and its values are not yet in.
+    pub overdue: bool,
 }
 
 /// Rows of the daily table per page.
@@ -162,7 +196,8 @@ async fn render_index(
         req,
         state,
         vec![
-            json!({"api_name": "index_basic", "params": {"index_code": code}}),
+            json!({"api_name": "index_basic", "params": {"index_code": code},
+                   "fields": FACT_FIELDS}),
             daily(0),
         ],
     )
@@ -260,9 +295,34 @@ async fn render_index(
     }
     let chart =
         chart::line(&points, FULL, &format!("{name} ({code}), index points")).unwrap_or_default();
+    let tz = state.site.service_tz;
+    let day = |field: &str| {
+        info.get(field)
+            .and_then(|d| parse_wire(&d))
+            .map(long_date)
+            .unwrap_or_default()
+    };
+    let facts = Facts {
+        currency: info.text("currency"),
+        price_basis: info.text("price_basis"),
+        source: info.text("source"),
+        base: format!("{} = {}", day("base_date"), info.text("base_value")),
+        publish_time: info.text("publish_time"),
+        tz: tz.name(),
+        methodology_version: info.text("methodology_version"),
+        latest: day("latest_trade_date"),
+        next: info
+            .get("next_publication_at")
+            .map(|at| local_time(&at, tz))
+            .unwrap_or_default(),
+        overdue: info
+            .get("next_publication_at")
+            .is_some_and(|at| is_past(&at, state.site.clock.now())),
+    };
     let page = IndexPage {
         chrome: chrome(req, state, &reading, "home"),
         fresh: freshness(&reading),
+        facts,
         description: info.text("description"),
         code,
         name,

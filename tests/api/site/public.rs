@@ -1,6 +1,7 @@
 //! Public pages: a visitor sees the free tier's indexes up to its cutoff, a member on a
 //! plan with member indexes sees `Hardware_Index` and today's data.
 
+use chrono::TimeZone;
 use iq_test_support::site::PageReply;
 use serde_json::json;
 
@@ -175,4 +176,63 @@ async fn a_kept_visitor_page_has_its_own_request_id_and_follows_every_change() {
     free.as_object_mut().unwrap().remove("tier");
     app.put_tier(&admin, "free", free).await;
     app.page("/").await.assert_has("999.500000");
+}
+
+/// D20 on the website: each index page's facts box (currency, what a price includes,
+/// source, base, publication time, methodology version, last and next publication),
+/// the home page's next values, and the methodology's revision policy.
+#[actix_web::test]
+async fn index_pages_say_what_each_number_is_and_when_the_next_comes() {
+    let app = spawn_with_fixture().await;
+    let page = app.page("/indexes/Server_Index").await;
+    assert_page(&page);
+    page.assert_has(r#"<dd id="fact-currency">USD"#);
+    page.assert_has("Selling price of one complete 8-GPU server system");
+    page.assert_has("Daily quotes from system integrators and distributors");
+    page.assert_has("each trading day at 18:00 (Asia/Shanghai)");
+    page.assert_has(r#"<a href="/methodology">version 1.0</a>"#);
+    // The visitor's last day is its cutoff's (10 Nov); the schedule is everyone's.
+    page.assert_has(r#"<dd id="fact-latest">10 Nov 2026</dd>"#);
+    let admin = app.admin().await;
+    app.user(&admin, "pat", "pro").await;
+    let pro_schedule = {
+        let key = app.key_of_tier(&admin, "facts", "pro").await;
+        let reply = app
+            .query_with(
+                json!({"api_name": "index_basic", "params": {"index_code": "Server_Index"},
+                       "fields": ["next_publication_at"]}),
+                Some(&key.key),
+            )
+            .await;
+        reply.items()[0][0].as_str().expect("a schedule").to_owned()
+    };
+    let local = chrono::DateTime::parse_from_rfc3339(&pro_schedule)
+        .unwrap()
+        .with_timezone(&chrono_tz::Asia::Shanghai)
+        .format("%a %-d %b %Y, %H:%M")
+        .to_string();
+    assert!(local.ends_with("18:00"), "{local}");
+    // The fixture's Server_Index stops on 11 Nov, before the clock's 20 Nov: its next
+    // values are due and not in yet.
+    page.assert_has(&format!(
+        r#"<dd id="fact-next">{local} (Asia/Shanghai) <span class="note">(due; not published yet)</span></dd>"#
+    ));
+    // The home page names the next publication still ahead, and none once all are
+    // due: with the clock at 11 Nov 09:00 UTC (17:00 in Shanghai), Hardware_Index
+    // (last value 10 Nov) has its next values at 18:00 that day; at the fixture's 20
+    // Nov, every index's next values are overdue.
+    let home = app.page("/").await;
+    assert_page(&home);
+    home.assert_lacks("Next values");
+    app.clock
+        .set(chrono::Utc.with_ymd_and_hms(2026, 11, 11, 9, 0, 0).unwrap());
+    let pat = app.form_login("pat", PASSWORD).await;
+    let home = app.page_with(&pat.cookies, "/").await;
+    assert_page(&home);
+    home.assert_has(
+        r#"id="next-publication">Next values: <strong>Wed 11 Nov 2026, 18:00 (Asia/Shanghai)</strong>"#,
+    );
+    let methodology = app.page("/methodology").await;
+    methodology.assert_has("Revision policy.");
+    methodology.assert_has("in <strong>US dollars (USD)</strong>");
 }

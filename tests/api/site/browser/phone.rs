@@ -30,6 +30,17 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
         ],
     )
     .await;
+    // The facts box: one column on a phone, nothing wider than the screen.
+    open(&browser, &app, "/indexes/Server_Index", "#facts").await;
+    js(
+        &browser,
+        "document.getElementById('facts').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/indexes/Server_Index (facts)").await;
+    let next = browser.text_of("#fact-next").await;
+    assert!(next.contains("18:00"), "{next:?}");
+    browser.screenshot("browser_phone_index_facts").await;
     // The lower part of the index page: its tables are the widest things on it.
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
     js(

@@ -75,6 +75,17 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
         width > 600.0 && width <= 1280.0 && height > 100.0,
         "the chart is {width}x{height} px"
     );
+    // What each number is (D20): the facts box, on the page as a visitor sees it.
+    let facts = browser.find("#facts").await;
+    assert!(facts.is_displayed().await.unwrap(), "the facts are hidden");
+    let currency = browser.text_of("#fact-currency").await;
+    assert!(currency.starts_with("USD"), "{currency:?}");
+    js(
+        &browser,
+        "document.getElementById('facts').scrollIntoView()",
+    )
+    .await;
+    browser.screenshot("browser_index_facts_desktop").await;
     let quotes = browser.find("#quotes").await;
     assert!(
         quotes.is_displayed().await.unwrap(),
