@@ -1,5 +1,6 @@
 //! Indexes (super administrators): name, visibility (the public level) and display
-//! order, moved one place at a time. The same rules as
+//! order, moved one place at a time, and each index's facts (D20: description, unit,
+//! currency, what a price includes, source, publication time, methodology version). The same rules as
 //! `PATCH /api/v1/admin/indexes/{index_code}`; a change reaches every page and the API
 //! at once.
 
@@ -55,8 +56,8 @@ pub async fn list(
     page(&req, &staff, &state, None).await
 }
 
-/// `POST /admin/indexes/{code}`: `action` is `save` (name and visibility), `up` or
-/// `down`.
+/// `POST /admin/indexes/{code}`: `action` is `save` (name and visibility), `facts`
+/// (the facts of D20), `up` or `down`.
 pub async fn save(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
@@ -68,6 +69,20 @@ pub async fn save(
     let result = match form.one("action") {
         Some("up") => state.index_settings.shift(&code, true).await,
         Some("down") => state.index_settings.shift(&code, false).await,
+        Some("facts") => {
+            let field = |name: &str| form.one(name).map(str::to_owned);
+            let patch = IndexPatch {
+                description: field("description"),
+                unit: field("unit"),
+                currency: field("currency"),
+                price_basis: field("price_basis"),
+                source: field("source"),
+                publish_time: field("publish_time"),
+                methodology_version: field("methodology_version"),
+                ..IndexPatch::default()
+            };
+            state.index_settings.patch(&code, patch).await.map(drop)
+        }
         _ => {
             let patch = IndexPatch {
                 visibility: form.one("visibility").map(str::to_owned),

@@ -121,6 +121,64 @@ async fn indexes_are_renamed_hidden_and_moved_from_their_page() {
     bad.assert_has(r#"id="index-problem""#);
 }
 
+/// D20 from the back office: an index's facts edited in its form reach the API and its
+/// page at once; a bad one is the page again, with the API's message, nothing saved.
+#[actix_web::test]
+async fn an_indexs_facts_are_edited_from_its_form() {
+    let app = spawn_with_fixture().await;
+    let root = root(&app).await;
+    let page = app.page_with(&root.cookies, "/admin/indexes").await;
+    assert_eq!(page.status, 200);
+    page.assert_has(r#"id="facts-GPU_Index""#);
+    page.assert_has(r#"name="publish_time" type="time" value="18:00""#);
+    let token = page.csrf();
+    let facts = |currency: &'static str| {
+        vec![
+            ("csrf", token.clone()),
+            ("action", "facts".to_owned()),
+            ("description", "Accelerator modules.".to_owned()),
+            ("unit", "points".to_owned()),
+            ("currency", currency.to_owned()),
+            ("price_basis", "Unit price, tax excluded".to_owned()),
+            ("source", "Distributors".to_owned()),
+            ("publish_time", "17:30".to_owned()),
+            ("methodology_version", "1.1".to_owned()),
+        ]
+    };
+    let post = |fields: Vec<(&'static str, String)>| {
+        let cookies = root.cookies.clone();
+        let app = &app;
+        async move {
+            let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            app.post_form(&cookies, "/admin/indexes/GPU_Index", &fields)
+                .await
+        }
+    };
+    let saved = post(facts("EUR")).await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let row = app
+        .query(
+            json!({"api_name": "index_basic", "params": {"index_code": "GPU_Index"},
+                      "fields": ["currency", "publish_time", "methodology_version"]}),
+        )
+        .await;
+    assert_eq!(row.items()[0], json!(["EUR", "17:30", "1.1"]));
+    app.page("/indexes/GPU_Index")
+        .await
+        .assert_has(r#"<dd id="fact-currency">EUR"#);
+    let bad = post(facts("eur")).await;
+    assert_eq!(bad.status, 400);
+    bad.assert_has(r#"id="index-problem""#);
+    bad.assert_has("field &#39;currency&#39; must be three capital letters");
+    let row = app
+        .query(
+            json!({"api_name": "index_basic", "params": {"index_code": "GPU_Index"},
+                      "fields": ["currency"]}),
+        )
+        .await;
+    assert_eq!(row.items()[0], json!(["EUR"]));
+}
+
 #[actix_web::test]
 async fn a_holiday_ticked_on_the_calendar_closes_the_day_unless_it_has_quotes() {
     let app = spawn_with_fixture().await;
