@@ -31,23 +31,19 @@ const fn on_demand(
     description: &'static str,
 ) -> FieldDef {
     FieldDef {
-        name,
-        kind,
-        description,
-        sql,
         on_demand: true,
+        ..field(name, kind, sql, description)
     }
 }
 
 /// When the row's current version was published (D17); not among the default fields.
 const fn published_at(sql: &'static str) -> FieldDef {
-    FieldDef {
-        name: "published_at",
-        kind: ValueKind::Timestamp,
-        description: "when the row's current values were published (RFC 3339, UTC)",
+    on_demand(
+        "published_at",
+        ValueKind::Timestamp,
         sql,
-        on_demand: true,
-    }
+        "when the row's current values were published (RFC 3339, UTC)",
+    )
 }
 
 const fn param(name: &'static str, role: ParamRole, description: &'static str) -> ParamDef {
