@@ -33,7 +33,7 @@ from .frames import DateMode, DecimalMode
 from .membership import Membership
 from .paging import CsvPage, Page, awalk, awith_progress
 from .retry import RetryPolicy, acall_with_retries
-from .sync import SETTLE_LIMIT, SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
+from .sync import SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
 from .transport import AsyncTransport, HTTPRequest, HTTPResponse
 from .validation import FieldsArg, ParamsArg, ValidQuery
 
@@ -411,12 +411,10 @@ class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
         )
         envelope = await self._send(self._membership_request())
         query = job.begin(self._membership(envelope), envelope.date)
-        waited = 0.0
-        while query is not None and not job.settled(envelope.date) and waited < SETTLE_LIMIT:
+        while job.wait_for_clock(query, envelope.date):
             slept = self._sleep(SETTLE_POLL)
             if inspect.isawaitable(slept):
                 await slept
-            waited += SETTLE_POLL
             envelope = await self._send(self._membership_request())
         try:
             if query is not None:

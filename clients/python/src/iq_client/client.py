@@ -24,7 +24,7 @@ from .frames import DateMode, DecimalMode
 from .membership import Membership
 from .paging import CsvPage, Page, walk, with_progress
 from .retry import RetryPolicy, call_with_retries
-from .sync import SETTLE_LIMIT, SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
+from .sync import SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
 from .transport import HTTPRequest, HTTPResponse, RequestsTransport, Transport
 from .validation import FieldsArg, ParamsArg, ValidQuery
 
@@ -500,10 +500,8 @@ class Client(DatasetMethods[pd.DataFrame, str], ClientCore):
         )
         envelope = self._send(self._membership_request())
         query = job.begin(self._membership(envelope), envelope.date)
-        waited = 0.0
-        while query is not None and not job.settled(envelope.date) and waited < SETTLE_LIMIT:
+        while job.wait_for_clock(query, envelope.date):
             self._sleep(SETTLE_POLL)
-            waited += SETTLE_POLL
             envelope = self._send(self._membership_request())
         try:
             if query is not None:

@@ -93,7 +93,7 @@ __all__ = [
 log = logging.getLogger("iq_client")
 
 #: How often a sync asks the service's clock while it waits for its ``as_of`` to pass
-#: (:meth:`SyncJob.settled`), in seconds, and how long it waits at most.
+#: (:meth:`SyncJob.wait_for_clock`), in seconds, and how long it waits at most.
 SETTLE_POLL = 0.25
 SETTLE_LIMIT = 3.0
 #: The datasets :meth:`Client.sync` keeps (those with ``as_of`` / ``updated_since``).
@@ -535,8 +535,9 @@ class SyncJob:
         self.as_of = ""
         self.updated_since: Optional[str] = None
         #: The instant the service's clock must have passed before the first page is
-        #: asked (see :meth:`settled`); ``None``: nothing to wait for.
+        #: asked (see :meth:`wait_for_clock`); ``None``: nothing to wait for.
         self.fixed_after: Optional[_dt.datetime] = None
+        self._waited = 0.0
         self.entitlements: Dict[str, Any] = {}
         self._bar: Any = None
 
@@ -613,7 +614,7 @@ class SyncJob:
         machine's clock says (an import published at ``…:07.141646`` was missed when the
         instant came from the ``Date``'s whole second). That instant is fixed only once
         the service's clock has passed it, so the pages are asked after the service
-        says a later second (:meth:`settled`; at most about a second). Without a
+        says a later second (:meth:`wait_for_clock`; at most about a second). Without a
         ``Date``, the moment the sync started by this machine's clock. The ``as_of``
         given to :meth:`Client.sync` is taken when it is not later."""
         served = _http_date(server_date)
@@ -680,14 +681,19 @@ class SyncJob:
             self._bar = _progress_bar(f"{self.dataset.api_name} ({self.reason})")
         return query
 
-    def settled(self, server_date: Optional[str]) -> bool:
-        """Whether the pages may be asked: the service's ``Date`` (of an answer after
-        :meth:`begin`) names a second after ``as_of``, so the data as of it can no
-        longer change. An answer without a ``Date`` settles it too (nothing to go by)."""
-        if self.fixed_after is None:
-            return True
+    def wait_for_clock(self, query: Optional[ValidQuery], server_date: Optional[str]) -> bool:
+        """Whether to wait :data:`SETTLE_POLL` seconds and ask the service's clock again
+        before the pages (the caller sleeps, then passes the next answer's ``Date``):
+        until that ``Date`` names a second after ``as_of``, so the data as of it can no
+        longer change, or :data:`SETTLE_LIMIT` seconds have been waited. Nothing to
+        wait for without a query, or with an answer without a ``Date``."""
+        if query is None or self.fixed_after is None or self._waited >= SETTLE_LIMIT:
+            return False
         served = _http_date(server_date)
-        return served is None or served > self.fixed_after
+        if served is None or served > self.fixed_after:
+            return False
+        self._waited += SETTLE_POLL
+        return True
 
     def plan(self, query: ValidQuery) -> Plan:
         """How to page through ``query`` (from :meth:`begin`): every row, exact
