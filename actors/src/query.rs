@@ -180,7 +180,7 @@ fn parse_params(
                     )))
                 }
             },
-            ParamRole::UpdatedSince => {
+            ParamRole::UpdatedSince | ParamRole::PublishedAfter { .. } => {
                 ParamValue::Instant(parse_instant(text).ok_or_else(|| {
                     ApiError::invalid(format!(
                         "parameter '{}' must be an RFC 3339 timestamp with an offset, \

@@ -47,7 +47,10 @@ fn catalogue_prints_every_dataset() {
     let out = run(&["catalogue"], dir.path());
     assert_eq!(out.status.code(), Some(0));
     let catalogue: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(catalogue.as_array().unwrap().len(), 5);
+    assert_eq!(
+        catalogue.as_array().unwrap().len(),
+        iq_actors::catalogue::DATASETS.len()
+    );
 }
 
 /// `iq-service openapi | head`: the reader closes the pipe after a few bytes; the

@@ -116,7 +116,7 @@ const DAILY_DEFAULTS: &[&str] = &[
     "pct_change",
 ];
 
-pub static DATASETS: [Dataset; 5] = [
+pub static DATASETS: [Dataset; 6] = [
     Dataset {
         api_name: "index_basic",
         description: "index basic information",
@@ -332,6 +332,79 @@ pub static DATASETS: [Dataset; 5] = [
             alias: "q",
             by_day: true,
         }),
+    },
+    Dataset {
+        api_name: "index_revisions",
+        description: "each published daily value that was replaced by a different one",
+        scope: Scope::IndexRead,
+        delayed: true,
+        detail_only: false,
+        params: &[
+            INDEX_CODE,
+            START_DATE,
+            END_DATE,
+            param(
+                "since",
+                ParamRole::PublishedAfter {
+                    column: "r.published_at",
+                },
+                "only revisions published after this instant (RFC 3339 with an offset)",
+            ),
+        ],
+        fields: &[
+            field("index_code", ValueKind::Text, "r.index_code", "index code"),
+            field(
+                "trade_date",
+                ValueKind::Date,
+                "r.trade_date",
+                "trading day whose values were revised",
+            ),
+            field(
+                "published_at",
+                ValueKind::Timestamp,
+                "r.published_at",
+                "when the new value was published (RFC 3339, UTC)",
+            ),
+            field(
+                "previous_published_at",
+                ValueKind::Timestamp,
+                "r.previous_published_at",
+                "when the value it replaced had been published (RFC 3339, UTC)",
+            ),
+            field(
+                "previous_value",
+                P6,
+                "r.previous_value",
+                "index points before the revision",
+            ),
+            field(
+                "index_value",
+                P6,
+                "r.index_value",
+                "index points after the revision",
+            ),
+            field(
+                "change",
+                P6,
+                "r.change",
+                "index_value - previous_value; 0 when only other fields of the row changed",
+            ),
+        ],
+        default_fields: &[
+            "index_code",
+            "trade_date",
+            "published_at",
+            "previous_published_at",
+            "previous_value",
+            "index_value",
+            "change",
+        ],
+        sort_key: &["published_at desc", "index_code", "trade_date"],
+        from: "FROM index_revisions r WHERE r.trade_date <= {cutoff} AND {where}",
+        order_by: "r.published_at DESC, r.index_code, r.trade_date",
+        index_column: Some("r.index_code"),
+        date_column: Some("r.trade_date"),
+        versioned: None,
     },
     Dataset {
         api_name: "trade_calendar",

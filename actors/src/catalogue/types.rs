@@ -57,7 +57,7 @@ pub struct FieldDef {
     #[serde(flatten)]
     pub kind: ValueKind,
     pub description: &'static str,
-    /// The column expression; may use `{detailed}`.
+    /// The column expression; may use `{detailed}`, `{cutoff}` and `{tz}`.
     #[serde(skip)]
     pub sql: &'static str,
     /// Computed only when the query asks for the field (it costs a lookup per row);
@@ -86,6 +86,9 @@ pub enum ParamRole {
     /// Only rows that became visible to the caller after this instant (D17): RFC 3339
     /// with an offset.
     UpdatedSince,
+    /// Rows whose timestamp `column` is later than this instant (D21's `since`): RFC
+    /// 3339 with an offset.
+    PublishedAfter { column: &'static str },
 }
 
 impl ParamRole {
@@ -117,7 +120,8 @@ pub struct Dataset {
     pub params: &'static [ParamDef],
     pub fields: &'static [FieldDef],
     pub default_fields: &'static [&'static str],
-    /// Ascending sort key (spec 4.3), for documentation; `order_by` is its SQL.
+    /// The sort key (spec 4.3), for documentation: field names, ascending unless
+    /// followed by ` desc`; `order_by` is its SQL.
     pub sort_key: &'static [&'static str],
     #[serde(skip)]
     pub from: &'static str,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::types::Type;
 use tokio_postgres::Row;
 
@@ -42,6 +42,7 @@ pub enum SortValue {
     BigInt(i64),
     Text(String),
     Date(NaiveDate),
+    Instant(DateTime<Utc>),
 }
 
 impl SortValue {
@@ -57,6 +58,9 @@ impl SortValue {
             row.try_get::<_, Option<String>>(i)?.map(SortValue::Text)
         } else if *ty == Type::DATE {
             row.try_get::<_, Option<NaiveDate>>(i)?.map(SortValue::Date)
+        } else if *ty == Type::TIMESTAMPTZ {
+            row.try_get::<_, Option<DateTime<Utc>>>(i)?
+                .map(SortValue::Instant)
         } else {
             None
         })
@@ -68,6 +72,7 @@ impl SortValue {
             SortValue::BigInt(v) => Box::new(*v),
             SortValue::Text(v) => Box::new(v.clone()),
             SortValue::Date(v) => Box::new(*v),
+            SortValue::Instant(v) => Box::new(*v),
         }
     }
 }

@@ -8,13 +8,32 @@
 
 use crate::catalogue::Dataset;
 
+/// One column of a dataset's ORDER BY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortColumn {
+    pub column: &'static str,
+    pub descending: bool,
+}
+
 /// The columns of the dataset's ORDER BY, as its catalogue writes them. Every one is a
-/// plain ascending column of a NOT NULL key, and together they are unique: the sort is
-/// a total order, which a keyset start needs (the
+/// plain column of a NOT NULL key (ascending, or followed by `DESC`), and together they
+/// are unique: the sort is a total order, which a keyset start needs (the
 /// `every_order_by_is_the_documented_total_order_on_plain_columns` test below and the
-/// primary keys in sql/V1 and V13 hold this up).
-pub fn sort_columns(ds: &Dataset) -> impl Iterator<Item = &'static str> {
-    ds.order_by.split(',').map(str::trim)
+/// primary keys and unique indexes in sql/ hold this up).
+pub fn sort_columns(ds: &Dataset) -> impl Iterator<Item = SortColumn> {
+    ds.order_by.split(',').map(|part| {
+        let part = part.trim();
+        match part.strip_suffix(" DESC") {
+            Some(column) => SortColumn {
+                column,
+                descending: true,
+            },
+            None => SortColumn {
+                column: part,
+                descending: false,
+            },
+        }
+    })
 }
 
 /// Where each sort column is in a statement's rows: the position of a field selecting
@@ -22,7 +41,7 @@ pub fn sort_columns(ds: &Dataset) -> impl Iterator<Item = &'static str> {
 pub fn sort_positions(ds: &Dataset) -> Vec<usize> {
     let mut extra = ds.fields.len();
     sort_columns(ds)
-        .map(|column| match field_for(ds, column) {
+        .map(|sort| match field_for(ds, sort.column) {
             Some(i) => i,
             None => {
                 extra += 1;
@@ -36,6 +55,34 @@ pub(super) fn field_for(ds: &Dataset, column: &str) -> Option<usize> {
     ds.fields
         .iter()
         .position(|f| !f.on_demand && f.sql == column)
+}
+
+/// The condition "sorts after the row whose sort key is bound at `values`". All
+/// ascending, it is one row-value comparison: lexicographic with each column's own
+/// collation, exactly the ORDER BY, and a btree on the columns seeks to it. With a
+/// descending column it is spelt out column by column (a row comparison has one
+/// direction): `a < $1 OR (a = $1 AND (b > $2 OR (b = $2 AND ...)))`.
+pub(super) fn after(ds: &Dataset, values: &[String]) -> String {
+    let columns: Vec<SortColumn> = sort_columns(ds).collect();
+    if columns.iter().all(|c| !c.descending) {
+        let names: Vec<&str> = columns.iter().map(|c| c.column).collect();
+        return format!("({}) > ({})", names.join(", "), values.join(", "));
+    }
+    columns
+        .iter()
+        .zip(values)
+        .rev()
+        .fold(None, |inner: Option<String>, (sort, value)| {
+            let column = sort.column;
+            let op = if sort.descending { "<" } else { ">" };
+            Some(match inner {
+                None => format!("{column} {op} {value}"),
+                Some(inner) => {
+                    format!("({column} {op} {value} OR ({column} = {value} AND {inner}))")
+                }
+            })
+        })
+        .unwrap_or_else(|| "TRUE".to_string())
 }
 
 #[cfg(test)]
@@ -68,19 +115,27 @@ mod tests {
             "index_daily" => &["trade_date", "index_code"][..],
             "index_quote" => &["trade_date", "index_code", "specification"][..],
             "trade_calendar" => &["trade_date"][..],
+            // One row per (date, index) a vintage replaced, and vintages' instants are
+            // unique (the unique index in sql/V20).
+            "index_revisions" => &["published_at", "index_code", "trade_date"][..],
             other => panic!("{other}: which of its sort columns are unique?"),
         };
         for ds in &catalogue::DATASETS {
-            let names: Vec<&str> = sort_columns(ds)
+            let names: Vec<String> = sort_columns(ds)
                 .map(|c| {
-                    let (alias, name) = c.split_once('.').expect("alias.column");
+                    let (alias, name) = c.column.split_once('.').expect("alias.column");
                     let plain = |s: &str| s.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_');
-                    assert!(plain(alias) && plain(name), "{}: {c}", ds.api_name);
-                    name
+                    assert!(plain(alias) && plain(name), "{}: {c:?}", ds.api_name);
+                    if c.descending {
+                        format!("{name} desc")
+                    } else {
+                        name.to_string()
+                    }
                 })
                 .collect();
             assert_eq!(names, ds.sort_key, "{}", ds.api_name);
-            assert!(names.ends_with(unique_tail(ds.api_name)), "{}", ds.api_name);
+            let plain: Vec<&str> = names.iter().map(|n| n.trim_end_matches(" desc")).collect();
+            assert!(plain.ends_with(unique_tail(ds.api_name)), "{}", ds.api_name);
         }
     }
 
@@ -158,5 +213,23 @@ mod tests {
         assert!(stmt.text.ends_with("LIMIT $7 OFFSET $8"), "{}", stmt.text);
         assert_eq!(stmt.params.len(), 8);
         assert_eq!(format!("{:?}", stmt.params[7]), format!("{:?}", 3i64));
+    }
+
+    /// A descending first column: the start is spelt out, newest first, so the page
+    /// after a boundary holds exactly the rows the ORDER BY puts after it.
+    #[test]
+    fn a_start_after_a_boundary_with_a_descending_column_is_spelt_out() {
+        let revisions = catalogue::dataset("index_revisions").unwrap();
+        let values = ["$1".to_string(), "$2".to_string(), "$3".to_string()];
+        assert_eq!(
+            after(revisions, &values),
+            "(r.published_at < $1 OR (r.published_at = $1 AND \
+             (r.index_code > $2 OR (r.index_code = $2 AND r.trade_date > $3))))"
+        );
+        let quotes = catalogue::dataset("index_quote").unwrap();
+        assert_eq!(
+            after(quotes, &values),
+            "(q.trade_date, q.index_code, q.specification) > ($1, $2, $3)"
+        );
     }
 }

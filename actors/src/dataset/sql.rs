@@ -27,7 +27,7 @@ use chrono_tz::Tz;
 use tokio_postgres::types::ToSql;
 
 use super::boundaries::Start;
-use super::keyset::{field_for, sort_columns};
+use super::keyset::{self, field_for, sort_columns};
 use crate::catalogue::{ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
@@ -213,8 +213,8 @@ pub fn build(
         })
         .chain(
             sort_columns(ds)
-                .filter(|c| field_for(ds, c).is_none())
-                .map(str::to_string),
+                .filter(|sort| field_for(ds, sort.column).is_none())
+                .map(|sort| sort.column.to_string()),
         )
         .collect();
 
@@ -241,6 +241,7 @@ pub fn build(
             (ParamRole::StartDate, _, Some(column)) => format!("{column} >= {placeholder}"),
             (ParamRole::EndDate, _, Some(column)) => format!("{column} <= {placeholder}"),
             (ParamRole::Exact { column }, _, _) => format!("{column} = {placeholder}"),
+            (ParamRole::PublishedAfter { column }, _, _) => format!("{column} > {placeholder}"),
             // The catalogue test guarantees a column for every role a dataset declares;
             // the point-in-time roles come resolved in `point`.
             _ => continue,
@@ -248,15 +249,8 @@ pub fn build(
         conditions.push(condition);
     }
     if let Some(after) = &start.after {
-        // A row-value comparison: lexicographic on the sort columns, with their own
-        // collations, which is exactly the ORDER BY; a btree on them seeks to it.
         let values: Vec<String> = after.iter().map(|v| binder.bind(v.param())).collect();
-        let columns: Vec<&str> = sort_columns(ds).collect();
-        conditions.push(format!(
-            "({}) > ({})",
-            columns.join(", "),
-            values.join(", ")
-        ));
+        conditions.push(keyset::after(ds, &values));
     }
     let as_of_vintage = point.as_of.map(|at| vintage_at(&binder.bind(Box::new(at))));
     if let Some(versioned) = ds.versioned {

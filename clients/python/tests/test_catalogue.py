@@ -13,7 +13,14 @@ from iq_client.catalogue import catalogue, dataset, parse_catalogue
 
 from fakes import make_client
 
-DATASETS = ["index_basic", "index_daily", "index_latest", "index_quote", "trade_calendar"]
+DATASETS = [
+    "index_basic",
+    "index_daily",
+    "index_latest",
+    "index_quote",
+    "index_revisions",
+    "trade_calendar",
+]
 
 
 def test_all_five_datasets_are_listed_in_service_order() -> None:

@@ -676,6 +676,36 @@ def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> No
     second = pro.sync("index_quote", path, params=params, progress=False)
     assert not second.full and second.received == len(quotes), second
     assert second.as_of > first.as_of
+    check_the_revision_is_listed(pro, day, answer.json()["data"]["published_at"], first.as_of)
+
+
+def check_the_revision_is_listed(pro: Client, day: str, published_at: str, before) -> None:
+    """D21: the import just made revised ``day`` of GPU_Index; ``revisions()`` lists it,
+    typed as every other dataset, sync and async, and exact with ``decimals="decimal"``."""
+    revs = pro.revisions("GPU_Index", since=before)
+    assert list(revs.columns) == list(dataset("index_revisions").default_fields)
+    assert str(revs["trade_date"].dtype) == "datetime64[ns]"
+    assert str(revs["published_at"].dtype) == "datetime64[ns, UTC]"
+    assert str(revs["previous_published_at"].dtype) == "datetime64[ns, UTC]"
+    for column in ("previous_value", "index_value", "change"):
+        assert str(revs[column].dtype) == "float64"
+    mine = revs[revs["trade_date"] == pd.Timestamp(day)]
+    assert len(mine) == 1, revs
+    assert mine["published_at"].iloc[0] == pd.Timestamp(published_at)
+    assert mine["previous_published_at"].iloc[0] < mine["published_at"].iloc[0]
+    assert (revs["index_code"] == "GPU_Index").all()
+    exact = pro.revisions("GPU_Index", since=before, decimals="decimal")
+    assert all(isinstance(v, Decimal) for v in exact["change"])
+    assert all(exact["change"] == exact["index_value"] - exact["previous_value"])
+    assert pro.revisions("GPU_Index", since=published_at).empty
+
+    async def go() -> Any:
+        async with AsyncClient(
+            ENV["IQ_TEST_KEY_ALL"], base_url=ENV["IQ_TEST_BASE_URL"], timeout=10
+        ) as client:
+            return await client.revisions("GPU_Index", since=before)
+
+    pd.testing.assert_frame_equal(asyncio.run(go()), revs)
 
 
 def read_csv_rows_of(path, column: str) -> List[str]:

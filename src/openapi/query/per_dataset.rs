@@ -90,7 +90,7 @@ fn param_schema(role: ParamRole, description: &str) -> ObjectBuilder {
             .description(Some(format!(
                 "{description}; for example `2026-11-20T18:00:00Z` or `20261120`"
             ))),
-        ParamRole::UpdatedSince => schema
+        ParamRole::UpdatedSince | ParamRole::PublishedAfter { .. } => schema
             .pattern(Some(format!("^{INSTANT}$")))
             .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
             .description(Some(format!(

@@ -39,7 +39,10 @@ async fn facts_come_on_demand_and_the_default_answer_is_unchanged() {
     let plain = app.query(json!({"api_name": "index_basic"})).await;
     // The default field list itself is `datasets`' to hold; here: no fact joined it.
     let defaults = plain.data()["fields"].as_array().expect("fields").clone();
-    for fact in FACTS.iter().chain(&["latest_trade_date", "next_publication_at"]) {
+    for fact in FACTS
+        .iter()
+        .chain(&["latest_trade_date", "next_publication_at"])
+    {
         assert!(!defaults.contains(&json!(fact)), "{fact} in {defaults:?}");
     }
     let mut fields = vec!["index_code"];

@@ -9,13 +9,15 @@
 //!
 //! Files: `correction.rs` (a correction read back as of before and after, and since),
 //! `edges.rs` (a dropped specification, bad instants, a second instance),
-//! `delayed_sync.rs` (a delayed caller's sync), `property.rs` (random sequences).
+//! `delayed_sync.rs` (a delayed caller's sync), `property.rs` (random sequences),
+//! `revisions.rs` (D21: what corrections revised, for each caller).
 //! The steps they share are here.
 
 mod correction;
 mod delayed_sync;
 mod edges;
 mod property;
+mod revisions;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};

@@ -9,7 +9,8 @@ Each method only names the dataset's parameters and hands everything to
 (``await client.index_daily(...)``).
 
 The market-data methods (``index_daily``, ``index_latest``, ``index_quote``) also take
-``as_of`` and ``updated_since`` (decision D17): see :data:`InstantLike`.
+``as_of`` and ``updated_since`` (decision D17), and ``revisions`` takes ``since``
+(decision D21): see :data:`InstantLike`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ __all__ = ["DatasetMethods", "DateLike", "InstantLike", "Format", "QUERY_OPTIONS
 #: ``pandas.Timestamp``.
 DateLike = Union[str, _dt.date, _dt.datetime, None]
 
-#: An instant parameter (``as_of``, ``updated_since``): an RFC 3339 string with an
+#: An instant parameter (``as_of``, ``updated_since``, ``since``): an RFC 3339 string with an
 #: offset (``"2026-11-20T18:00:00+08:00"``, ``"2026-11-20T10:00:00Z"``) or a
 #: timezone-aware ``datetime`` / ``pandas.Timestamp`` (sent as RFC 3339 in UTC); a
 #: naive ``datetime`` is refused. ``as_of`` also takes a date (``"20261120"``,
@@ -474,6 +475,116 @@ class DatasetMethods(Generic[R, C]):
                 "specification": specification,
                 "as_of": as_of,
                 "updated_since": updated_since,
+            },
+            fields,
+            limit=limit,
+            offset=offset,
+            page_size=page_size,
+            decimals=decimals,
+            dates=dates,
+            progress=progress,
+            fixed_end_date=fixed_end_date,
+            format=format,
+        )
+
+    @overload
+    def revisions(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["frame"] = "frame",
+    ) -> R: ...
+
+    @overload
+    def revisions(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["csv"],
+    ) -> C: ...
+
+    @overload
+    def revisions(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+    ) -> Union[R, C]: ...
+
+    def revisions(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+    ) -> Any:
+        """The ``index_revisions`` dataset (decision D21): one row each time a
+        published daily value was replaced by a different one, with the value before
+        (``previous_value``, published at ``previous_published_at``), after
+        (``index_value``, published at ``published_at``) and ``change``. Sorted newest
+        publication first, then ``index_code``, ``trade_date``. A first publication is
+        not a revision; the composite index is included.
+
+        ``start_date``/``end_date`` bound ``trade_date``; ``since`` (an RFC 3339 instant
+        with an offset, or an aware ``datetime``) keeps revisions published after it:
+        pass the newest ``published_at`` you have seen to get only what is new. To see
+        a revised day as it stood before, ask :meth:`index_daily` with ``as_of`` =
+        its ``previous_published_at``.
+
+        The options are those of :meth:`query`. The list is newest first, so a pull of
+        several pages during which an import lands may return a row twice at a page
+        boundary (never miss one): drop duplicates on ``index_code, trade_date,
+        published_at``."""
+        return self.query(
+            "index_revisions",
+            {
+                "index_code": index_code,
+                "start_date": start_date,
+                "end_date": end_date,
+                "since": since,
             },
             fields,
             limit=limit,

@@ -10,7 +10,7 @@ Nothing here sends a request::
 
     >>> import iq_client
     >>> iq_client.list_datasets()
-    ['index_basic', 'index_daily', 'index_latest', 'index_quote', 'trade_calendar']
+    ['index_basic', 'index_daily', 'index_latest', 'index_quote', 'index_revisions', 'trade_calendar']
     >>> iq_client.list_params("index_daily")["name"].tolist()
     ['index_code', 'trade_date', 'start_date', 'end_date', 'as_of', 'updated_since']
 """
@@ -44,8 +44,9 @@ __all__ = [
 DATE_ROLES = frozenset({"trade_date", "start_date", "end_date"})
 #: Parameter roles that carry an instant (decision D17): ``as_of`` (an RFC 3339
 #: timestamp with an offset, or a date meaning the end of that day in the service's
-#: time zone) and ``updated_since`` (an RFC 3339 timestamp with an offset only).
-INSTANT_ROLES = frozenset({"as_of", "updated_since"})
+#: time zone), ``updated_since`` and ``published_after`` (``index_revisions``'s
+#: ``since``, decision D21), both an RFC 3339 timestamp with an offset only.
+INSTANT_ROLES = frozenset({"as_of", "updated_since", "published_after"})
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,9 @@ class Param:
         name: the key in ``params``.
         role: what it filters on: ``index_code``, ``trade_date``, ``start_date``,
             ``end_date``, ``exact`` (exact, case-sensitive text match), ``as_of``
-            (the data as it stood at an instant) or ``updated_since`` (rows that
-            became visible after an instant).
+            (the data as it stood at an instant), ``updated_since`` (rows that
+            became visible after an instant) or ``published_after`` (rows published
+            after an instant).
         description: what it means.
     """
 
@@ -72,7 +74,7 @@ class Param:
 
     @property
     def is_instant(self) -> bool:
-        """Whether the value is an instant (``as_of``, ``updated_since``)."""
+        """Whether the value is an instant (``as_of``, ``updated_since``, ``since``)."""
         return self.role in INSTANT_ROLES
 
 
