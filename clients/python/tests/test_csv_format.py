@@ -148,7 +148,8 @@ def test_an_unknown_format_is_refused_locally() -> None:
 
 
 @pytest.mark.parametrize(
-    "method", ["index_basic", "index_daily", "index_latest", "index_quote", "trade_calendar"]
+    "method",
+    ["index_basic", "index_daily", "index_latest", "index_quote", "revisions", "trade_calendar"],
 )
 def test_every_dataset_method_takes_format(method: str) -> None:
     client, transport, _ = make_client(csv_ok(["x"], []))

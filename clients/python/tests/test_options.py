@@ -12,7 +12,15 @@ from iq_client._methods import QUERY_OPTIONS
 
 from fakes import make_client, ok
 
-DATASET_METHODS = ["index_basic", "index_daily", "index_latest", "index_quote", "trade_calendar"]
+#: One method per dataset: named for it, but ``revisions`` for ``index_revisions``.
+DATASET_METHODS = [
+    "index_basic",
+    "index_daily",
+    "index_latest",
+    "index_quote",
+    "revisions",
+    "trade_calendar",
+]
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 
 

@@ -1,12 +1,14 @@
-//! `GET /indexes/{code}`: one index's page, its chart over a range, its daily values a
-//! page at a time, and for an `aggregate` index the specification quotes of its latest
-//! visible day. A member index the caller's plan does not cover is a 403 page, an
-//! index the caller cannot see a 404; it must never hint at more than that.
+//! `GET /indexes/{code}`: one index's page, its facts, its chart over a range, its daily
+//! values a page at a time, its latest revisions, and for an `aggregate` index the
+//! specification quotes of its latest visible day. With `as_of` (and `day`) the values
+//! are those that stood at that instant (up to that day), as a revision's link opens
+//! them. A member index the caller's plan does not cover is a 403 page, an index the
+//! caller cannot see a 404; it must never hint at more than that.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{Months, NaiveDate, TimeDelta};
+use chrono::{DateTime, Months, NaiveDate, SecondsFormat, TimeDelta, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -71,7 +73,75 @@ impl Range {
 pub struct IndexQuery {
     range: Option<String>,
     page: Option<u32>,
+    /// The instant whose values to show (RFC 3339 with an offset).
+    as_of: Option<String>,
+    /// With `as_of`: the last day to show (`YYYYMMDD`), the day a revision changed.
+    day: Option<String>,
 }
+
+/// A past view of the page: the values as they stood at `at`, up to `day`.
+struct PastView {
+    at: DateTime<Utc>,
+    day: Option<NaiveDate>,
+}
+
+impl PastView {
+    fn parse(query: &IndexQuery) -> Result<Option<PastView>, PageError> {
+        let Some(text) = query.as_of.as_deref() else {
+            if query.day.is_some() {
+                return Err(PageError::bad_request("A day is shown only with as_of."));
+            }
+            return Ok(None);
+        };
+        let at = (text.len() <= 64)
+            .then(|| DateTime::parse_from_rfc3339(text).ok())
+            .flatten()
+            .ok_or_else(|| {
+                PageError::bad_request(
+                    "as_of must be an instant with an offset, such as 2026-11-20T10:00:00Z.",
+                )
+            })?
+            .with_timezone(&Utc);
+        let day = match query.day.as_deref() {
+            None => None,
+            Some(text) => Some(
+                parse_wire(text)
+                    .ok_or_else(|| PageError::bad_request("The day must be a date as YYYYMMDD."))?,
+            ),
+        };
+        Ok(Some(PastView { at, day }))
+    }
+
+    /// The instant as the API writes it, for queries and links.
+    fn instant(&self) -> String {
+        self.at.to_rfc3339_opts(SecondsFormat::Micros, true)
+    }
+
+    /// What links within the page carry to stay in this view (`&as_of=...&day=...`).
+    fn link_suffix(&self) -> String {
+        let mut suffix = format!("&as_of={}", self.instant());
+        if let Some(day) = self.day {
+            suffix.push_str(&format!("&day={}", wire(day)));
+        }
+        suffix
+    }
+}
+
+/// One revision of the index's values (D21), newest first.
+pub struct RevisionRow {
+    pub date_long: String,
+    pub date_wire: String,
+    pub published: String,
+    /// The link to the index as it stood before the revision.
+    pub before_link: String,
+    pub before: String,
+    pub after: String,
+    pub change: String,
+    pub direction: &'static str,
+}
+
+/// The revisions an index page lists; the API's `index_revisions` has them all.
+const REVISION_ROWS: usize = 10;
 
 pub struct RangeLink {
     pub label: &'static str,
@@ -115,6 +185,11 @@ struct IndexPage {
     quotes_date_wire: String,
     weighted_price: String,
     quotes: Vec<QuoteRow>,
+    revisions: Vec<RevisionRow>,
+    /// With `as_of`: when the values shown stood, readable; empty for today's.
+    past: String,
+    /// What links within the page carry to stay in a past view; empty for today's.
+    past_link: String,
 }
 
 /// What the facts box shows (D20), read with the index's name and visibility.
@@ -176,19 +251,29 @@ async fn render_index(
     state: &web::Data<AppState>,
 ) -> PageResult {
     let range = Range::parse(query.range.as_deref())?;
+    let past = PastView::parse(query)?;
     let code = code.to_owned();
     if code.is_empty() || code.len() > 64 || code.contains('\0') {
         return Err(PageError::not_found("There is no such index."));
     }
-    // A little before the range, so the delay never leaves the range short.
+    // A little before the range, so the delay never leaves the range short; a past
+    // view's range ends on its day.
+    let end = past.as_ref().and_then(|p| p.day);
     let since = range.months().map(|m| {
-        let today = state.site.today();
-        today.checked_sub_months(Months::new(m)).unwrap_or(today) - TimeDelta::days(31)
+        let last = end.unwrap_or_else(|| state.site.today());
+        last.checked_sub_months(Months::new(m)).unwrap_or(last) - TimeDelta::days(31)
     });
+    let as_of = past.as_ref().map(PastView::instant);
     let daily = |offset: usize| {
         let mut params = json!({"index_code": code});
         if let Some(since) = since {
             params["start_date"] = json!(wire(since));
+        }
+        if let Some(end) = end {
+            params["end_date"] = json!(wire(end));
+        }
+        if let Some(as_of) = &as_of {
+            params["as_of"] = json!(as_of);
         }
         json!({"api_name": "index_daily", "params": params, "limit": 5000, "offset": offset})
     };
@@ -199,6 +284,8 @@ async fn render_index(
             json!({"api_name": "index_basic", "params": {"index_code": code},
                    "fields": FACT_FIELDS}),
             daily(0),
+            json!({"api_name": "index_revisions", "params": {"index_code": code},
+                   "limit": REVISION_ROWS}),
         ],
     )
     .await?;
@@ -270,12 +357,14 @@ async fn render_index(
     // The quotes of the latest visible day, for indexes that publish them.
     let (mut quotes, mut weighted_price) = (Vec::new(), String::new());
     if let (true, Some(last)) = (aggregate, last) {
+        let mut params = json!({"index_code": code, "trade_date": wire(last)});
+        if let Some(as_of) = &as_of {
+            params["as_of"] = json!(as_of);
+        }
         let detail = read(
             req,
             state,
-            vec![json!({"api_name": "index_quote",
-                        "params": {"index_code": code, "trade_date": wire(last)},
-                        "limit": 5000})],
+            vec![json!({"api_name": "index_quote", "params": params, "limit": 5000})],
         )
         .await?;
         quotes = detail
@@ -302,6 +391,29 @@ async fn render_index(
             .map(long_date)
             .unwrap_or_default()
     };
+    let revisions = reading
+        .table(2)?
+        .rows()
+        .filter_map(|r| {
+            let date = parse_wire(&r.text("trade_date"))?;
+            let change = r.text("change");
+            Some(RevisionRow {
+                date_long: long_date(date),
+                date_wire: wire(date),
+                published: local_time(&r.text("published_at"), tz),
+                before_link: format!(
+                    "/indexes/{code}?range={}&as_of={}&day={}",
+                    range.label(),
+                    r.text("previous_published_at"),
+                    wire(date)
+                ),
+                before: r.text("previous_value"),
+                after: r.text("index_value"),
+                direction: direction(&change),
+                change,
+            })
+        })
+        .collect();
     let facts = Facts {
         currency: info.text("currency"),
         price_basis: info.text("price_basis"),
@@ -344,6 +456,12 @@ async fn render_index(
         quotes_date_wire: last.map(wire).unwrap_or_default(),
         weighted_price,
         quotes,
+        revisions,
+        past: past
+            .as_ref()
+            .map(|p| local_time(&p.instant(), tz))
+            .unwrap_or_default(),
+        past_link: past.as_ref().map(PastView::link_suffix).unwrap_or_default(),
     };
     render(&page, StatusCode::OK, caching(&reading))
 }

@@ -266,3 +266,99 @@ async fn a_bad_since_is_refused_with_the_parameter_named() {
         assert!(reply.body.to_string().contains("since"), "{}", reply.body);
     }
 }
+
+#[actix_web::test]
+async fn an_index_page_lists_its_revisions_and_opens_a_day_as_it_stood() {
+    let (app, admin, pro) = spawn().await;
+    let first = first_file();
+    let p1 = published_at(&import(&app, &admin, "quotes.csv", &first).await);
+    let page = app.page("/indexes/Server_Index").await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    page.assert_has(r#"<section id="revisions""#);
+    page.assert_has("has been revised");
+    let fields = [
+        "index_code",
+        "trade_date",
+        "previous_value",
+        "index_value",
+        "change",
+    ];
+    import(
+        &app,
+        &admin,
+        "quotes.csv",
+        &correction(&first, "20261103", "1234.5"),
+    )
+    .await;
+    let listed = rows(
+        &app,
+        &pro,
+        "index_revisions",
+        &fields,
+        json!({"index_code": "Server_Index"}),
+    )
+    .await;
+    let day = listed
+        .iter()
+        .find(|r| r[1] == "20261103")
+        .expect("3 Nov revised");
+    let (before, after, change) = (
+        day[2].as_str().unwrap(),
+        day[3].as_str().unwrap(),
+        day[4].as_str().unwrap(),
+    );
+
+    // A visitor (free delay: the fixture's days are all within it) sees the revision.
+    let page = app.page("/indexes/Server_Index").await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    page.assert_lacks("has been revised");
+    let link = format!("/indexes/Server_Index?range=3M&as_of={p1}&day=20261103");
+    page.assert_has(&format!(
+        r#"<a href="{}">3 Nov 2026</a>"#,
+        link.replace('&', "&#38;")
+    ));
+    page.assert_has(&format!(
+        r#"<td class="num">{before}</td><td class="num">{after}</td>"#
+    ));
+    page.assert_has(change);
+    // The member's page lists the composite's too.
+    let hardware = rows(
+        &app,
+        &pro,
+        "index_revisions",
+        &fields,
+        json!({"index_code": "Hardware_Index"}),
+    )
+    .await;
+    assert!(!hardware.is_empty());
+
+    // The link: the index as it stood before the revision, up to that day.
+    let past = app.page(&link).await;
+    assert_eq!(past.status, 200, "{}", past.html);
+    past.assert_has(r#"id="past""#);
+    past.assert_has("before any later revision");
+    // The daily table's row of that day holds the value before.
+    let row = |value: &str| {
+        format!(
+            r#"<td>3 Nov 2026 <code class="wire">20261103</code></td><td class="num">{value}</td>"#
+        )
+    };
+    past.assert_has(&row(before));
+    past.assert_lacks(&row(after));
+    page.assert_has(&row(after));
+    past.assert_lacks("4 Nov 2026 <code");
+    // Its range links stay in the past view.
+    past.assert_has(&format!(r#"?range=1M&#38;as_of={p1}&#38;day=20261103""#));
+
+    // Refused with a page, never a 500.
+    for bad in [
+        "/indexes/Server_Index?as_of=yesterday",
+        "/indexes/Server_Index?as_of=2026-11-03T10:00:00",
+        "/indexes/Server_Index?day=20261103",
+        "/indexes/Server_Index?as_of=2026-11-03T10:00:00Z&day=2026113",
+    ] {
+        let page = app.page(bad).await;
+        assert_eq!(page.status, 400, "{bad}: {}", page.html);
+        page.assert_has("<!doctype html>");
+    }
+}

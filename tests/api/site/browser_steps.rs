@@ -1,7 +1,7 @@
 //! The steps the real-browser tests (`browser` and `browser_back_office`) share: running
 //! a script in the page, opening a page, telling the page a click led to from the one it
-//! left, logging in through the form, and the layout checks every page must pass on a
-//! phone.
+//! left, logging in through the form, the layout checks every page must pass on a
+//! phone, and a revision of the fixture's data for the pages that list revisions.
 //!
 //! They wait for what a test needs (an element, the page's `load` event, the page that
 //! replaces the one shown) and never sleep.
@@ -9,7 +9,8 @@
 use iq_test_support::browser::Browser;
 use serde_json::{json, Value};
 
-use crate::helpers::{TestApp, PASSWORD};
+use crate::helpers::quotes::import;
+use crate::helpers::{Session, TestApp, PASSWORD};
 
 /// Runs `script` in the page and returns what it returns.
 pub(super) async fn js(browser: &Browser, script: &str) -> Value {
@@ -151,4 +152,11 @@ pub(super) async fn log_in_with_the_form(browser: &Browser, app: &TestApp, usern
     browser.click("#login-form button[type=submit]").await;
     next_page(browser, "#tier").await;
     assert_eq!(path_of(&browser.current_url().await), "/account");
+}
+
+/// Revises GPU_Index's 10 Nov (the visitor's latest day in the fixture): its one quote
+/// imported again with another price, so its page has a revision to list.
+pub(super) async fn revise_the_fixture(app: &TestApp, admin: &Session) {
+    let quotes = [("20261110", "GPU_Index", "H100 SXM5 80GB", "1", "29850")];
+    import(app, admin, "revision.csv", &quotes).await;
 }

@@ -6,7 +6,7 @@ use iq_test_support::browser::{Browser, Viewport};
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
     assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js,
-    log_in_with_the_form, mark_page, next_page, open,
+    log_in_with_the_form, mark_page, next_page, open, revise_the_fixture,
 };
 
 #[actix_web::test]
@@ -41,6 +41,16 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     let next = browser.text_of("#fact-next").await;
     assert!(next.contains("18:00"), "{next:?}");
     browser.screenshot("browser_phone_index_facts").await;
+    // The revisions table scrolls within its box, never the page.
+    revise_the_fixture(&app, &admin).await;
+    open(&browser, &app, "/indexes/GPU_Index", "#revisions table").await;
+    js(
+        &browser,
+        "document.getElementById('revisions').scrollIntoView()",
+    )
+    .await;
+    assert_no_sideways_scroll(&browser, "/indexes/GPU_Index (revisions)").await;
+    browser.screenshot("browser_phone_index_revisions").await;
     // The lower part of the index page: its tables are the widest things on it.
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
     js(

@@ -1,12 +1,13 @@
 //! A visitor in a real browser: the public indexes' cards laid out, the footer's request
-//! id, and an index's page with its chart, its quotes and a readout under the pointer.
+//! id, and an index's page with its chart, its facts, its quotes, its revisions and a
+//! readout under the pointer.
 
 use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{js, mark_page, next_page, open, path_of};
+use crate::site::browser_steps::{js, mark_page, next_page, open, path_of, revise_the_fixture};
 
 /// A request id as the service makes them: `req_` and 32 hex digits.
 fn assert_request_id(id: &str, page: &str) {
@@ -20,6 +21,7 @@ fn assert_request_id(id: &str, page: &str) {
 #[actix_web::test]
 async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
     let browser = Browser::open(Viewport::Desktop).await;
 
     open(&browser, &app, "/", "li.card[data-index=Server_Index]").await;
@@ -86,6 +88,7 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     )
     .await;
     browser.screenshot("browser_index_facts_desktop").await;
+
     let quotes = browser.find("#quotes").await;
     assert!(
         quotes.is_displayed().await.unwrap(),
@@ -143,5 +146,26 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     browser
         .screenshot("browser_index_server_hover_desktop")
         .await;
+
+    // A revised index's page lists its revisions (D21), each date a link to the index
+    // as it stood before.
+    revise_the_fixture(&app, &admin).await;
+    open(&browser, &app, "/indexes/GPU_Index", "#revisions table").await;
+    js(
+        &browser,
+        "document.getElementById('revisions').scrollIntoView()",
+    )
+    .await;
+    let revision = browser.text_of("#revisions tbody tr").await;
+    assert!(
+        revision.contains("10 Nov 2026") && revision.contains("990.000000"),
+        "{revision:?}"
+    );
+    browser.screenshot("browser_index_revisions_desktop").await;
+    mark_page(&browser).await;
+    browser.click("#revisions tbody tr a").await;
+    next_page(&browser, "#past").await;
+    let daily = browser.text_of("#daily tbody tr").await;
+    assert!(daily.contains("990.000000"), "as it stood: {daily:?}");
     browser.close().await;
 }
