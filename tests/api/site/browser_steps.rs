@@ -21,6 +21,16 @@ pub(super) async fn js(browser: &Browser, script: &str) -> Value {
         .unwrap_or_else(|err| panic!("the script {script:?} failed: {err}"))
 }
 
+/// Scrolls the element with id `id` into view (for a screenshot of it, or a layout check
+/// of the part of the page it is in).
+pub(super) async fn scroll_to(browser: &Browser, id: &str) {
+    js(
+        browser,
+        &format!("document.getElementById({}).scrollIntoView()", json!(id)),
+    )
+    .await;
+}
+
 /// Waits for the current page's `load` event, after which its deferred script has run
 /// (and, for a streamed page such as an import's, after its last chunk arrived).
 pub(super) async fn loaded(browser: &Browser) {

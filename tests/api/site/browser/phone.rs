@@ -5,8 +5,8 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js,
-    log_in_with_the_form, mark_page, next_page, open, revise_the_fixture,
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone,
+    log_in_with_the_form, mark_page, next_page, open, revise_the_fixture, scroll_to,
 };
 
 #[actix_web::test]
@@ -32,11 +32,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     .await;
     // The facts box: one column on a phone, nothing wider than the screen.
     open(&browser, &app, "/indexes/Server_Index", "#facts").await;
-    js(
-        &browser,
-        "document.getElementById('facts').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "facts").await;
     assert_no_sideways_scroll(&browser, "/indexes/Server_Index (facts)").await;
     let next = browser.text_of("#fact-next").await;
     assert!(next.contains("18:00"), "{next:?}");
@@ -44,20 +40,12 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     // The revisions table scrolls within its box, never the page.
     revise_the_fixture(&app, &admin).await;
     open(&browser, &app, "/indexes/GPU_Index", "#revisions table").await;
-    js(
-        &browser,
-        "document.getElementById('revisions').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "revisions").await;
     assert_no_sideways_scroll(&browser, "/indexes/GPU_Index (revisions)").await;
     browser.screenshot("browser_phone_index_revisions").await;
     // The lower part of the index page: its tables are the widest things on it.
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
-    js(
-        &browser,
-        "document.getElementById('quotes').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "quotes").await;
     assert_no_sideways_scroll(&browser, "/indexes/Server_Index (tables)").await;
     browser.screenshot("browser_phone_index_tables").await;
 

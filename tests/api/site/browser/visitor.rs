@@ -7,7 +7,9 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{js, mark_page, next_page, open, path_of, revise_the_fixture};
+use crate::site::browser_steps::{
+    js, mark_page, next_page, open, path_of, revise_the_fixture, scroll_to,
+};
 
 /// A request id as the service makes them: `req_` and 32 hex digits.
 fn assert_request_id(id: &str, page: &str) {
@@ -82,11 +84,7 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     assert!(facts.is_displayed().await.unwrap(), "the facts are hidden");
     let currency = browser.text_of("#fact-currency").await;
     assert!(currency.starts_with("USD"), "{currency:?}");
-    js(
-        &browser,
-        "document.getElementById('facts').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "facts").await;
     browser.screenshot("browser_index_facts_desktop").await;
 
     let quotes = browser.find("#quotes").await;
@@ -151,11 +149,7 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     // as it stood before.
     revise_the_fixture(&app, &admin).await;
     open(&browser, &app, "/indexes/GPU_Index", "#revisions table").await;
-    js(
-        &browser,
-        "document.getElementById('revisions').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "revisions").await;
     let revision = browser.text_of("#revisions tbody tr").await;
     assert!(
         revision.contains("10 Nov 2026") && revision.contains("990.000000"),

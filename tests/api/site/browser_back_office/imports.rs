@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{root_in_the_browser, save_file, upload, BAD, FILE_NAME};
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{js, mark_page, next_page, open, path_of};
+use crate::site::browser_steps::{js, mark_page, next_page, open, path_of, scroll_to};
 
 /// [`BAD`] with its three rows put right: a Friday, GPU_Index, a weight of 1.
 const FIXED: &str = "trade_date,index_code,specification,weight,price\n\
@@ -264,11 +264,7 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
             "no weighted price {price} on {date} in {prices:?}"
         );
     }
-    js(
-        &browser,
-        "document.querySelector('#daily').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "daily").await;
     browser
         .screenshot("browser_admin_import_index_page_desktop")
         .await;

@@ -6,8 +6,8 @@ use iq_test_support::browser::{Browser, Viewport};
 use super::{root_in_the_browser, save_file, upload, BAD};
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, js, mark_page,
-    next_page, open,
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, mark_page,
+    next_page, open, scroll_to,
 };
 
 #[actix_web::test]
@@ -32,11 +32,7 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     )
     .await;
     // The tiers' forms below the first screen: the widest part of the page.
-    js(
-        &browser,
-        "document.getElementById('tier-pro').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "tier-pro").await;
     assert_no_sideways_scroll(&browser, "/admin/tiers (the pro tier)").await;
     browser.screenshot("browser_admin_phone_tiers_pro").await;
 
@@ -45,20 +41,12 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     upload(&browser, &save_file(folder.path(), BAD), "#import-refused").await;
     assert_no_sideways_scroll(&browser, "the refused import's page").await;
     assert_heading_visible(&browser, "the refused import's page").await;
-    js(
-        &browser,
-        "document.getElementById('import-errors').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "import-errors").await;
     browser
         .screenshot("browser_admin_phone_import_refused")
         .await;
     open(&browser, &app, "/admin/imports", "#imports tbody tr").await;
-    js(
-        &browser,
-        "document.getElementById('imports').scrollIntoView()",
-    )
-    .await;
+    scroll_to(&browser, "imports").await;
     assert_no_sideways_scroll(&browser, "/admin/imports with its history").await;
     browser
         .screenshot("browser_admin_phone_imports_history")
