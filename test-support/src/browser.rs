@@ -52,7 +52,8 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use chromium::{capabilities, chromium};
+use crate::tools::chromium;
+use chromium::capabilities;
 use driver::Driver;
 
 /// How long [`Browser::wait_for`] waits for an element.

@@ -17,7 +17,9 @@
 //! - `outage.rs`: cutting the service off its database ([`TestApp::cut_database`]);
 //! - [`database`], [`server`]: a database per test, cloned from a template migrated once
 //!   per schema, on the PostgreSQL server found (or started);
-//! - [`site`], [`browser`]: the website over plain HTTP, and in a real browser.
+//! - [`site`], [`browser`]: the website over plain HTTP, and in a real browser;
+//! - [`tools`]: what a test needs beyond PostgreSQL, and skipping it ([`require!`]) when
+//!   that is missing, unless `IQ_TEST_ALL=1`.
 //!
 //! Time is a `ManualClock` fixed at [`now`], so the delay cutoff is known.
 //!
@@ -29,6 +31,7 @@ pub mod database;
 pub mod quotes;
 pub mod server;
 pub mod site;
+pub mod tools;
 
 mod app;
 mod endpoints;

@@ -6,6 +6,7 @@ use serde_json::json;
 
 #[actix_web::test]
 async fn a_headless_browser_opens_a_page_of_the_service() {
+    iq_test_support::require!(Browser);
     let app = iq_test_support::spawn_app().await;
     let browser = Browser::open(Viewport::Desktop).await;
 
@@ -26,6 +27,7 @@ async fn a_headless_browser_opens_a_page_of_the_service() {
 /// its own. Without the tag a phone lays a page out 980 pixels wide, as Chromium does here.
 #[actix_web::test]
 async fn a_page_for_phones_is_390_pixels_wide_on_the_phone_viewport() {
+    iq_test_support::require!(Browser);
     let browser = Browser::open(Viewport::Phone).await;
 
     browser

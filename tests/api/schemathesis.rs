@@ -178,6 +178,7 @@ async fn callers(app: &TestApp) -> Callers {
 
 #[actix_web::test]
 async fn the_service_answers_as_its_openapi_document_says() {
+    iq_test_support::require!(Python);
     // Building the venv blocks (pip); keep it off the runtime.
     let schemathesis = tokio::task::spawn_blocking(venv)
         .await

@@ -2,17 +2,12 @@
 //! capabilities (headless, the viewport, a fresh profile, no network of its own). It must
 //! never start a process: chromedriver does, from these capabilities.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
 use super::{Viewport, INSTALL_HINT};
-
-pub(super) fn chromium() -> PathBuf {
-    std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/usr/bin/chromium".into())
-}
+use crate::tools::chromium;
 
 /// The session's capabilities: Chromium headless, at `viewport`, on the profile `profile`,
 /// with nothing that reaches out to the network by itself.

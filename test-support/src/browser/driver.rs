@@ -14,17 +14,12 @@ use serde_json::Value;
 
 use super::process::children_of;
 use super::INSTALL_HINT;
+use crate::tools::chromedriver;
 
 /// How long chromedriver has to start listening and report itself ready.
 const DRIVER_READY_WITHIN: Duration = Duration::from_secs(20);
 /// How long chromedriver and then Chromium each have to exit before they are killed.
 const EXIT_WITHIN: Duration = Duration::from_secs(5);
-
-fn chromedriver() -> PathBuf {
-    std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/usr/bin/chromedriver".into())
-}
 
 /// A chromedriver process of one [`Browser`](super::Browser), with the temporary folder holding Chromium's
 /// profile and the driver's logs. Dropping it stops chromedriver and the Chromium it runs.

@@ -14,6 +14,7 @@ const CONNECTIONS_OUTSIDE_THE_POOL: u64 = 2;
 
 #[test]
 fn the_fleet_fits_in_the_databases_connections() {
+    iq_test_support::require!(Python);
     let cluster = object("postgres", "Cluster", "iq-db");
     assert!(
         number(&cluster["spec"]["instances"], "instances") >= 2,

@@ -8,6 +8,7 @@ use super::render::{manifests_dir, rendered};
 
 #[test]
 fn every_manifest_is_valid_and_listed() {
+    iq_test_support::require!(Python);
     let problems = rendered()["problems"].as_array().expect("problems");
     assert!(
         problems.is_empty(),

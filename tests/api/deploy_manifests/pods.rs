@@ -16,6 +16,7 @@ const TELEMETRY_SHUTDOWN_SECS: u64 = 5;
 
 #[test]
 fn three_replicas_probed_on_readyz_and_healthz() {
+    iq_test_support::require!(Python);
     let spec = &deployment()["spec"];
     assert_eq!(spec["replicas"], 3);
     labels_match(
@@ -82,6 +83,7 @@ fn three_replicas_probed_on_readyz_and_healthz() {
 
 #[test]
 fn the_grace_period_outlasts_the_services_stop() {
+    iq_test_support::require!(Python);
     let in_flight = number_after("src/http/listener.rs", ".shutdown_timeout(");
     let drain = number_after(
         "src/startup.rs",
@@ -113,6 +115,7 @@ fn the_grace_period_outlasts_the_services_stop() {
 
 #[test]
 fn the_autoscaler_and_the_budget_keep_three_up() {
+    iq_test_support::require!(Python);
     let pod_labels = &deployment()["spec"]["template"]["metadata"]["labels"];
     let hpa = object(".", "HorizontalPodAutoscaler", "iq-service");
     assert_eq!(

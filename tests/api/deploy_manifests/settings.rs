@@ -30,6 +30,7 @@ const LIBRARY_VARIABLES: &[&str] = &[
 
 #[test]
 fn secrets_from_the_secret_and_every_setting_a_real_one() {
+    iq_test_support::require!(Python);
     let c = container();
     let env = c["env"].as_array().expect("env");
     for name in ["DATABASE_URL", "KEY_SECRET"] {

@@ -9,6 +9,7 @@ use super::objects::{config, container_port, deployment, labels_match, object, p
 
 #[test]
 fn traffic_reaches_http_and_prometheus_reaches_metrics() {
+    iq_test_support::require!(Python);
     let settings = config();
     let listen = &settings["LISTEN_ADDR"];
     let metrics = &settings["METRICS_ADDR"];

@@ -22,31 +22,15 @@ use crate::child::free_port;
 /// How long nginx gets to listen.
 const START_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The nginx binary: `NGINX` if set, else Debian's, else one on `PATH`. Panics with one
-/// line saying what to install when there is none.
+/// The nginx binary (see `tools::nginx`). Panics with one line saying what to install
+/// when there is none: a fleet test checks for it first (`require!(Nginx)`).
 pub fn nginx_binary() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var_os("NGINX") {
-        Some(path) => vec![path.into()],
-        None => ["/usr/sbin/nginx", "/usr/local/sbin/nginx"]
-            .into_iter()
-            .map(PathBuf::from)
-            .chain(
-                std::env::var_os("PATH")
-                    .iter()
-                    .flat_map(std::env::split_paths)
-                    .map(|dir| dir.join("nginx")),
-            )
-            .collect(),
-    };
-    candidates
-        .into_iter()
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "nginx not found: apt-get install nginx-light (the fleet tests run it as \
-                 their load balancer; NGINX names another binary)"
-            )
-        })
+    iq_test_support::tools::nginx().unwrap_or_else(|| {
+        panic!(
+            "nginx not found: apt-get install nginx-light (the fleet tests run it as \
+             their load balancer; NGINX names another binary)"
+        )
+    })
 }
 
 /// One line of the access log: the answer and the instances it went to.

@@ -60,6 +60,7 @@ fn admitted_and_refused(outcomes: &[Outcome]) -> (usize, usize) {
 
 #[actix_web::test]
 async fn quotas_are_exact_through_the_balancer() {
+    iq_test_support::require!(Nginx);
     let fleet = Fleet::start().await;
     let admin = fleet.admin().await;
     let owner = fleet.app.user(&admin, "quinn", "pro").await;
@@ -142,6 +143,7 @@ async fn weighted_price(app: &TestApp, key: &str, day: &str) -> Option<f64> {
 
 #[actix_web::test]
 async fn an_import_is_visible_through_every_instance_within_a_second() {
+    iq_test_support::require!(Nginx);
     let fleet = Fleet::start().await;
     let admin = fleet.admin().await;
     let key = fleet.pro_key(&admin, "ivy").await;
@@ -216,6 +218,7 @@ fn report(outcomes: &[Outcome], error_log: &str) -> String {
 /// one goes.
 #[actix_web::test]
 async fn a_rolling_restart_under_load_fails_no_request() {
+    iq_test_support::require!(Nginx);
     let mut fleet = Fleet::start().await;
     let admin = fleet.admin().await;
     let key = fleet.pro_key(&admin, "rory").await;
@@ -269,6 +272,7 @@ async fn a_rolling_restart_under_load_fails_no_request() {
 
 #[actix_web::test]
 async fn a_killed_instance_fails_only_what_it_held_and_is_routed_around() {
+    iq_test_support::require!(Nginx);
     let mut fleet = Fleet::start().await;
     let admin = fleet.admin().await;
     let key = fleet.pro_key(&admin, "kit").await;

@@ -62,6 +62,7 @@ async fn assert_focus_is_visible(browser: &Browser) {
 
 #[actix_web::test]
 async fn a_keyboard_alone_logs_in_and_makes_a_key() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;
     app.user(&admin, "pat", "pro").await;

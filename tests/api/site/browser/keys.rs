@@ -24,6 +24,7 @@ async fn the_only_keys_hint(browser: &Browser, id: &str) -> String {
 
 #[actix_web::test]
 async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;
     app.user(&admin, "pat", "pro").await;
@@ -136,6 +137,7 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
 
 #[actix_web::test]
 async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;
     let kim = app.user(&admin, "kim", "pro").await;

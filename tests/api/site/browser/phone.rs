@@ -11,6 +11,7 @@ use crate::site::browser_steps::{
 
 #[actix_web::test]
 async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;
     app.user(&admin, "pat", "pro").await;

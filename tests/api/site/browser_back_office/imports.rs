@@ -70,6 +70,7 @@ async fn weighted_prices(browser: &Browser) -> Vec<(String, String)> {
 
 #[actix_web::test]
 async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_file() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     app.admin().await;
     let folder = tempfile::tempdir().expect("a temporary folder for the quote file");

@@ -12,6 +12,7 @@ use crate::site::browser_steps::{
 
 #[actix_web::test]
 async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     app.admin().await;
     let folder = tempfile::tempdir().expect("a temporary folder for the quote file");

@@ -11,6 +11,7 @@ use crate::site::browser_steps::{js, mark_page, next_page, path_of};
 
 #[actix_web::test]
 async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
+    iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "fred", "free").await;
