@@ -15,4 +15,5 @@ pub mod routes;
 pub mod settings;
 pub mod site;
 pub mod startup;
+pub mod state;
 pub mod telemetry;

@@ -20,6 +20,7 @@ use iq_actors::quota::QuotaSettings;
 
 use crate::http::access_log::AccessLog;
 use crate::http::body_pace::BodyPace;
+use crate::telemetry::LogFormat;
 
 /// Where the data lives. `Debug` hides the URL, which usually holds a password.
 #[derive(Clone)]
@@ -67,12 +68,6 @@ impl std::fmt::Debug for Database {
             Database::Embedded { dir } => f.debug_struct("Embedded").field("dir", dir).finish(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    Json,
-    Pretty,
 }
 
 #[derive(Debug, Clone)]

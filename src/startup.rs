@@ -28,10 +28,12 @@ use crate::http::listener::{self, ListenOptions};
 use crate::http::protection::Protection;
 use crate::http::request_context::request_context;
 use crate::migrations;
-use crate::routes::{self, AppState};
+use crate::routes;
 use crate::settings::{Database, KeySecret, Settings};
-use crate::site::visitor_cache::{PageInvalidator, VisitorPages};
-use crate::site::{FormTokens, Site};
+use crate::site;
+use crate::site::visitor_cache::PageInvalidator;
+use crate::state::AppState;
+use crate::state::{FormTokens, Site, VisitorPages};
 use crate::{demo_accounts, local_secret};
 
 #[derive(Debug, thiserror::Error)]
@@ -220,6 +222,9 @@ impl Application {
             settings.max_limit,
         );
         let draining = Draining::default();
+        // What the HTTP edge reads, as app data of its own: it never reads the state.
+        let edge_accounts = web::Data::new(accounts.clone());
+        let edge_draining = web::Data::new(draining.clone());
         let state = web::Data::new(AppState {
             draining: draining.clone(),
             front,
@@ -277,6 +282,9 @@ impl Application {
                 .wrap(from_fn(request_context))
                 .wrap(from_fn(compress))
                 .app_data(state.clone())
+                .app_data(edge_accounts.clone())
+                .app_data(edge_draining.clone())
+                .app_data(site::PAGE_REFUSALS)
                 .app_data(body_pace)
                 .app_data(access_log)
                 .configure(|cfg| routes::configure(cfg, !separate_metrics))

@@ -33,8 +33,6 @@ use actix_web::http::ConnectionType;
 use actix_web::middleware::Next;
 use actix_web::web;
 
-use crate::routes::AppState;
-
 /// Set once a stop signal has arrived; never unset.
 #[derive(Clone, Default)]
 pub struct Draining(Arc<AtomicBool>);
@@ -54,9 +52,10 @@ pub async fn close_when_draining(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    // Its own app data (the state holds it too): the edge never reads the state.
     let draining = req
-        .app_data::<web::Data<AppState>>()
-        .is_some_and(|state| state.draining.is_set());
+        .app_data::<web::Data<Draining>>()
+        .is_some_and(|draining| draining.is_set());
     let mut res = next.call(req).await?;
     if draining {
         res.response_mut()

@@ -13,7 +13,7 @@ use std::pin::Pin;
 use actix_web::dev::Payload;
 use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpRequest};
-use iq_actors::accounts::ActiveSession;
+use iq_actors::accounts::{Accounts, ActiveSession};
 use iq_actors::caller::Role;
 use iq_actors::{ApiError, ErrorCode};
 use serde::de::DeserializeOwned;
@@ -22,7 +22,6 @@ use super::error::HttpError;
 use super::json_body;
 use super::request_context::record_session;
 use super::session::{session_id, CSRF_HEADER};
-use crate::routes::AppState;
 
 /// The least role an endpoint needs.
 pub trait Rank {
@@ -76,16 +75,16 @@ impl<R: Rank> FromRequest for BackOffice<R> {
 /// 40102/40103 for an unknown or expired one, 40301 for a disabled account. The one
 /// session check of the back office, its JSON endpoints and its pages alike.
 pub async fn signed_in(req: &HttpRequest) -> Result<ActiveSession, ApiError> {
-    let state = req
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::internal("the application state is missing"))?;
+    let accounts = req
+        .app_data::<web::Data<Accounts>>()
+        .ok_or_else(|| ApiError::internal("the accounts are missing from the app data"))?;
     let Some(id) = session_id(req) else {
         return Err(ApiError::new(
             ErrorCode::AuthenticationRequired,
             "this endpoint needs a session: log in first",
         ));
     };
-    let session = state.accounts.session(&id).await?.require()?;
+    let session = accounts.session(&id).await?.require()?;
     record_session(&tracing::Span::current(), session.account.user_id);
     Ok(session)
 }

@@ -25,6 +25,7 @@ use super::access_log::AccessLog;
 use super::envelope::{failure, BusinessCode};
 use super::listener::OverCap;
 use crate::telemetry::propagation::continue_trace;
+use crate::telemetry::ACCESS_TARGET;
 
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -82,8 +83,14 @@ impl FromRequest for RequestId {
     }
 }
 
-/// The target of the access line, `"request completed"`.
-pub const ACCESS_TARGET: &str = "iq_service::access";
+/// How a website answers the refusals the framework makes on its pages, given to the
+/// edge as app data (the edge knows no page): whether a path is a page, and the page for
+/// a status. Without it, every refusal is an envelope.
+#[derive(Clone, Copy)]
+pub struct PageRefusals {
+    pub is_page: fn(&str) -> bool,
+    pub render: fn(u16) -> actix_web::HttpResponse,
+}
 
 /// The middleware; wrap the whole `App` with `from_fn(request_context)`.
 pub async fn request_context(
@@ -163,12 +170,13 @@ pub async fn request_context(
         .is_none();
     if unenveloped && (response.status().is_client_error() || response.status().is_server_error()) {
         let status = response.status().as_u16();
-        let refusal = if crate::site::is_page(response.request().path()) {
-            CURRENT.sync_scope(request_id.clone(), || {
-                crate::site::respond::framework_refusal(status)
-            })
-        } else {
-            framework_refusal(&request_id, status)
+        let request = response.request();
+        let pages = request.app_data::<PageRefusals>().copied();
+        let refusal = match pages {
+            Some(pages) if (pages.is_page)(request.path()) => {
+                CURRENT.sync_scope(request_id.clone(), || (pages.render)(status))
+            }
+            _ => framework_refusal(&request_id, status),
         };
         response = response.into_response(refusal);
     }

@@ -6,7 +6,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{OpenApi, RefOr};
 use utoipa::Modify;
 
-use super::operations_mut;
+use super::{operations_mut, QUERY_PATH};
 
 /// The request id's shape: `req_` and a UUIDv7 in hex.
 pub fn request_id_schema() -> ObjectBuilder {
@@ -107,7 +107,7 @@ pub struct Common;
 impl Modify for Common {
     fn modify(&self, openapi: &mut OpenApi) {
         for (path, _, operation) in operations_mut(openapi) {
-            let is_query = path == super::query::PATH;
+            let is_query = path == QUERY_PATH;
             for response in operation.responses.responses.values_mut() {
                 let RefOr::T(response) = response else {
                     continue;

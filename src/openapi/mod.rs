@@ -157,6 +157,9 @@ pub async fn openapi_json() -> HttpResponse {
         .body(json())
 }
 
+/// The query endpoint's path, whose answers carry the rate-limit headers.
+const QUERY_PATH: &str = "/api/v1/query";
+
 /// Every operation of `openapi` with its path and method, to change in place.
 fn operations_mut(openapi: &mut Document) -> Vec<(String, &'static str, &mut Operation)> {
     let mut operations = Vec::new();

@@ -22,8 +22,6 @@ use super::errors::{BadRequest, Forbidden, InternalError, TooManyRequests, Unaut
 use per_dataset::{fields_schema, request_schema};
 pub use per_dataset::{fields_schema_name, request_schema_name};
 
-pub const PATH: &str = "/api/v1/query";
-
 /// Query a dataset
 ///
 /// One page of one dataset of the catalogue (`api_name`), filtered by `params`, with the

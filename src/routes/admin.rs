@@ -7,8 +7,8 @@ use iq_actors::accounts::{IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch
 use serde::Serialize;
 
 use super::params::Params;
-use super::AppState;
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError, SuperAdmin};
+use crate::state::AppState;
 
 type Reply<T> = Result<Answer<T>, HttpError>;
 

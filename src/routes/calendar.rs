@@ -10,8 +10,8 @@ use actix_web::web;
 use iq_actors::calendar::CalendarChange;
 use serde::Serialize;
 
-use super::AppState;
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError};
+use crate::state::AppState;
 
 pub async fn replace(
     _: BackOffice<Admin>,

@@ -4,9 +4,9 @@ use actix_web::web;
 use serde::Serialize;
 use tracing::Span;
 
-use super::AppState;
 use crate::front::ShowConfig;
 use crate::http::{Answer, HttpError};
+use crate::state::AppState;
 
 pub async fn config(state: web::Data<AppState>) -> Result<Answer<impl Serialize>, HttpError> {
     let config = state.front.send(ShowConfig {

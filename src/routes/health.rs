@@ -6,9 +6,9 @@
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Value};
 
-use super::AppState;
 use crate::http::{envelope, Answer, RequestId};
 use crate::migrations;
+use crate::state::AppState;
 
 pub async fn healthz() -> Answer<Value> {
     Answer(json!({"status": "up"}))

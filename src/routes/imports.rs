@@ -11,7 +11,7 @@ use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::imports::Source;
 
 use super::params::Params;
-use super::AppState;
+use crate::state::AppState;
 use serde::Serialize;
 
 use crate::http::{upload, Admin, Answer, BackOffice, HttpError};

@@ -9,8 +9,8 @@ use iq_actors::accounts::{KeyRename, NewKey};
 use serde::Serialize;
 
 use super::params::Params;
-use super::AppState;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::state::AppState;
 
 pub async fn list(
     guard: BackOffice<AnyUser>,

@@ -9,10 +9,10 @@ use iq_actors::caller::Credentials;
 use serde::Serialize;
 use tracing::Span;
 
-use super::AppState;
 use crate::front::{KeylessProtection, ShowMembership};
 use crate::http::credentials;
 use crate::http::{Answer, HttpError};
+use crate::state::AppState;
 
 pub async fn membership(
     req: HttpRequest,

@@ -5,7 +5,7 @@
 use actix_web::{web, HttpResponse};
 use iq_actors::metrics::{metrics, PoolUsage};
 
-use super::AppState;
+use crate::state::AppState;
 
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 

@@ -1,6 +1,6 @@
 //! HTTP routes. Handlers are thin: they read the request, check the session where the
 //! back office needs one, call the domain (the FrontActor for reads of market data, the
-//! back office's services held in [`AppState`] for the rest) and wrap the answer in the
+//! back office's services held in `AppState` for the rest) and wrap the answer in the
 //! envelope.
 
 mod admin;
@@ -15,54 +15,7 @@ mod params;
 mod query;
 mod session;
 
-use actix_web::{web, HttpRequest};
-use ipnet::IpNet;
-use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
-use iq_actors::calendar::Calendar;
-use iq_actors::imports::Importer;
-
-use std::sync::atomic::AtomicBool;
-
-use crate::front::Fronts;
-use crate::http::client_ip::client_ip;
-use crate::http::protection::Protection;
-
-pub struct AppState {
-    /// The FrontActors, one per worker thread: `front.send` asks this thread's.
-    pub front: Fronts,
-    /// Users, sessions, API keys and their usage.
-    pub accounts: Accounts,
-    /// Tier settings.
-    pub tiers: Tiers,
-    /// The indexes' names, visibility and display order.
-    pub index_settings: IndexSettings,
-    pub trusted_proxies: Vec<IpNet>,
-    pub cookie_secure: bool,
-    /// The largest quote file an import accepts.
-    pub import_max_bytes: usize,
-    /// Quote imports, under the configured bounds.
-    pub importer: Importer,
-    /// The trading calendar's writer.
-    pub calendar: Calendar,
-    /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
-    /// one of the services above.
-    pub pool: deadpool_postgres::Pool,
-    /// The keyless protections (D15).
-    pub protection: Protection,
-    /// Set once the service is known to be initialised; it never becomes unset, so a
-    /// late `POST /setup` is answered from memory (D15).
-    pub initialized: AtomicBool,
-    /// The website's name, form tokens and clock.
-    pub site: crate::site::Site,
-    /// Set by a stop signal: `/readyz` answers 503 and answers close their connections.
-    pub draining: crate::http::drain::Draining,
-}
-
-impl AppState {
-    pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
-        client_ip(req, &self.trusted_proxies)
-    }
-}
+use actix_web::web;
 
 /// The service's routes; `/metrics` too unless it has its own listener.
 pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {

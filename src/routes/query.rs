@@ -7,11 +7,11 @@
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use tracing::Span;
 
-use super::AppState;
 use crate::front::{QueryOutcome, RunQuery};
 use crate::http::protection::Subject;
 use crate::http::request_context::QueryDataset;
 use crate::http::{compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
+use crate::state::AppState;
 use iq_actors::caller::Credentials;
 use iq_actors::ApiError;
 

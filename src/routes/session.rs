@@ -15,11 +15,11 @@ use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
 
-use super::AppState;
 use crate::front::ShowConfig;
 use crate::http::protection::Subject;
 use crate::http::session;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::state::AppState;
 
 pub async fn setup(
     req: HttpRequest,

@@ -1,16 +1,12 @@
 //! The website's stylesheet and script, embedded in the binary and served under
 //! content-hashed names (`/assets/site.<hash>.css`) with a year-long, immutable cache
 //! lifetime: a new build with changed bytes gets a new name, so no browser keeps a
-//! stale copy. Nothing is fetched from elsewhere at run time.
+//! stale copy. Nothing is fetched from elsewhere at run time. What they are and their
+//! names only: `public::asset_file` serves them, pages link to them.
 
 use std::sync::LazyLock;
 
-use actix_web::http::header::{CacheControl, CacheDirective, ContentType};
-use actix_web::HttpResponse;
 use sha2::{Digest, Sha256};
-
-use super::path_part::PathPart;
-use super::respond::{PageError, PageResult};
 
 pub struct Asset {
     /// `site.<hash>.css`: the name pages link to.
@@ -53,21 +49,3 @@ pub static SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
         include_str!("../../assets/site.js"),
     )
 });
-
-/// `GET /assets/{name}`: an asset by its hashed name; any other name is a 404.
-pub async fn serve(name: PathPart) -> PageResult {
-    let asset = [&*CSS, &*SCRIPT]
-        .into_iter()
-        .find(|a| a.name == *name)
-        .ok_or_else(|| PageError::not_found("There is no such file."))?;
-    Ok(HttpResponse::Ok()
-        .insert_header(ContentType(
-            asset.content_type.parse().expect("a MIME type"),
-        ))
-        .insert_header(CacheControl(vec![
-            CacheDirective::Public,
-            CacheDirective::MaxAge(31_536_000),
-            CacheDirective::Extension("immutable".into(), None),
-        ]))
-        .body(asset.body))
-}

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::format::{parse_wire, wire};
 use super::reading::{read, Reading};
 use super::respond::PageError;
-use crate::routes::AppState;
+use crate::state::AppState;
 
 /// The years a calendar page shows.
 pub fn checked_year(year: i32) -> Result<i32, PageError> {

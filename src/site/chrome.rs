@@ -8,7 +8,7 @@ use iq_actors::caller::{Account, Role};
 use super::assets::{CSS, SCRIPT};
 use super::form_token;
 use crate::http::RequestId;
-use crate::routes::AppState;
+use crate::state::AppState;
 
 pub struct Chrome {
     pub site_name: String,

@@ -10,7 +10,7 @@ use actix_web::{web, HttpRequest};
 use super::form_token::{self, FIELD};
 use super::respond::PageError;
 use crate::http::json_body::read_bounded;
-use crate::routes::AppState;
+use crate::state::AppState;
 
 /// Forms here hold a few short fields.
 const MAX_FORM_BYTES: usize = 16 * 1024;

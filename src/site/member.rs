@@ -21,7 +21,7 @@ use super::chrome::Chrome;
 use super::format::{delay, long_date, parse_wire};
 use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
-use crate::routes::AppState;
+use crate::state::AppState;
 
 pub use api_keys::{create_key, delete_key, keys, rename_key, rotate_key, KeyLine};
 pub use login::{login, login_form, logout};

@@ -26,31 +26,9 @@ mod reading;
 pub mod respond;
 pub mod visitor_cache;
 
-use std::sync::Arc;
-
 use actix_web::web;
-use chrono::NaiveDate;
-use iq_actors::calendar::service_today;
-use iq_actors::clock::Clock;
 
-pub use form_token::FormTokens;
-
-/// The website's part of the application state.
-pub struct Site {
-    pub name: String,
-    pub forms: FormTokens,
-    pub clock: Arc<dyn Clock>,
-    pub service_tz: chrono_tz::Tz,
-    /// Rendered public pages for visitors.
-    pub visitor_pages: visitor_cache::VisitorPages,
-}
-
-impl Site {
-    /// Today in the service time zone (D5).
-    pub fn today(&self) -> NaiveDate {
-        service_today(self.clock.now(), self.service_tz)
-    }
-}
+use crate::http::request_context::PageRefusals;
 
 /// The website's routes: everything outside `/api` but the probes and `/metrics`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -79,9 +57,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(member::rename_key),
         )
         .route("/account/usage", web::get().to(member::usage))
-        .route("/assets/{name}", web::get().to(assets::serve));
+        .route("/assets/{name}", web::get().to(public::asset_file));
     back_office::configure(cfg);
 }
+
+/// The website's answers to the refusals the framework makes (an unknown address, a
+/// method a route does not take): the HTTP edge asks for them through this, registered
+/// as app data at start-up, since the edge must not depend on the website.
+pub const PAGE_REFUSALS: PageRefusals = PageRefusals {
+    is_page,
+    render: respond::framework_refusal,
+};
 
 /// Whether `path` is one of the website's (for errors the framework makes: a page
 /// gets an HTML answer, an API call its envelope).

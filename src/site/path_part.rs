@@ -18,12 +18,6 @@ use super::respond::PageError;
 #[derive(Debug)]
 pub struct PathPart(String);
 
-impl PathPart {
-    pub fn into_inner(self) -> String {
-        self.0
-    }
-}
-
 impl Deref for PathPart {
     type Target = str;
 

@@ -18,7 +18,7 @@ use super::visitor_cache::Admitted;
 use crate::front::{Browse, Membership};
 use crate::http::credentials;
 use crate::http::protection::Subject;
-use crate::routes::AppState;
+use crate::state::AppState;
 
 pub struct Reading {
     pub membership: Membership,

@@ -11,16 +11,11 @@
 //! Only 200 answers to visitors (no session cookie) are kept; a member's pages are
 //! theirs alone and never enter this cache.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use actix::prelude::*;
 use actix_web::body::to_bytes;
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest};
-use chrono::NaiveDate;
 use iq_actors::changes::{Change, Invalidate};
-use iq_actors::coherent_cache::CoherentCache;
 use iq_actors::{ApiError, ErrorCode};
 
 use super::respond::{page_builder, Caching, PageResult};
@@ -28,39 +23,7 @@ use crate::http::envelope::BusinessCode;
 use crate::http::protection::Subject;
 use crate::http::session::session_id;
 use crate::http::RequestId;
-use crate::routes::AppState;
-
-/// Bytes of rendered pages kept at most.
-const BUDGET_BYTES: u64 = 32 * 1024 * 1024;
-/// A safety net only: changes reach the cache through [`PageInvalidator`].
-const TTL: Duration = Duration::from_secs(600);
-
-/// A page as rendered, split where its request id goes.
-#[derive(Clone)]
-pub struct Rendered {
-    head: Arc<str>,
-    tail: Arc<str>,
-}
-
-#[derive(Clone)]
-pub struct VisitorPages {
-    pages: Arc<CoherentCache<(String, NaiveDate), Rendered>>,
-}
-
-impl Default for VisitorPages {
-    fn default() -> Self {
-        VisitorPages {
-            pages: Arc::new(CoherentCache::weighted(
-                "visitor_pages",
-                BUDGET_BYTES,
-                TTL,
-                |page: &Rendered| {
-                    u32::try_from(page.head.len() + page.tail.len()).unwrap_or(u32::MAX)
-                },
-            )),
-        }
-    }
-}
+use crate::state::{AppState, Rendered, VisitorPages};
 
 /// Marks a request whose keyless protection was already counted, so the page's
 /// reading does not count it twice.
@@ -114,10 +77,6 @@ impl VisitorPages {
             // Another request's rendering, which this one waited for, was not kept.
             (Err(_), None) => render().await,
         }
-    }
-
-    pub fn invalidate_all(&self) {
-        self.pages.invalidate_all();
     }
 }
 

@@ -37,10 +37,18 @@ use tracing::Dispatch;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::{Layer, Registry};
 
-use crate::http::request_context::ACCESS_TARGET;
-use crate::settings::LogFormat;
 use json_log::JsonLog;
 use log_filter::LogFilter;
+
+/// The target of the access line, `"request completed"`, which the HTTP edge writes.
+pub const ACCESS_TARGET: &str = "iq_service::access";
+
+/// How log lines are written (`LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
 
 /// The service's name in traces when `OTEL_SERVICE_NAME` does not say otherwise.
 const SERVICE_NAME: &str = "iq-service";

@@ -13,8 +13,9 @@ use iq_actors::db::PoolSettings;
 use iq_actors::imports::ImportLimits;
 use iq_actors::quota::QuotaSettings;
 use iq_service::http::body_pace::BodyPace;
-use iq_service::settings::{Database, KeySecret, LogFormat, Settings};
+use iq_service::settings::{Database, KeySecret, Settings};
 use iq_service::startup::Application;
+use iq_service::telemetry::LogFormat;
 use tokio_postgres::NoTls;
 
 use crate::database::{create_database, DropDatabase};

@@ -11,11 +11,11 @@ use iq_actors::calendar::CalendarChange;
 use serde::Deserialize;
 
 use super::{Admin, Staff};
-use crate::routes::AppState;
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::state::AppState;
 
 #[derive(Deserialize)]
 pub struct YearQuery {

@@ -18,12 +18,12 @@ use tracing::Instrument;
 
 use super::{Admin, Staff};
 use crate::http::{csv_answer, upload};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form_token::{self, FIELD};
 use crate::site::format::{long_date, parse_wire};
 use crate::site::path_part::PathPart;
 use crate::site::respond::{page_builder, render, Caching, PageError, PageResult};
+use crate::state::AppState;
 
 /// Imports listed on the page.
 const LISTED: i64 = 100;

@@ -10,11 +10,11 @@ use askama::Template;
 use iq_actors::accounts::{IndexPatch, IndexView};
 
 use super::{Staff, SuperAdmin};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::state::AppState;
 
 pub const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
 

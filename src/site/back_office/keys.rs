@@ -14,12 +14,12 @@ use serde::Deserialize;
 
 use super::users::{url_encode, Pager};
 use super::{Staff, SuperAdmin};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::state::AppState;
 
 #[derive(Deserialize)]
 pub struct KeysQuery {

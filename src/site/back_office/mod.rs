@@ -28,7 +28,7 @@ use iq_actors::ErrorCode;
 use super::chrome::Chrome;
 use super::respond::{render, Caching, PageError, PageResult};
 use crate::http::guard::{signed_in, Rank};
-use crate::routes::AppState;
+use crate::state::AppState;
 
 pub use crate::http::{Admin, SuperAdmin};
 

@@ -10,11 +10,11 @@ use iq_actors::caller::Tier;
 use iq_actors::ApiError;
 
 use super::{Staff, SuperAdmin};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::state::AppState;
 
 /// A tier's settings as its form shows them.
 pub struct TierForm {

@@ -9,7 +9,6 @@ use iq_actors::paging::{PageRequest, SearchText};
 use serde::Deserialize;
 
 use super::{Staff, SuperAdmin};
-use crate::routes::AppState;
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
@@ -17,6 +16,7 @@ use crate::site::format::{long_date, parse_wire};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::state::AppState;
 
 /// Rows of a list page.
 const PAGE_ROWS: i64 = 50;

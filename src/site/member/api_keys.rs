@@ -13,13 +13,13 @@ use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
 
 use super::member;
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
 use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::state::AppState;
 
 pub struct KeyLine {
     pub id: String,

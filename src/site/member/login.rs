@@ -12,12 +12,12 @@ use iq_actors::accounts::Credentials;
 use iq_actors::{ApiError, ErrorCode};
 
 use crate::http::session::{self, session_id};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::form_token;
 use crate::site::reading::read;
 use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::state::AppState;
 
 #[derive(Template)]
 #[template(path = "login.html")]

@@ -9,10 +9,10 @@ use chrono::Datelike;
 use serde::Deserialize;
 
 use super::{caching, chrome};
-use crate::routes::AppState;
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::respond::{render, PageResult};
+use crate::state::AppState;
 
 #[derive(Deserialize)]
 pub struct CalendarQuery {

@@ -10,12 +10,12 @@ use chrono::{NaiveDate, TimeDelta};
 use serde_json::json;
 
 use super::{caching, chrome, freshness, Freshness};
-use crate::routes::AppState;
 use crate::site::chart::{self, SPARKLINE};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
 use crate::site::reading::{read, Row};
 use crate::site::respond::{render, PageResult};
+use crate::state::AppState;
 
 pub struct IndexCard {
     pub code: String,

@@ -13,13 +13,13 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{caching, chrome, freshness, Freshness};
-use crate::routes::AppState;
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
 use crate::site::path_part::PathPart;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageError, PageResult};
+use crate::state::AppState;
 
 /// A chart's time range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,10 +7,10 @@ use askama::Template;
 use iq_actors::caller::Tier;
 
 use super::{caching, chrome};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageResult};
+use crate::state::AppState;
 
 #[derive(Template)]
 #[template(path = "methodology.html")]

@@ -7,6 +7,7 @@
 //! read market data but through [`read`](super::reading::read) (the FrontActor's
 //! `Browse`), and never cache a member's page for visitors ([`caching`]).
 
+mod asset_file;
 mod calendar;
 mod examples;
 mod home;
@@ -20,8 +21,9 @@ use super::chrome::Chrome;
 use super::format::{delay, long_date, parse_wire, wire};
 use super::reading::Reading;
 use super::respond::Caching;
-use crate::routes::AppState;
+use crate::state::AppState;
 
+pub use asset_file::asset_file;
 pub use calendar::calendar;
 pub use examples::examples;
 pub use home::home;

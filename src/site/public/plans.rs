@@ -6,11 +6,11 @@ use actix_web::{web, HttpRequest};
 use askama::Template;
 
 use super::{caching, chrome};
-use crate::routes::AppState;
 use crate::site::chrome::Chrome;
 use crate::site::format::delay;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageResult};
+use crate::state::AppState;
 
 pub struct Plan {
     pub name: String,

@@ -1,0 +1,62 @@
+//! The application state every handler reads: the domain's services and actors, the
+//! keyless protections, the stop flag and the website's part ([`Site`]: its name, form
+//! tokens, clock and visitor page cache), built once by `startup` and shared by the JSON
+//! API's handlers (`routes`) and the website's (`site`).
+//!
+//! It sits below both and above the HTTP edge: it must never depend on `routes`, `site`
+//! or `startup`, and the edge (`http`) never depends on it (the edge takes only the
+//! narrow pieces it needs, such as the accounts and the stop flag, as app data of their
+//! own).
+
+use actix_web::HttpRequest;
+use ipnet::IpNet;
+use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
+use iq_actors::calendar::Calendar;
+use iq_actors::imports::Importer;
+
+use std::sync::atomic::AtomicBool;
+
+use crate::front::Fronts;
+use crate::http::client_ip::client_ip;
+use crate::http::drain::Draining;
+use crate::http::protection::Protection;
+
+mod site;
+pub use site::{FormTokens, Rendered, Site, VisitorPages};
+
+pub struct AppState {
+    /// The FrontActors, one per worker thread: `front.send` asks this thread's.
+    pub front: Fronts,
+    /// Users, sessions, API keys and their usage.
+    pub accounts: Accounts,
+    /// Tier settings.
+    pub tiers: Tiers,
+    /// The indexes' names, visibility and display order.
+    pub index_settings: IndexSettings,
+    pub trusted_proxies: Vec<IpNet>,
+    pub cookie_secure: bool,
+    /// The largest quote file an import accepts.
+    pub import_max_bytes: usize,
+    /// Quote imports, under the configured bounds.
+    pub importer: Importer,
+    /// The trading calendar's writer.
+    pub calendar: Calendar,
+    /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
+    /// one of the services above.
+    pub pool: deadpool_postgres::Pool,
+    /// The keyless protections (D15).
+    pub protection: Protection,
+    /// Set once the service is known to be initialised; it never becomes unset, so a
+    /// late `POST /setup` is answered from memory (D15).
+    pub initialized: AtomicBool,
+    /// The website's name, form tokens, clock and visitor page cache.
+    pub site: Site,
+    /// Set by a stop signal: `/readyz` answers 503 and answers close their connections.
+    pub draining: Draining,
+}
+
+impl AppState {
+    pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
+        client_ip(req, &self.trusted_proxies)
+    }
+}
