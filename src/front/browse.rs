@@ -19,7 +19,7 @@ use tracing::{Instrument, Span};
 
 use super::membership::{membership, Membership};
 use super::{FrontActor, Links};
-use crate::http::request_context::record_caller;
+use crate::http::request_span::record_caller;
 
 /// What a website page reads (D19): the caller's membership, every tier (for the
 /// plans), and the answers to the page's queries, each checked and fetched exactly as

@@ -17,7 +17,7 @@ use serde::Serialize;
 use tracing::{Instrument, Span};
 
 use super::{FrontActor, Links};
-use crate::http::request_context::record_caller;
+use crate::http::request_span::record_caller;
 
 /// `GET /api/v1/membership` (D9; with a key, D14).
 #[derive(Message)]

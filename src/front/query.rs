@@ -21,7 +21,7 @@ use serde_json::Value;
 use tracing::{Instrument, Span};
 
 use super::{FrontActor, Links};
-use crate::http::request_context::record_caller;
+use crate::http::request_span::record_caller;
 
 /// `POST /api/v1/query` with its parsed (not yet validated) body.
 #[derive(Message)]

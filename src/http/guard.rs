@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::HttpError;
 use super::json_body;
-use super::request_context::record_session;
+use super::request_span::record_session;
 use super::session::{session_id, CSRF_HEADER};
 
 /// The least role an endpoint needs.

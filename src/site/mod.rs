@@ -28,7 +28,7 @@ pub mod visitor_cache;
 
 use actix_web::web;
 
-use crate::http::request_context::PageRefusals;
+use crate::http::refusals::PageRefusals;
 
 /// The website's routes: everything outside `/api` but the probes and `/metrics`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
