@@ -79,7 +79,7 @@ fn metrics_server(addr: &str, state: web::Data<AppState>) -> Result<(u16, Server
 }
 
 /// How long shutdown waits for the last quota flush when the database is slow.
-const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The database's connection settings, starting the embedded cluster when no
 /// `DATABASE_URL` is set (the caller stops it, if it was started here).

@@ -41,6 +41,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::RequestId;
 
+/// How long a stopping server waits for the requests in flight before it closes their
+/// connections (the Kubernetes grace period is sized from it and `startup::DRAIN_TIMEOUT`).
+pub const IN_FLIGHT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How the listener runs.
 #[derive(Debug, Clone)]
 pub struct ListenOptions {
@@ -73,7 +77,7 @@ where
     // Stop signals are handled by `drain::stop_on_signal`, which drains first.
     let mut builder = Server::build()
         .backlog(1024)
-        .shutdown_timeout(30)
+        .shutdown_timeout(IN_FLIGHT_TIMEOUT.as_secs())
         .disable_signals();
     if let Some(workers) = options.workers {
         builder = builder.workers(workers);

@@ -1,27 +1,10 @@
 //! What the service's own source says, for the checks that compare the manifests with
-//! it: a number after a marker (a timeout the code does not export) and the environment
-//! variables it reads. It must never look at the manifests.
+//! it: the environment variables it reads. It must never look at the manifests.
 
 use std::collections::BTreeSet;
 use std::fs;
 
 use super::render::repository;
-
-/// The number after `marker` in `file` (a path in the repository): how the test reads
-/// a timeout the code does not export.
-pub(super) fn number_after(file: &str, marker: &str) -> u64 {
-    let source = fs::read_to_string(repository().join(file)).expect("read the source");
-    let start = source.find(marker).unwrap_or_else(|| {
-        panic!("{file} no longer contains {marker:?}: update the grace period check")
-    }) + marker.len();
-    let digits: String = source[start..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("{file}: no number after {marker:?}"))
-}
 
 /// The string literals of Rust `source`, each with the code before it; comments, char
 /// literals and escapes skipped (raw strings are not expected).

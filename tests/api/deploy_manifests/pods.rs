@@ -6,7 +6,6 @@ use std::fs;
 
 use serde_json::json;
 
-use super::code::number_after;
 use super::objects::{config, container, deployment, labels_match, mebibytes, number, object};
 use super::render::repository;
 
@@ -84,11 +83,8 @@ fn three_replicas_probed_on_readyz_and_healthz() {
 #[test]
 fn the_grace_period_outlasts_the_services_stop() {
     iq_test_support::require!(Python);
-    let in_flight = number_after("src/http/listener.rs", ".shutdown_timeout(");
-    let drain = number_after(
-        "src/startup.rs",
-        "const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(",
-    );
+    let in_flight = iq_service::http::listener::IN_FLIGHT_TIMEOUT.as_secs();
+    let drain = iq_service::startup::DRAIN_TIMEOUT.as_secs();
     let pre_stop = &container()["lifecycle"]["preStop"];
     let pre_stop = number(&pre_stop["sleep"]["seconds"], "the preStop sleep");
     assert!(
