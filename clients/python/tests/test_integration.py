@@ -643,6 +643,33 @@ def test_index_facts_come_when_asked(pro: Client) -> None:
     assert facts["latest_trade_date"].notna().all()
 
 
+def test_tushare_style_code_runs_unchanged(pro: Client) -> None:
+    """``iq_client.tushare``: Tushare code with its import and token changed, against
+    the service: the client's rows, as Tushare types them; fields as a string; paging;
+    errors with the service's message; an empty token as the visitor."""
+    import iq_client.tushare as ts
+
+    url, end = ENV["IQ_TEST_BASE_URL"], ENV["IQ_TEST_TODAY"]
+    api = ts.pro_api(ENV["IQ_TEST_KEY_ALL"], timeout=10, base_url=url)
+    daily = api.index_daily(ts_code="GPU_Index", start_date="20261101", end_date=end)
+    expected = pro.index_daily("GPU_Index", start_date="20261101", end_date=end, dates="string")
+    pd.testing.assert_frame_equal(daily, expected)
+    assert len(daily) > 10 and daily["trade_date"].str.fullmatch(r"\d{8}").all()
+    basic = api.query("index_basic", fields="index_code,index_name")
+    assert list(basic.columns) == ["index_code", "index_name"]
+    assert set(basic["index_code"]) == ALL_INDEXES
+    page = api.index_daily(ts_code="GPU_Index", end_date=end, limit=3, offset=2)
+    pd.testing.assert_frame_equal(
+        page, pro.index_daily("GPU_Index", end_date=end, limit=3, offset=2, dates="string")
+    )
+    free = ts.pro_api(ENV["IQ_TEST_KEY_FREE"], timeout=10, base_url=url)
+    with pytest.raises(PermissionDenied) as caught:
+        free.index_daily(ts_code="Hardware_Index", end_date=end)
+    assert caught.value.code == 40301 and "Hardware_Index" in str(caught.value)
+    visitor = ts.pro_api(base_url=url)
+    assert set(visitor.index_basic()["index_code"]) == ALL_INDEXES - {"Hardware_Index"}
+
+
 def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> None:
     """The sequence that once received nothing: an import, then at once an
     incremental sync. Its ``as_of`` came from the service's ``Date`` (whole seconds),

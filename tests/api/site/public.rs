@@ -146,6 +146,10 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     // The visitor's first visible index and cutoff.
     examples.assert_has(r#""index_code": "Server_Index""#);
     examples.assert_has("20261110");
+    // The client's install line, and the Tushare user's two-line change.
+    examples.assert_has("pip install clients/python");
+    examples.assert_has("import iq_client.tushare as ts");
+    examples.assert_has(r#"pro.index_daily(ts_code="Server_Index""#);
 }
 
 #[actix_web::test]

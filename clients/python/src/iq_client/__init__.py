@@ -1,12 +1,13 @@
 """Python client for the AI-hardware price index service.
 
 Query results come back as pandas DataFrames (dates ``datetime64``, points and prices
-``float64``, or exact ``Decimal`` on request); parameters and fields of the five
+``float64``, or exact ``Decimal`` on request); parameters and fields of the six
 datasets are known offline; bad queries are refused before they are sent; errors are
 typed exceptions carrying ``code``, ``message``, ``request_id`` and ``http_status``.
 ``as_of=`` asks for the data as it stood at an instant, ``updated_since=`` for what
-changed since, ``format="csv"`` for the service's own CSV, and
-:meth:`Client.sync` keeps a local copy of a dataset up to date.
+changed since, :meth:`Client.revisions` for what was corrected, ``format="csv"`` for
+the service's own CSV, and :meth:`Client.sync` keeps a local copy of a dataset up to
+date.
 
     >>> from iq_client import Client
     >>> client = Client()  # key from IQ_API_KEY, service from IQ_BASE_URL
@@ -14,7 +15,8 @@ changed since, ``format="csv"`` for the service's own CSV, and
     >>> client.whoami().data_cutoff      # what the service says this key sees
     datetime.date(2026, 11, 20)
 
-:class:`AsyncClient` is the same for asyncio (``pip install 'iq-client[async]'``).
+:class:`AsyncClient` is the same for asyncio (``pip install 'iq-client[async]'``);
+:mod:`iq_client.tushare` runs code written for Tushare Pro with two lines changed.
 """
 
 from typing import Any
