@@ -16,7 +16,7 @@ use actix_web::http::StatusCode;
 use askama::Template;
 
 use crate::http::RequestId;
-use crate::site::assets::CSS;
+use crate::site::assets::{CSS, ICON};
 use crate::site::respond::{render, Caching, PageResult};
 
 use super::page_schemas::{list, text, Doc};
@@ -29,6 +29,7 @@ pub async fn docs_page() -> PageResult {
     let page = DocsPage {
         reference: &REFERENCE,
         css: CSS.href(),
+        icon: ICON.href(),
         request_id: request_id.as_str(),
     };
     render(&page, StatusCode::OK, Caching::Visitor)
@@ -44,6 +45,7 @@ static REFERENCE: LazyLock<Reference> = LazyLock::new(|| {
 struct DocsPage<'a> {
     reference: &'a Reference,
     css: String,
+    icon: String,
     request_id: &'a str,
 }
 

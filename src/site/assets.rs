@@ -1,4 +1,4 @@
-//! The website's stylesheet and script, embedded in the binary and served under
+//! The website's stylesheet, script and icon, embedded in the binary and served under
 //! content-hashed names (`/assets/site.<hash>.css`) with a year-long, immutable cache
 //! lifetime: a new build with changed bytes gets a new name, so no browser keeps a
 //! stale copy. Nothing is fetched from elsewhere at run time. What they are and their
@@ -38,6 +38,15 @@ pub static CSS: LazyLock<Asset> = LazyLock::new(|| {
         "css",
         "text/css; charset=utf-8",
         include_str!("../../assets/site.css"),
+    )
+});
+
+pub static ICON: LazyLock<Asset> = LazyLock::new(|| {
+    Asset::new(
+        "favicon",
+        "svg",
+        "image/svg+xml",
+        include_str!("../../assets/favicon.svg"),
     )
 });
 

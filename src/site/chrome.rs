@@ -5,7 +5,7 @@
 use actix_web::HttpRequest;
 use iq_actors::caller::{Account, Role};
 
-use super::assets::{CSS, SCRIPT};
+use super::assets::{CSS, ICON, SCRIPT};
 use super::form_token;
 use crate::http::RequestId;
 use crate::state::AppState;
@@ -14,6 +14,8 @@ pub struct Chrome {
     pub site_name: String,
     pub request_id: String,
     pub css: String,
+    /// The site icon's address.
+    pub icon: String,
     pub script: String,
     /// The signed-in user's name.
     pub user: Option<String>,
@@ -39,6 +41,7 @@ impl Chrome {
             site_name: state.site.name.clone(),
             request_id: RequestId::current().to_string(),
             css: CSS.href(),
+            icon: ICON.href(),
             script: SCRIPT.href(),
             user: user.map(|u| u.username.clone()),
             form_token,

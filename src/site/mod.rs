@@ -57,7 +57,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(member::rename_key),
         )
         .route("/account/usage", web::get().to(member::usage))
-        .route("/assets/{name}", web::get().to(public::asset_file));
+        .route("/assets/{name}", web::get().to(public::asset_file))
+        .route("/favicon.ico", web::get().to(public::favicon));
     back_office::configure(cfg);
 }
 

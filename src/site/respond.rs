@@ -13,7 +13,7 @@ use actix_web::{HttpResponse, HttpResponseBuilder, ResponseError};
 use askama::Template;
 use iq_actors::{ApiError, ErrorCode};
 
-use super::assets::{CSS, SCRIPT};
+use super::assets::{CSS, ICON, SCRIPT};
 use crate::http::envelope::{status_for, BusinessCode};
 use crate::http::RequestId;
 
@@ -205,6 +205,7 @@ struct ErrorPage<'a> {
     status: u16,
     request_id: &'a str,
     css: String,
+    icon: String,
     script: String,
 }
 
@@ -232,6 +233,7 @@ pub fn error_page(error: &PageError) -> HttpResponse {
         status: error.status.as_u16(),
         request_id: request_id.as_str(),
         css: CSS.href(),
+        icon: ICON.href(),
         script: SCRIPT.href(),
     };
     let body = page.render().unwrap_or_else(|_| error.message.clone());

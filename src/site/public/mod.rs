@@ -23,7 +23,7 @@ use super::reading::Reading;
 use super::respond::Caching;
 use crate::state::AppState;
 
-pub use asset_file::asset_file;
+pub use asset_file::{asset_file, favicon};
 pub use calendar::calendar;
 pub use examples::examples;
 pub use home::home;

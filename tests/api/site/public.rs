@@ -240,3 +240,55 @@ async fn index_pages_say_what_each_number_is_and_when_the_next_comes() {
     methodology.assert_has("Revision policy.");
     methodology.assert_has("in <strong>US dollars (USD)</strong>");
 }
+
+/// Every page says what it is to a search engine, has the site icon, and links to the
+/// API reference; an error page keeps the site's menu; `/favicon.ico` is the icon.
+#[actix_web::test]
+async fn every_page_has_a_description_the_icon_and_the_reference_in_its_menu() {
+    let app = spawn_with_fixture().await;
+    let icon = |page: &PageReply| {
+        let at = page
+            .html
+            .find(r#"<link rel="icon" href=""#)
+            .expect("an icon link");
+        let rest = &page.html[at + r#"<link rel="icon" href=""#.len()..];
+        rest[..rest.find('"').unwrap()].to_owned()
+    };
+    let mut icons = Vec::new();
+    for path in [
+        "/",
+        "/indexes/Server_Index",
+        "/calendar",
+        "/methodology",
+        "/plans",
+        "/examples",
+        "/login",
+        "/no/such/page",
+        "/docs",
+    ] {
+        let page = app.page(path).await;
+        page.assert_has(r#"<meta name="description" content=""#);
+        icons.push(icon(&page));
+        if path != "/docs" {
+            // The reference's own page has its own menu, of its sections.
+            page.assert_has(r#"<a href="/docs" id="reference-link">API reference</a>"#);
+            page.assert_has(r#"<a href="/methodology""#);
+        }
+    }
+    assert!(icons.iter().all(|i| i == &icons[0]), "{icons:?}");
+    assert!(
+        icons[0].starts_with("/assets/favicon.") && icons[0].ends_with(".svg"),
+        "{}",
+        icons[0]
+    );
+    for path in [icons[0].as_str(), "/favicon.ico"] {
+        let answer = app.page(path).await;
+        assert_eq!(answer.status, 200, "{path}");
+        assert_eq!(
+            answer.header("content-type"),
+            Some("image/svg+xml"),
+            "{path}"
+        );
+        assert!(answer.html.starts_with("<svg"), "{path}");
+    }
+}
