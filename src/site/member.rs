@@ -23,7 +23,9 @@ use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
 use crate::state::AppState;
 
-pub use api_keys::{create_key, delete_key, keys, rename_key, rotate_key, KeyLine};
+pub use api_keys::{
+    confirm_delete_key, create_key, delete_key, keys, rename_key, rotate_key, KeyLine,
+};
 pub use login::{login, login_form, logout};
 
 /// The signed-in account and what it may see; without one, the way to the login page.

@@ -46,6 +46,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/account/keys", web::post().to(member::create_key))
         .route(
             "/account/keys/{id}/delete",
+            web::get().to(member::confirm_delete_key),
+        )
+        .route(
+            "/account/keys/{id}/delete",
             web::post().to(member::delete_key),
         )
         .route(

@@ -11,6 +11,7 @@ use chrono::{NaiveTime, TimeDelta};
 use iq_actors::accounts::{KeyView, NewKey};
 use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
+use serde::Deserialize;
 
 use super::member;
 use crate::site::chrome::Chrome;
@@ -18,7 +19,7 @@ use crate::site::form::Form;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
-use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
 use crate::state::AppState;
 
 pub struct KeyLine {
@@ -60,21 +61,27 @@ struct KeysPage {
     indexes: Vec<String>,
     problem: Option<String>,
     name: String,
+    /// A key was just deleted (the redirect after the confirmation says so).
+    deleted: bool,
+    /// The plan's number of keys, when the member has them all: no form then.
+    at_limit: Option<u32>,
+}
+
+#[derive(Deserialize)]
+pub struct KeysQuery {
+    deleted: Option<String>,
 }
 
 /// `GET /account/keys`.
-pub async fn keys(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
+pub async fn keys(
+    req: HttpRequest,
+    query: web::Query<KeysQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
     let (reading, account) = member(&req, &state).await?;
-    keys_page(
-        &req,
-        &state,
-        &reading,
-        &account,
-        None,
-        String::new(),
-        StatusCode::OK,
-    )
-    .await
+    let mut page = keys_page(&req, &state, &reading, &account, None, String::new()).await?;
+    page.deleted = query.deleted.is_some();
+    render(&page, StatusCode::OK, Caching::Private)
 }
 
 async fn keys_page(
@@ -84,17 +91,22 @@ async fn keys_page(
     account: &Account,
     problem: Option<String>,
     name: String,
-    status: StatusCode,
-) -> PageResult {
+) -> Result<KeysPage, PageError> {
     let keys = state.accounts.list_keys(account).await?;
-    let page = KeysPage {
+    let at_limit = reading
+        .membership
+        .quota
+        .max_keys
+        .filter(|max| keys.len() >= *max as usize);
+    Ok(KeysPage {
         chrome: Chrome::new(req, state, Some(account), "keys"),
         keys: keys.into_iter().map(KeyLine::from).collect(),
         indexes: reading.membership.indexes.clone(),
         problem,
         name,
-    };
-    render(&page, status, Caching::Private)
+        deleted: false,
+        at_limit,
+    })
 }
 
 #[derive(Template)]
@@ -131,16 +143,9 @@ pub async fn create_key(
         }
         Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
             let status = crate::http::envelope::status_for(error.code);
-            keys_page(
-                &req,
-                &state,
-                &reading,
-                &account,
-                Some(error.message),
-                name,
-                status,
-            )
-            .await
+            let page =
+                keys_page(&req, &state, &reading, &account, Some(error.message), name).await?;
+            render(&page, status, Caching::Private)
         }
         Err(error) => Err(error.into()),
     }
@@ -208,22 +213,51 @@ pub async fn rename_key(
         Ok(_) => Ok(see_other("/account/keys").finish()),
         Err(error) if error.code == ErrorCode::InvalidRequest => {
             let status = crate::http::envelope::status_for(error.code);
-            keys_page(
+            let page = keys_page(
                 &req,
                 &state,
                 &reading,
                 &account,
                 Some(error.message),
                 String::new(),
-                status,
             )
-            .await
+            .await?;
+            render(&page, status, Caching::Private)
         }
         Err(error) => Err(error.into()),
     }
 }
 
-/// `POST /account/keys/{id}/delete`.
+#[derive(Template)]
+#[template(path = "key_delete.html")]
+struct KeyDelete {
+    chrome: Chrome,
+    line: KeyLine,
+}
+
+/// `GET /account/keys/{id}/delete`: what deleting the key means, and the button that
+/// does it (a page of its own, so it works without script and asks before it acts).
+pub async fn confirm_delete_key(
+    req: HttpRequest,
+    id: PathPart,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (_, account) = member(&req, &state).await?;
+    let key = state
+        .accounts
+        .list_keys(&account)
+        .await?
+        .into_iter()
+        .find(|k| k.id == *id)
+        .ok_or_else(|| PageError::not_found("You have no key with this id."))?;
+    let page = KeyDelete {
+        chrome: Chrome::new(&req, &state, Some(&account), "keys"),
+        line: KeyLine::from(key),
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `POST /account/keys/{id}/delete`: deletes it, then the keys page says so.
 pub async fn delete_key(
     req: HttpRequest,
     id: PathPart,
@@ -233,5 +267,5 @@ pub async fn delete_key(
     Form::read(&req, payload, &state).await?;
     let (_, account) = member(&req, &state).await?;
     state.accounts.delete_key(&account, &id).await?;
-    Ok(see_other("/account/keys").finish())
+    Ok(see_other("/account/keys?deleted=1").finish())
 }

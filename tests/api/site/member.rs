@@ -164,18 +164,53 @@ async fn a_key_made_with_the_form_is_shown_once_works_and_can_be_deleted() {
 
     let id_start = list.html.find("data-key-id=\"").unwrap() + 13;
     let id = &list.html[id_start..id_start + list.html[id_start..].find('"').unwrap()];
+    // Delete asks first, on a page of its own: what it means, and the button.
+    let path = format!("/account/keys/{id}/delete");
+    list.assert_has(&format!(r#"href="{path}""#));
+    let confirm = app.page_with(&pat.cookies, &path).await;
+    assert_eq!(confirm.status, 200, "{}", confirm.html);
+    confirm.assert_has("Delete the key “laptop”?");
+    confirm.assert_has(r#"id="confirm-delete""#);
+    confirm.assert_has(r#"<a href="/account/keys" id="keep-key">"#);
+    let unknown = app
+        .page_with(&pat.cookies, "/account/keys/no-such-key/delete")
+        .await;
+    assert_eq!(unknown.status, 404, "{}", unknown.html);
     let deleted = app
-        .post_form(
-            &pat.cookies,
-            &format!("/account/keys/{id}/delete"),
-            &[("csrf", &list.csrf())],
-        )
+        .post_form(&pat.cookies, &path, &[("csrf", &confirm.csrf())])
         .await;
     assert_eq!(deleted.status, 303);
+    assert_eq!(deleted.header("location"), Some("/account/keys?deleted=1"));
+    let after = app.page_with(&pat.cookies, "/account/keys?deleted=1").await;
+    after.assert_has(r#"id="key-deleted""#);
+    after.assert_has("You have no keys yet.");
     let refused = app
         .query_with(json!({"api_name": "index_latest"}), Some(&key))
         .await;
     refused.assert_error(401, 40102);
+}
+
+#[actix_web::test]
+async fn at_the_plans_number_of_keys_the_page_says_so_instead_of_the_form() {
+    let app = spawn_with_fixture().await;
+    // The free plan allows one key.
+    let fred = member(&app, "fred", "free").await;
+    let keys = app.page_with(&fred.cookies, "/account/keys").await;
+    keys.assert_has(r#"id="create-key""#);
+    keys.assert_lacks(r#"id="key-limit""#);
+    let created = app
+        .post_form(
+            &fred.cookies,
+            "/account/keys",
+            &[("csrf", &keys.csrf()), ("name", "only"), ("expires_on", "")],
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.html);
+    let full = app.page_with(&fred.cookies, "/account/keys").await;
+    full.assert_has(r#"id="key-limit""#);
+    full.assert_has("Your plan allows 1 key, and you have it");
+    full.assert_has(r#"<a href="/plans">plans</a>"#);
+    full.assert_lacks(r#"id="create-key""#);
 }
 
 #[actix_web::test]

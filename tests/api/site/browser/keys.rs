@@ -112,12 +112,20 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
     assert_eq!(name.as_deref(), Some("browser"), "the key's name");
     browser.screenshot("browser_keys_list_desktop").await;
 
+    // Delete asks first, then says it is done.
     mark_page(&browser).await;
+    browser.click("a[aria-label='Delete key browser']").await;
+    next_page(&browser, "#confirm-delete").await;
     browser
-        .click("button[aria-label='Delete key browser']")
+        .screenshot("browser_key_delete_confirm_desktop")
         .await;
-    next_page(&browser, "#create-key").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account/keys");
+    mark_page(&browser).await;
+    browser.click("#confirm-delete button").await;
+    next_page(&browser, "#key-deleted").await;
+    assert_eq!(
+        path_of(&browser.current_url().await),
+        "/account/keys?deleted=1"
+    );
     assert!(
         attributes(&browser, "tr[data-key-id]", "data-key-id")
             .await
@@ -217,7 +225,7 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
         .expect("the name field's value");
     assert_eq!(renamed.as_deref(), Some("desk"), "the key's name");
     assert_eq!(
-        attributes(&browser, &format!("{row} button[aria-label]"), "aria-label").await,
+        attributes(&browser, &format!("{row} [aria-label]"), "aria-label").await,
         ["New secret for key desk", "Delete key desk"],
         "the row's buttons after the rename"
     );
