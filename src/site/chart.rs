@@ -80,11 +80,16 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
     let (width, height) = (Decimal::from(right - left), Decimal::from(bottom - top));
     let steps = Decimal::from(parsed.len().saturating_sub(1).max(1));
     let x_of = |i: usize| Decimal::from(left) + Decimal::from(i) * width / steps;
+    // A full chart's scale runs between round values, ticked at each; a sparkline's
+    // between the extremes, so its line fills the box.
+    let integers = parsed.iter().all(|p| p.1.fract().is_zero());
+    let scale = (!frame.spark).then(|| Scale::nice(min, max, integers));
+    let (low, high) = scale.as_ref().map_or((min, max), |s| (s.low, s.high));
     let y_of = |v: Decimal| {
-        if max == min {
+        if high == low {
             Decimal::from(top) + height / Decimal::TWO
         } else {
-            Decimal::from(top) + (max - v) * height / (max - min)
+            Decimal::from(top) + (high - v) * height / (high - low)
         }
     };
     let px = |d: Decimal| d.round_dp(1).normalize().to_string();
@@ -108,19 +113,17 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
             })
             .collect()
     };
-    let ticks = if frame.spark {
-        Vec::new()
-    } else {
-        (0..=3)
-            .map(|i| {
-                let value = max - (max - min) * Decimal::from(i) / Decimal::from(3);
-                Tick {
+    let ticks = scale
+        .map(|scale| {
+            scale
+                .values()
+                .map(|value| Tick {
                     y: px(y_of(value)),
-                    label: value.round_dp(2).to_string(),
-                }
-            })
-            .collect()
-    };
+                    label: value.round_dp(scale.step.scale()).to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let chart = Chart {
         frame,
         label: label.to_owned(),
@@ -134,6 +137,77 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
         plot_bottom: bottom,
     };
     chart.render().ok()
+}
+
+/// A value axis between round values: `low` and `high` are multiples of `step`, which
+/// is 1, 2, 2.5 or 5 times a power of ten, chosen so that about four steps span the
+/// data; never a fraction for data of whole numbers (call counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Scale {
+    low: Decimal,
+    high: Decimal,
+    step: Decimal,
+}
+
+impl Scale {
+    fn nice(min: Decimal, max: Decimal, integers: bool) -> Scale {
+        let span = if max > min {
+            max - min
+        } else if min.is_zero() {
+            Decimal::ONE
+        } else {
+            // A flat series: a tenth of its value around it.
+            min.abs() / Decimal::TEN
+        };
+        let rough = span / Decimal::from(4);
+        let mut magnitude = Decimal::ONE;
+        while magnitude * Decimal::TEN <= rough {
+            magnitude *= Decimal::TEN;
+        }
+        while magnitude > rough && magnitude > Decimal::new(1, 12) {
+            magnitude /= Decimal::TEN;
+        }
+        let mut step = [
+            Decimal::ONE,
+            Decimal::TWO,
+            Decimal::new(25, 1),
+            Decimal::new(5, 0),
+            Decimal::TEN,
+        ]
+        .into_iter()
+        .map(|factor| factor * magnitude)
+        .find(|step| *step >= rough)
+        .unwrap_or(magnitude * Decimal::TEN)
+        .normalize();
+        if integers && step < Decimal::ONE {
+            step = Decimal::ONE;
+        }
+        let mut low = (min / step).floor() * step;
+        let mut high = (max / step).ceil() * step;
+        if max == min {
+            // A flat series: a step on each side, so it runs across the middle.
+            if low == min {
+                low -= step;
+            }
+            if high == max {
+                high += step;
+            }
+        }
+        Scale {
+            low: low.normalize(),
+            high: high.normalize(),
+            step,
+        }
+    }
+
+    /// The ticks, from the top down.
+    fn values(&self) -> impl Iterator<Item = Decimal> + '_ {
+        let count = ((self.high - self.low) / self.step)
+            .round()
+            .try_into()
+            .unwrap_or(0u32);
+        (0..=count).map(move |i| self.high - self.step * Decimal::from(i))
+    }
 }
 
 #[cfg(test)]
@@ -157,6 +231,39 @@ mod tests {
         // Values are shown exactly as the API printed them.
         assert!(svg.contains(r#"data-value="1010.000000""#), "{svg}");
         assert!(svg.contains("2 Nov 2026"), "{svg}");
+    }
+
+    fn dec(text: &str) -> Decimal {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn the_scale_runs_between_round_values() {
+        let scale = Scale::nice(dec("1029.301234"), dec("1032.890001"), false);
+        assert_eq!(
+            (scale.low, scale.high, scale.step),
+            (dec("1029"), dec("1033"), dec("1"))
+        );
+        let ticks: Vec<String> = scale.values().map(|v| v.to_string()).collect();
+        assert_eq!(ticks, ["1033", "1032", "1031", "1030", "1029"]);
+        let small = Scale::nice(dec("2.3645"), dec("2.3712"), false);
+        assert_eq!(small.step, dec("0.002"));
+        assert!(small.low <= dec("2.3645") && small.high >= dec("2.3712"));
+        // Call counts: whole numbers only, however few.
+        let calls = Scale::nice(dec("0"), dec("10"), true);
+        assert_eq!(
+            (calls.low, calls.high, calls.step),
+            (dec("0"), dec("10"), dec("2.5"))
+        );
+        let few = Scale::nice(dec("0"), dec("3"), true);
+        assert_eq!(few.step, dec("1"));
+        assert!(few.values().all(|v| v.fract().is_zero()));
+        // A flat series gets a scale around it.
+        let flat = Scale::nice(dec("1000"), dec("1000"), true);
+        assert!(
+            flat.low < dec("1000") && flat.high > dec("1000"),
+            "{flat:?}"
+        );
     }
 
     #[test]

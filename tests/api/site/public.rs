@@ -80,6 +80,9 @@ async fn an_index_page_has_its_chart_table_and_the_quotes_of_its_latest_visible_
     gpu.assert_has("990.000000");
     gpu.assert_lacks("29700");
     gpu.assert_lacks("Specification quotes");
+    // Its quotes are the API's to give (to any key): the page says so.
+    gpu.assert_has(r#"id="quotes-by-api""#);
+    page.assert_lacks(r#"id="quotes-by-api""#);
 }
 
 #[actix_web::test]
