@@ -40,6 +40,14 @@ pub struct Mark {
     pub value: String,
 }
 
+/// A date under the time axis.
+pub struct DateTick {
+    pub x: String,
+    pub label: String,
+    /// `start`, `middle` or `end`: labels near an edge lean inwards.
+    pub anchor: &'static str,
+}
+
 /// A horizontal grid line and its label.
 pub struct Tick {
     pub y: String,
@@ -54,8 +62,7 @@ pub struct Chart {
     pub points: String,
     pub marks: Vec<Mark>,
     pub ticks: Vec<Tick>,
-    pub first_date: String,
-    pub last_date: String,
+    pub date_ticks: Vec<DateTick>,
     pub plot_left: u32,
     pub plot_right: u32,
     pub plot_bottom: u32,
@@ -68,7 +75,7 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
         .iter()
         .filter_map(|(d, v)| v.parse::<Decimal>().ok().map(|n| (*d, n, v.as_str())))
         .collect();
-    let (first, last) = (parsed.first()?, parsed.last()?);
+    parsed.first()?;
     let min = parsed.iter().map(|p| p.1).min()?;
     let max = parsed.iter().map(|p| p.1).max()?;
     // Sparklines fill their box; full charts leave room for labels.
@@ -124,19 +131,77 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
                 .collect()
         })
         .unwrap_or_default();
+    let dates: Vec<NaiveDate> = parsed.iter().map(|p| p.0).collect();
+    let date_ticks = if frame.spark {
+        Vec::new()
+    } else {
+        calendar_ticks(&dates)
+            .into_iter()
+            .map(|(i, label)| {
+                let x = x_of(i);
+                let anchor = if x < Decimal::from(left + 40) {
+                    "start"
+                } else if x > Decimal::from(right - 40) {
+                    "end"
+                } else {
+                    "middle"
+                };
+                DateTick {
+                    x: px(x),
+                    label,
+                    anchor,
+                }
+            })
+            .collect()
+    };
     let chart = Chart {
         frame,
         label: label.to_owned(),
         points,
         marks,
         ticks,
-        first_date: long_date(first.0),
-        last_date: long_date(last.0),
+        date_ticks,
         plot_left: left,
         plot_right: right,
         plot_bottom: bottom,
     };
     chart.render().ok()
+}
+
+/// Where the time axis is labelled: at the first trading day of each week, month,
+/// quarter or year, whichever gives a handful of labels over the series' span (at most
+/// eight, every other one dropped until they fit); the first and last dates when no
+/// such day falls inside.
+fn calendar_ticks(dates: &[NaiveDate]) -> Vec<(usize, String)> {
+    use chrono::Datelike;
+    let (Some(first), Some(last)) = (dates.first(), dates.last()) else {
+        return Vec::new();
+    };
+    let days = (*last - *first).num_days();
+    type Period = fn(NaiveDate) -> (i32, u32);
+    let (period, format): (Period, &str) = if days > 2 * 366 {
+        (|d| (d.year(), 0), "%Y")
+    } else if days > 270 {
+        (|d| (d.year(), d.month0() / 3), "%b %Y")
+    } else if days > 45 {
+        (|d| (d.year(), d.month()), "%b %Y")
+    } else {
+        (|d| (d.iso_week().year(), d.iso_week().week()), "%-d %b")
+    };
+    let mut ticks: Vec<(usize, String)> = (1..dates.len())
+        .filter(|&i| period(dates[i]) != period(dates[i - 1]))
+        .map(|i| (i, dates[i].format(format).to_string()))
+        .collect();
+    while ticks.len() > 8 {
+        ticks = ticks.into_iter().step_by(2).collect();
+    }
+    if ticks.is_empty() {
+        ticks = vec![(0, long_date(*first))];
+        if dates.len() > 1 {
+            ticks.push((dates.len() - 1, long_date(*last)));
+        }
+    }
+    ticks
 }
 
 /// A value axis between round values: `low` and `high` are multiples of `step`, which
@@ -264,6 +329,28 @@ mod tests {
             flat.low < dec("1000") && flat.high > dec("1000"),
             "{flat:?}"
         );
+    }
+
+    #[test]
+    fn the_time_axis_is_labelled_on_calendar_boundaries() {
+        let weekdays = |from: NaiveDate, n: usize| -> Vec<NaiveDate> {
+            from.iter_days()
+                .filter(|d| chrono::Datelike::weekday(d).number_from_monday() <= 5)
+                .take(n)
+                .collect()
+        };
+        // Three months of trading days: the first trading day of each month.
+        let quarter = weekdays(NaiveDate::from_ymd_opt(2026, 8, 20).unwrap(), 66);
+        let labels: Vec<String> = calendar_ticks(&quarter).into_iter().map(|t| t.1).collect();
+        assert_eq!(labels, ["Sep 2026", "Oct 2026", "Nov 2026"]);
+        // Five years: years.
+        let years = weekdays(NaiveDate::from_ymd_opt(2021, 6, 1).unwrap(), 1300);
+        let labels: Vec<String> = calendar_ticks(&years).into_iter().map(|t| t.1).collect();
+        assert_eq!(labels, ["2022", "2023", "2024", "2025", "2026"]);
+        // Two days: the first and the last.
+        let two = [day(9), day(10)];
+        let labels: Vec<String> = calendar_ticks(&two).into_iter().map(|t| t.1).collect();
+        assert_eq!(labels, ["9 Nov 2026", "10 Nov 2026"]);
     }
 
     #[test]

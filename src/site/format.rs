@@ -42,6 +42,16 @@ pub fn parse_wire(text: &str) -> Option<NaiveDate> {
     WireDate::parse(text).ok().map(|d| d.0)
 }
 
+/// A change as readers expect it, signed: `+10.123456` for a rise, `-1.5` and `0.000000`
+/// as the API printed them.
+pub fn signed(change: &str) -> String {
+    if direction(change) == "up" && !change.starts_with('+') {
+        format!("+{change}")
+    } else {
+        change.to_owned()
+    }
+}
+
 /// `up`, `down` or `flat`, from a signed decimal string (for the colour of a change).
 pub fn direction(change: &str) -> &'static str {
     if change.starts_with('-') {
@@ -75,6 +85,9 @@ mod tests {
         assert_eq!(direction("-1.500000"), "down");
         assert_eq!(direction("0.000000"), "flat");
         assert_eq!(direction("2.000000"), "up");
+        assert_eq!(signed("2.000000"), "+2.000000");
+        assert_eq!(signed("-1.500000"), "-1.500000");
+        assert_eq!(signed("0.000000"), "0.000000");
         assert_eq!(delay(7), "7 trading days delayed");
     }
 }

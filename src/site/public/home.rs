@@ -12,7 +12,7 @@ use serde_json::json;
 use super::{caching, chrome, freshness, Freshness};
 use crate::site::chart::{self, SPARKLINE};
 use crate::site::chrome::Chrome;
-use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
+use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
 use crate::site::reading::{read, Row};
 use crate::site::respond::{render, PageResult};
 use crate::state::AppState;
@@ -127,8 +127,8 @@ fn card(row: &Row<'_>, name: Option<&String>, spark: Option<String>) -> IndexCar
         date_wire: date.map(wire).unwrap_or_default(),
         value: row.text("index_value"),
         direction: direction(&change),
-        change,
-        pct_change: row.text("pct_change"),
+        change: signed(&change),
+        pct_change: signed(&row.text("pct_change")),
         spark: spark.unwrap_or_default(),
     }
 }

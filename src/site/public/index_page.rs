@@ -15,7 +15,7 @@ use serde_json::json;
 use super::{caching, chrome, freshness, Freshness};
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
-use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, wire};
+use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
 use crate::site::path_part::PathPart;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageError, PageResult};
@@ -339,8 +339,8 @@ async fn render_index(
             value: row.text("index_value"),
             weighted_price: row.get("weighted_price").unwrap_or_else(|| "–".into()),
             direction: direction(&change),
-            change,
-            pct_change: row.text("pct_change"),
+            change: signed(&change),
+            pct_change: signed(&row.text("pct_change")),
         });
     }
     rows.reverse();
@@ -410,7 +410,7 @@ async fn render_index(
                 before: r.text("previous_value"),
                 after: r.text("index_value"),
                 direction: direction(&change),
-                change,
+                change: signed(&change),
             })
         })
         .collect();

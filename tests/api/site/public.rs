@@ -30,6 +30,9 @@ async fn home_shows_a_visitor_the_public_indexes_up_to_the_free_cutoff() {
     home.assert_has("members on the pro plan see today");
     home.assert_has(r#"href="/indexes/Server_Index""#);
     home.assert_has("1010.123456");
+    // A rise is signed; a fall has its own sign.
+    home.assert_has("<span>+10.123456</span> <span>(+1.012346%)</span>");
+    home.assert_has("<span>-10.000000</span>");
     // Nothing after the cutoff, no member index.
     home.assert_lacks("999.500000");
     home.assert_lacks("Hardware_Index");
