@@ -28,6 +28,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
                 "browser_phone_index",
             ),
             ("/login", "#login-form", "browser_phone_login"),
+            ("/docs", "#datasets", "browser_phone_docs"),
         ],
     )
     .await;
