@@ -9,3 +9,16 @@ mod browser_steps;
 mod member;
 mod public;
 mod security;
+
+/// A visitor's pages of every kind, and an address that is none (its error page), for
+/// the checks every page must pass.
+const VISITOR_PAGES: [&str; 8] = [
+    "/",
+    "/indexes/Server_Index",
+    "/calendar",
+    "/methodology",
+    "/plans",
+    "/examples",
+    "/login",
+    "/no/such/page",
+];

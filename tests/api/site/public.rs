@@ -261,17 +261,7 @@ async fn every_page_has_a_description_the_icon_and_the_reference_in_its_menu() {
         rest[..rest.find('"').unwrap()].to_owned()
     };
     let mut icons = Vec::new();
-    for path in [
-        "/",
-        "/indexes/Server_Index",
-        "/calendar",
-        "/methodology",
-        "/plans",
-        "/examples",
-        "/login",
-        "/no/such/page",
-        "/docs",
-    ] {
+    for path in super::VISITOR_PAGES.into_iter().chain(["/docs"]) {
         let page = app.page(path).await;
         page.assert_has(r#"<meta name="description" content=""#);
         icons.push(icon(&page));

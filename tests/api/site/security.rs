@@ -6,16 +6,7 @@ use crate::helpers::{spawn_with_fixture, PASSWORD};
 #[actix_web::test]
 async fn every_page_carries_the_security_headers() {
     let app = spawn_with_fixture().await;
-    for path in [
-        "/",
-        "/indexes/Server_Index",
-        "/calendar",
-        "/methodology",
-        "/plans",
-        "/examples",
-        "/login",
-        "/nowhere",
-    ] {
+    for path in super::VISITOR_PAGES {
         let page = app.page(path).await;
         let csp = page.header("content-security-policy").unwrap_or_default();
         assert!(
