@@ -194,9 +194,38 @@ pub fn quotes(open_days: &[NaiveDate], today: NaiveDate) -> Vec<QuoteRow> {
 
 /// The demo file's name in the import list.
 pub const FILE_NAME: &str = "demo-quotes.csv";
+/// The demo correction's name in the import list.
+pub const CORRECTION_FILE_NAME: &str = "demo-correction.csv";
+/// The index the demo correction revises, and how many open days back.
+const CORRECTED: (&str, usize) = ("GPU_Index", 5);
+
+/// The demo correction: the quotes of `CORRECTED`'s day sent again with the first
+/// specification's price a percent higher, as a publisher correcting a wrong quote
+/// would, so the demo has revisions (D21) and a past to read `as_of`.
+pub fn correction(rows: &[QuoteRow]) -> Vec<QuoteRow> {
+    let (code, back) = CORRECTED;
+    let mut days: Vec<NaiveDate> = rows
+        .iter()
+        .filter(|r| r.index_code == code)
+        .map(|r| r.trade_date)
+        .collect();
+    days.dedup();
+    let Some(day) = days.len().checked_sub(back + 1).map(|i| days[i]) else {
+        return Vec::new();
+    };
+    let mut fixed: Vec<QuoteRow> = rows
+        .iter()
+        .filter(|r| r.index_code == code && r.trade_date == day)
+        .cloned()
+        .collect();
+    if let Some(first) = fixed.first_mut() {
+        first.price = (first.price * Decimal::new(101, 2)).round_dp(2);
+    }
+    fixed
+}
 
 /// Sets the demo calendar, then imports the demo quotes as a CSV file, through the same
-/// path as an upload.
+/// path as an upload, then the demo correction the same way. Answers the first import.
 pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome, ApiError> {
     let open_days = calendar(today);
     let bus = &importer.bus;
@@ -205,13 +234,21 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
     })
     .await?;
     let rows = quotes(&open_days, today);
+    let fixed = correction(&rows);
     let bytes = tokio::task::spawn_blocking(move || write::to_csv(&rows))
         .await
         .map_err(ApiError::internal)?;
     let progress = |stage: &str| tracing::info!(stage, "demo data");
-    importer
+    let loaded = importer
         .import(None, Source::Demo, FILE_NAME, bytes, &progress)
-        .await
+        .await?;
+    if !fixed.is_empty() {
+        let bytes = write::to_csv(&fixed);
+        importer
+            .import(None, Source::Demo, CORRECTION_FILE_NAME, bytes, &progress)
+            .await?;
+    }
+    Ok(loaded)
 }
 
 /// Whether the database holds no market data yet (no calendar and no quotes).
@@ -244,6 +281,29 @@ mod tests {
         }
         assert_eq!(sums.len(), QUOTE_DAYS * BASKETS.len());
         assert!(sums.values().all(|s| *s == Decimal::ONE));
+    }
+
+    #[test]
+    fn the_correction_resends_one_day_of_one_index_with_one_price_changed() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let rows = quotes(&calendar(today), today);
+        let fixed = correction(&rows);
+        let (code, _) = CORRECTED;
+        assert!(!fixed.is_empty());
+        assert!(fixed
+            .iter()
+            .all(|r| r.index_code == code && r.trade_date == fixed[0].trade_date));
+        let originals: Vec<&QuoteRow> = rows
+            .iter()
+            .filter(|r| r.index_code == code && r.trade_date == fixed[0].trade_date)
+            .collect();
+        assert_eq!(originals.len(), fixed.len());
+        let changed = fixed
+            .iter()
+            .zip(&originals)
+            .filter(|(f, o)| f.price != o.price)
+            .count();
+        assert_eq!(changed, 1);
     }
 
     #[test]

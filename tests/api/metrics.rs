@@ -164,13 +164,13 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
         "{}",
         context()
     );
-    // The demo data came in through one accepted import.
+    // The demo data and its correction came in through two accepted imports.
     assert_eq!(
         sample(
             &text,
             "iq_import_duration_seconds_count{result=\"accepted\"}"
         ),
-        Some(1.0),
+        Some(2.0),
         "{}",
         context()
     );

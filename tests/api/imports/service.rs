@@ -55,20 +55,41 @@ async fn another_instance_sees_the_new_data_within_a_second() {
 }
 
 #[actix_web::test]
-async fn the_demo_data_comes_in_through_the_import_path() {
+async fn the_demo_data_and_its_correction_come_in_through_the_import_path() {
     let app = crate::helpers::spawn_with_demo().await;
     let admin = app.admin().await;
     let list = app.get_as(&admin, "/api/v1/admin/imports").await;
     assert_eq!(list.code(), 0, "{}", list.body);
-    let demo = &list.data()[0];
+    // Newest first: the demo correction, then the demo quotes it corrects.
+    let names: Vec<(Option<&str>, Option<&str>, Option<&str>)> = list
+        .data()
+        .as_array()
+        .expect("imports")
+        .iter()
+        .map(|i| {
+            (
+                i["file_name"].as_str(),
+                i["source"].as_str(),
+                i["result"].as_str(),
+            )
+        })
+        .collect();
     assert_eq!(
-        (
-            demo["file_name"].as_str(),
-            demo["source"].as_str(),
-            demo["result"].as_str()
-        ),
-        (Some("demo-quotes.csv"), Some("demo"), Some("accepted"))
+        names,
+        [
+            (Some("demo-correction.csv"), Some("demo"), Some("accepted")),
+            (Some("demo-quotes.csv"), Some("demo"), Some("accepted")),
+        ]
     );
+    let demo = &list.data()[1];
+    // The correction revised published values: the demo has revisions to show.
+    let revisions: i64 = app
+        .db
+        .query_one("SELECT count(*) FROM index_revisions", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(revisions > 0);
     let quotes: i64 = app
         .db
         .query_one("SELECT count(*) FROM index_quotes", &[])
