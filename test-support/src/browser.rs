@@ -59,9 +59,8 @@ use driver::Driver;
 /// How long [`Browser::wait_for`] waits for an element.
 const ELEMENT_WITHIN: Duration = Duration::from_secs(10);
 
-const INSTALL_HINT: &str = "install the Debian packages chromium and chromium-driver \
-     (`apt-get install chromium chromium-driver`, as .ci/run does), or point CHROMIUM and \
-     CHROMEDRIVER at a Chromium and its matching chromedriver";
+/// What to install when Chromium or chromedriver is missing: the tools' own words.
+const INSTALL_HINT: &str = crate::tools::Tool::Browser.install();
 
 /// What the browser shows pages on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 /// A tool some tests need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,10 +36,12 @@ impl Tool {
         }
     }
 
-    fn install(self) -> &'static str {
+    /// What to install to run them.
+    pub const fn install(self) -> &'static str {
         match self {
             Tool::Browser => {
-                "apt-get install chromium chromium-driver, or set CHROMIUM and CHROMEDRIVER"
+                "apt-get install chromium chromium-driver (as .ci/run does), or set CHROMIUM \
+                 and CHROMEDRIVER to a Chromium and its matching chromedriver"
             }
             Tool::Nginx => "apt-get install nginx-light, or set NGINX",
             Tool::Python => "apt-get install python3 python3-venv",
@@ -67,16 +69,30 @@ impl Tool {
         }
     }
 
+    fn slot(self) -> usize {
+        Tool::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
+    /// [`Tool::missing`], looked for once per test process (the Python check starts a
+    /// process).
+    fn missing_once(self) -> Option<&'static str> {
+        static MISSING: [OnceLock<Option<String>>; Tool::ALL.len()] =
+            [const { OnceLock::new() }; Tool::ALL.len()];
+        MISSING[self.slot()]
+            .get_or_init(|| self.missing())
+            .as_deref()
+    }
+
     fn said(self) -> &'static Once {
         static SAID: [Once; Tool::ALL.len()] = [const { Once::new() }; Tool::ALL.len()];
-        &SAID[Tool::ALL.iter().position(|t| *t == self).unwrap_or(0)]
+        &SAID[self.slot()]
     }
 }
 
 /// Whether a test that needs `tool` can run: `false` (said once per test process) when
 /// it is missing; a panic instead under `IQ_TEST_ALL=1`.
 pub fn available(tool: Tool) -> bool {
-    let Some(missing) = tool.missing() else {
+    let Some(missing) = tool.missing_once() else {
         return true;
     };
     let (tests, install) = (tool.tests(), tool.install());

@@ -97,6 +97,23 @@ mod tests {
     use serde_json::json;
     use std::sync::Arc;
 
+    /// The statement of a first page of 10 (11 rows read) of `q` starting at `start`,
+    /// for a caller seeing GPU_Index with the cutoff on 20 Nov 2026.
+    fn statement(q: &Query, start: &Start) -> crate::dataset::sql::Statement {
+        let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
+        let point = PointInTime::default();
+        build(
+            q,
+            &view(),
+            cutoff,
+            chrono_tz::Asia::Shanghai,
+            &point,
+            11,
+            start,
+        )
+        .unwrap()
+    }
+
     fn view() -> View {
         View {
             visible: Arc::from(vec!["GPU_Index".to_string()]),
@@ -157,17 +174,7 @@ mod tests {
             after: None,
             skip: 0,
         };
-        let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-        let stmt = build(
-            &q,
-            &view(),
-            cutoff,
-            chrono_tz::Asia::Shanghai,
-            &PointInTime::default(),
-            11,
-            &start,
-        )
-        .unwrap();
+        let stmt = statement(&q, &start);
         assert!(
             stmt.text
                 .contains(", NULL, i.sort_no, i.index_code FROM indexes i"),
@@ -192,17 +199,7 @@ mod tests {
             after: Some(key.into()),
             skip: 3,
         };
-        let cutoff = NaiveDate::from_ymd_opt(2026, 11, 20);
-        let stmt = build(
-            &q,
-            &view(),
-            cutoff,
-            chrono_tz::Asia::Shanghai,
-            &PointInTime::default(),
-            11,
-            &start,
-        )
-        .unwrap();
+        let stmt = statement(&q, &start);
         assert!(!stmt.text.contains("DROP"), "{}", stmt.text);
         assert!(
             stmt.text

@@ -117,13 +117,18 @@ impl PastView {
         self.at.to_rfc3339_opts(SecondsFormat::Micros, true)
     }
 
-    /// What links within the page carry to stay in this view (`&as_of=...&day=...`).
+    /// What links within the page carry to stay in this view.
     fn link_suffix(&self) -> String {
-        let mut suffix = format!("&as_of={}", self.instant());
-        if let Some(day) = self.day {
-            suffix.push_str(&format!("&day={}", wire(day)));
-        }
-        suffix
+        past_suffix(&self.instant(), self.day)
+    }
+}
+
+/// The query a link to a past view adds: `&as_of=...&day=...` (`as_of` as the API
+/// writes instants, which need no escaping in a query string).
+fn past_suffix(as_of: &str, day: Option<NaiveDate>) -> String {
+    match day {
+        Some(day) => format!("&as_of={as_of}&day={}", wire(day)),
+        None => format!("&as_of={as_of}"),
     }
 }
 
@@ -402,10 +407,9 @@ async fn render_index(
                 date_wire: wire(date),
                 published: local_time(&r.text("published_at"), tz),
                 before_link: format!(
-                    "/indexes/{code}?range={}&as_of={}&day={}",
+                    "/indexes/{code}?range={}{}",
                     range.label(),
-                    r.text("previous_published_at"),
-                    wire(date)
+                    past_suffix(&r.text("previous_published_at"), Some(date))
                 ),
                 before: r.text("previous_value"),
                 after: r.text("index_value"),
