@@ -196,8 +196,9 @@ pub fn quotes(open_days: &[NaiveDate], today: NaiveDate) -> Vec<QuoteRow> {
 pub const FILE_NAME: &str = "demo-quotes.csv";
 /// The demo correction's name in the import list.
 pub const CORRECTION_FILE_NAME: &str = "demo-correction.csv";
-/// The index the demo correction revises, and how many open days back.
-const CORRECTED: (&str, usize) = ("GPU_Index", 5);
+/// The index the demo correction revises, and how many of its days back: a month, so
+/// the revision is inside every plan's delay and a visitor sees it too.
+const CORRECTED: (&str, usize) = ("GPU_Index", 20);
 
 /// The demo correction: the quotes of `CORRECTED`'s day sent again with the first
 /// specification's price a percent higher, as a publisher correcting a wrong quote

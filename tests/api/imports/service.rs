@@ -90,6 +90,11 @@ async fn the_demo_data_and_its_correction_come_in_through_the_import_path() {
         .unwrap()
         .get(0);
     assert!(revisions > 0);
+    // Inside every plan's delay: a visitor's page of the index lists it.
+    let page = app.page("/indexes/GPU_Index").await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    page.assert_lacks("has been revised");
+    page.assert_has("GPU_Index?range=3M&#38;as_of=");
     let quotes: i64 = app
         .db
         .query_one("SELECT count(*) FROM index_quotes", &[])
