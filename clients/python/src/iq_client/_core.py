@@ -1,24 +1,31 @@
-"""What :class:`iq_client.Client` and :class:`iq_client.AsyncClient` share.
+"""The core of :class:`iq_client.Client` and :class:`iq_client.AsyncClient`, without I/O.
 
 Everything but the I/O lives here, once: configuration and its checks, validation of
 a query and its paging options, the requests to send, reading the answers (typed
-exceptions, rate-limit headers, request ids), the decision to pin ``end_date`` and
-to what, and assembling pages into one typed DataFrame. The paging rules are
-:class:`iq_client.paging.Pager` and the retry decisions
-:meth:`iq_client.RetryPolicy.wait_for`; each client only loops over them with its own
-way of sending and waiting.
+exceptions, rate-limit headers, request ids), retries, paging, the decision to pin
+``end_date`` and to what, and assembling pages into one typed DataFrame (or CSV text).
+
+Each exchange with the service is a *flow* (see :mod:`iq_client._sansio`): a generator
+that yields the requests to send and the waits, and is resumed with the answers.
+:meth:`ClientCore._query` is a whole paged pull, :meth:`ClientCore._pages` the pages of
+``iter_query`` one by one, :meth:`ClientCore._whoami` one membership request. The
+paging rules are :class:`iq_client.paging.Pager`, the retry decisions
+:meth:`iq_client.RetryPolicy.wait_for`; the clients only perform the steps with their
+own I/O.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pandas as pd
 
+from ._sansio import Emit, Flow
 from ._version import __version__
 from .catalogue import list_datasets, list_fields, list_params
 from .credentials import check_api_key, check_base_url, key_hint
@@ -26,9 +33,9 @@ from .envelope import Envelope, read_envelope
 from .errors import APIError, LocalValidationError
 from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
 from .membership import Membership, parse_membership
-from .paging import CsvPage, Page, csv_line
+from .paging import CsvPage, Page, Pager, csv_line, progress_bar
 from .ratelimit import RateLimitInfo
-from .retry import RetryPolicy
+from .retry import RetryPolicy, with_retries
 from .transport import HTTPRequest, HTTPResponse
 from .validation import (
     FieldsArg,
@@ -119,7 +126,7 @@ class Collector:
         if page.request_id:
             self.request_ids.append(page.request_id)
 
-    def frame(self) -> pd.DataFrame:
+    def result(self) -> pd.DataFrame:
         query = self.query
         if self.frames:
             empty = self.frames[0].iloc[0:0]
@@ -149,15 +156,15 @@ class CsvCollector:
         if page.request_id:
             self.request_ids.append(page.request_id)
 
-    def text(self) -> str:
+    def result(self) -> str:
         if self.parts:
             return "".join(self.parts)
         return csv_line(self.query.result_fields())
 
 
 class ClientCore:
-    """Configuration, request building, answer reading and the pinning decision of a
-    client; no I/O (see the module's docstring)."""
+    """Configuration, requests, answers, retries, paging and pinning of a client, as
+    flows; no I/O (see the module's docstring)."""
 
     def __init__(
         self,
@@ -167,6 +174,7 @@ class ClientCore:
         timeout: float,
         max_retries: Optional[int],
         retry: Optional[RetryPolicy],
+        random: Callable[[], float],
         page_size: int,
         decimals: DecimalMode,
         dates: DateMode,
@@ -191,6 +199,7 @@ class ClientCore:
                 raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
             policy = dataclasses.replace(policy, max_retries=max_retries)
         self.retry: RetryPolicy = policy
+        self._random = random
         self.page_size: int = check_int("page_size", page_size, 1)
         check_modes(decimals, dates)
         self.decimals: str = decimals
@@ -310,21 +319,6 @@ class ClientCore:
 
     # -- validation ---------------------------------------------------------------
 
-    def _single(
-        self,
-        api_name: str,
-        params: ParamsArg,
-        fields: FieldsArg,
-        keyword_params: Mapping[str, Any],
-        limit: Optional[int],
-        offset: int,
-    ) -> Tuple[ValidQuery, HTTPRequest]:
-        """The query of :meth:`fetch_page` and its one request (no pinning)."""
-        query = validate_query(api_name, merge_params(params, keyword_params), fields)
-        size = self.page_size if limit is None else check_int("limit", limit, 1)
-        body = query.body(limit=size, offset=check_int("offset", offset, 0))
-        return query, self._query_request(body)
-
     def _plan(
         self,
         api_name: str,
@@ -360,6 +354,89 @@ class ClientCore:
             pin=bool(fixed_end_date) and self._needs_pin(query),
             format=format,
         )
+
+    # -- flows: what each call sends and waits for, without doing it ----------------
+
+    def _send(self, request: HTTPRequest) -> Flow[Envelope]:
+        """Sends ``request`` (with retries); returns the success envelope."""
+        return with_retries(request, self._read, self.retry, self._random)
+
+    def _whoami(self) -> Flow[Membership]:
+        """``GET /api/v1/membership``: what the service knows of this client's key."""
+        return self._membership((yield from self._send(self._membership_request())))
+
+    def _fetch_page(
+        self,
+        api_name: str,
+        params: ParamsArg,
+        fields: FieldsArg,
+        keyword_params: Mapping[str, Any],
+        limit: Optional[int],
+        offset: int,
+    ) -> Flow[Page]:
+        """One request for one raw page of a query (no paging, no pinning); the query
+        is checked when the flow starts."""
+        query = validate_query(api_name, merge_params(params, keyword_params), fields)
+        size = self.page_size if limit is None else check_int("limit", limit, 1)
+        body = query.body(limit=size, offset=check_int("offset", offset, 0))
+        return self._page(query, (yield from self._send(self._query_request(body))))
+
+    def _fetch(
+        self, query: ValidQuery, request: HTTPRequest, csv: bool
+    ) -> Flow[Union[Page, CsvPage]]:
+        """Sends one page's ``request`` (with retries); returns the page, as CSV when
+        it asks for CSV."""
+        if csv:
+            read = functools.partial(self._read_csv, query)
+            return (yield from with_retries(request, read, self.retry, self._random))
+        return self._page(query, (yield from self._send(request)))
+
+    def _resolve(self, plan: Plan) -> Flow[ValidQuery]:
+        """The query to page through: with ``end_date`` pinned to the data cutoff
+        the service reports, when the plan asks for it (one membership request)."""
+        if not plan.pin:
+            return plan.query
+        return self._pin(plan.query, (yield from self._whoami()))
+
+    def _walk(self, query: ValidQuery, plan: Plan, take: Callable[[Any], Any]) -> Flow[None]:
+        """Pages through ``query`` as ``plan`` says (see :class:`iq_client.paging.Pager`),
+        with a progress bar when it asks for one. Each page goes to ``take``; what
+        ``take`` returns, unless ``None``, is emitted to the caller."""
+        pager: Pager[Any] = Pager(offset=plan.offset, page_size=plan.page_size, max_rows=plan.limit)
+        bar = progress_bar(query.api_name, plan.limit) if plan.progress else None
+        try:
+            ask = pager.next_request()
+            while ask is not None:
+                offset, limit = ask
+                request = self._query_request(query.body(limit=limit, offset=offset), csv=plan.csv)
+                page = pager.accept((yield from self._fetch(query, request, plan.csv)))
+                if bar is not None:
+                    bar.update(page.returned)
+                value = take(page)
+                if value is not None:
+                    yield Emit(value)
+                ask = pager.next_request()
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _query(self, plan: Plan) -> Flow[Union[pd.DataFrame, str]]:
+        """``query()``: every page of the plan's query, pinned when it asks for it, as
+        one typed DataFrame (or one CSV text)."""
+        query = yield from self._resolve(plan)
+        collector: Union[Collector, CsvCollector]
+        collector = CsvCollector(query) if plan.csv else Collector(query, plan.modes)
+        yield from self._walk(query, plan, collector.add)
+        return collector.result()
+
+    def _pages(self, plan: Plan) -> Flow[None]:
+        """``iter_query()``: each page emitted as it arrives, as a typed DataFrame (or
+        its CSV text as sent, header row included)."""
+        query = yield from self._resolve(plan)
+        if plan.csv:
+            yield from self._walk(query, plan, lambda page: page.text)
+        else:
+            yield from self._walk(query, plan, lambda page: page.to_frame(**plan.modes))
 
     # -- pinning end_date for a bulk pull ------------------------------------------
 

@@ -3,6 +3,11 @@ services). Same arguments, same methods, same validation, paging, pinning, retri
 exceptions; every method that talks to the service is a coroutine, and
 :meth:`AsyncClient.iter_query` is an async iterator.
 
+The methods are those of :class:`iq_client._methods.ClientMethods`, written once for
+both clients over the sans-I/O core; this module is only the asyncio driver: it sends
+the flows' requests with ``await`` on an :class:`iq_client.AsyncTransport`, waits with
+``sleep`` and runs blocking work (writing a synced copy) in a worker thread.
+
 It needs ``httpx`` (``pip install 'iq-client[async]'``) unless it is given its own
 ``transport``.
 """
@@ -10,38 +15,27 @@ It needs ``httpx`` (``pip install 'iq-client[async]'``) unless it is given its o
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import random as _random
-from typing import (
-    Any,
-    AsyncIterator,
-    Callable,
-    Coroutine,
-    Literal,
-    Optional,
-    TypeVar,
-    Union,
-    overload,
-)
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Optional, TypeVar, Union
 
 import pandas as pd
 
-from ._core import DEFAULT_PAGE_SIZE, DEFAULT_TIMEOUT, ClientCore, Collector, CsvCollector, Plan
-from ._methods import DatasetMethods, Format, InstantLike
-from .envelope import Envelope
+from ._core import DEFAULT_PAGE_SIZE, DEFAULT_TIMEOUT
+from ._methods import ClientMethods
+from ._sansio import Action, Emit, Flow, Runner, Sleep
 from .frames import DateMode, DecimalMode
 from .membership import Membership
-from .paging import CsvPage, Page, awalk, awith_progress
-from .retry import RetryPolicy, acall_with_retries
-from .sync import SETTLE_POLL, PathArg, SyncFormat, SyncJob, SyncResult
-from .transport import AsyncTransport, HTTPRequest, HTTPResponse
-from .validation import FieldsArg, ParamsArg, ValidQuery
+from .paging import Page
+from .retry import RetryPolicy
+from .sync import SyncResult
+from .transport import AsyncTransport, HTTPRequest
 
 __all__ = ["AsyncClient"]
 
-_Frame = Coroutine[Any, Any, pd.DataFrame]
-_Text = Coroutine[Any, Any, str]
 T = TypeVar("T")
+Co = Coroutine[Any, Any, T]
 
 
 def _transport(given: Any) -> "tuple[AsyncTransport, bool]":
@@ -63,7 +57,29 @@ def _transport(given: Any) -> "tuple[AsyncTransport, bool]":
     return given, False
 
 
-class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
+def _coroutine(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of :class:`ClientMethods` (which returns what ``_run`` makes of a flow,
+    here an awaitable) as a coroutine function, with its name, signature and
+    documentation: it runs, arguments checks included, when the coroutine does."""
+
+    @functools.wraps(method)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        return await method(*args, **kwargs)
+
+    return call
+
+
+class AsyncClient(
+    ClientMethods[
+        Co[pd.DataFrame],
+        Co[str],
+        AsyncIterator[pd.DataFrame],
+        AsyncIterator[str],
+        Co[Page],
+        Co[Membership],
+        Co[SyncResult],
+    ]
+):
     """A client of the index data service for asyncio.
 
     Takes the arguments of :class:`iq_client.Client`, except that:
@@ -105,13 +121,13 @@ class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
             timeout=timeout,
             max_retries=max_retries,
             retry=retry,
+            random=random,
             page_size=page_size,
             decimals=decimals,
             dates=dates,
         )
         self.transport, self._owns_transport = _transport(transport)
         self._sleep = sleep
-        self._random = random
 
     async def aclose(self) -> None:
         """Releases the HTTP connections of a transport the client created."""
@@ -125,301 +141,39 @@ class AsyncClient(DatasetMethods[_Frame, _Text], ClientCore):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    # -- one request --------------------------------------------------------------
+    if not TYPE_CHECKING:  # for type checkers, ClientMethods' own, returning coroutines
+        query = _coroutine(ClientMethods.query)
+        fetch_page = _coroutine(ClientMethods.fetch_page)
+        whoami = _coroutine(ClientMethods.whoami)
+        sync = _coroutine(ClientMethods.sync)
 
-    async def _exchange(self, request: HTTPRequest, read: Callable[[HTTPResponse], T]) -> T:
-        """Sends ``request`` (with retries) and returns what ``read`` makes of the
-        answer (``read`` raises the typed exception of an error)."""
+    # -- the driver -------------------------------------------------------------------
 
-        async def attempt() -> T:
-            return read(await self.transport.send(request, self.timeout))
+    async def _perform(self, step: Action) -> Any:
+        """Does one step of a flow with ``await``: sends a request, sleeps (``sleep``
+        may be a plain function), or runs work in a worker thread."""
+        if isinstance(step, HTTPRequest):
+            return await self.transport.send(step, self.timeout)
+        if isinstance(step, Sleep):
+            slept = self._sleep(step.seconds)
+            return (await slept) if inspect.isawaitable(slept) else slept
+        return await asyncio.to_thread(step.function)
 
-        return await acall_with_retries(attempt, self.retry, sleep=self._sleep, random=self._random)
+    async def _drive(self, run: Runner[Any]) -> AsyncIterator[Any]:
+        for step in run:
+            if isinstance(step, Emit):
+                yield step.value
+                continue
+            try:
+                run.reply(await self._perform(step))
+            except BaseException as error:
+                run.fail(error)
 
-    async def _send(self, request: HTTPRequest) -> Envelope:
-        """Sends ``request`` (with retries) and returns the success envelope."""
-        return await self._exchange(request, self._read)
+    async def _run(self, flow: Flow[T]) -> T:
+        run = Runner(flow)
+        async for _ in self._drive(run):
+            pass
+        return run.result
 
-    async def whoami(self) -> Membership:
-        """See :meth:`iq_client.Client.whoami`."""
-        return self._membership(await self._send(self._membership_request()))
-
-    async def fetch_page(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        **keyword_params: Any,
-    ) -> Page:
-        """See :meth:`iq_client.Client.fetch_page`. The query is checked when the
-        coroutine runs."""
-        query, request = self._single(api_name, params, fields, keyword_params, limit, offset)
-        return self._page(query, await self._send(request))
-
-    # -- paged queries ------------------------------------------------------------
-
-    async def _resolve(self, plan: Plan) -> ValidQuery:
-        return self._pin(plan.query, await self.whoami()) if plan.pin else plan.query
-
-    def _walk(self, query: ValidQuery, plan: Plan) -> AsyncIterator[Page]:
-        async def fetch(at: int, want: int) -> Page:
-            body = query.body(limit=want, offset=at)
-            return self._page(query, await self._send(self._query_request(body)))
-
-        pages = awalk(fetch, offset=plan.offset, page_size=plan.page_size, max_rows=plan.limit)
-        if plan.progress:
-            pages = awith_progress(pages, desc=query.api_name, total=plan.limit)
-        return pages
-
-    def _walk_csv(self, query: ValidQuery, plan: Plan) -> AsyncIterator[CsvPage]:
-        async def fetch(at: int, want: int) -> CsvPage:
-            request = self._query_request(query.body(limit=want, offset=at), csv=True)
-            return await self._exchange(request, lambda answer: self._read_csv(query, answer))
-
-        pages = awalk(fetch, offset=plan.offset, page_size=plan.page_size, max_rows=plan.limit)
-        if plan.progress:
-            pages = awith_progress(pages, desc=query.api_name, total=plan.limit)
-        return pages
-
-    @overload
-    async def query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Literal["frame"] = "frame",
-        **keyword_params: Any,
-    ) -> pd.DataFrame: ...
-
-    @overload
-    async def query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Literal["csv"],
-        **keyword_params: Any,
-    ) -> str: ...
-
-    @overload
-    async def query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Format = "frame",
-        **keyword_params: Any,
-    ) -> Union[pd.DataFrame, str]: ...
-
-    async def query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Format = "frame",
-        **keyword_params: Any,
-    ) -> Union[pd.DataFrame, str]:
-        """See :meth:`iq_client.Client.query`: every matching row as one typed
-        DataFrame (the service's CSV text with ``format="csv"``), pages followed,
-        ``end_date`` pinned for bulk pulls."""
-        plan = self._plan(
-            api_name,
-            params,
-            fields,
-            keyword_params,
-            limit=limit,
-            offset=offset,
-            page_size=page_size,
-            decimals=decimals,
-            dates=dates,
-            progress=progress,
-            fixed_end_date=fixed_end_date,
-            format=format,
-        )
-        query = await self._resolve(plan)
-        if plan.csv:
-            text = CsvCollector(query)
-            async for csv_page in self._walk_csv(query, plan):
-                text.add(csv_page)
-            return text.text()
-        collector = Collector(query, plan.modes)
-        async for page in self._walk(query, plan):
-            collector.add(page)
-        return collector.frame()
-
-    @overload
-    def iter_query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Literal["frame"] = "frame",
-        **keyword_params: Any,
-    ) -> AsyncIterator[pd.DataFrame]: ...
-
-    @overload
-    def iter_query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Literal["csv"],
-        **keyword_params: Any,
-    ) -> AsyncIterator[str]: ...
-
-    @overload
-    def iter_query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Format = "frame",
-        **keyword_params: Any,
-    ) -> Union[AsyncIterator[pd.DataFrame], AsyncIterator[str]]: ...
-
-    def iter_query(
-        self,
-        api_name: str,
-        params: ParamsArg = None,
-        fields: FieldsArg = None,
-        *,
-        limit: Optional[int] = None,
-        offset: int = 0,
-        page_size: Optional[int] = None,
-        decimals: Optional[DecimalMode] = None,
-        dates: Optional[DateMode] = None,
-        progress: bool = False,
-        fixed_end_date: bool = True,
-        format: Format = "frame",
-        **keyword_params: Any,
-    ) -> Union[AsyncIterator[pd.DataFrame], AsyncIterator[str]]:
-        """One DataFrame per page (with ``format="csv"``, each page's CSV text as
-        sent, header row included), as an async iterator (``async for``). The query
-        is checked now, before the first page is awaited; requests are sent as the
-        iterator is consumed."""
-        plan = self._plan(
-            api_name,
-            params,
-            fields,
-            keyword_params,
-            limit=limit,
-            offset=offset,
-            page_size=page_size,
-            decimals=decimals,
-            dates=dates,
-            progress=progress,
-            fixed_end_date=fixed_end_date,
-            format=format,
-        )
-        return self._texts(plan) if plan.csv else self._frames(plan)
-
-    async def _frames(self, plan: Plan) -> AsyncIterator[pd.DataFrame]:
-        query = await self._resolve(plan)
-        async for page in self._walk(query, plan):
-            yield page.to_frame(**plan.modes)
-
-    async def _texts(self, plan: Plan) -> AsyncIterator[str]:
-        query = await self._resolve(plan)
-        async for page in self._walk_csv(query, plan):
-            yield page.text
-
-    # -- a local copy ---------------------------------------------------------------
-
-    async def sync(
-        self,
-        api_name: str,
-        path: PathArg,
-        *,
-        params: ParamsArg = None,
-        format: Optional[SyncFormat] = None,
-        progress: bool = True,
-        full: bool = False,
-        as_of: InstantLike = None,
-        page_size: Optional[int] = None,
-    ) -> SyncResult:
-        """See :meth:`iq_client.Client.sync`. The files are read and written in a
-        worker thread (:func:`asyncio.to_thread`), so the event loop goes on."""
-        job = SyncJob(
-            self,
-            api_name,
-            path,
-            params=params,
-            format=format,
-            full=full,
-            as_of=as_of,
-            page_size=page_size,
-            progress=progress,
-        )
-        envelope = await self._send(self._membership_request())
-        query = job.begin(self._membership(envelope), envelope.date)
-        while job.wait_for_clock(query, envelope.date):
-            slept = self._sleep(SETTLE_POLL)
-            if inspect.isawaitable(slept):
-                await slept
-            envelope = await self._send(self._membership_request())
-        try:
-            if query is not None:
-                async for page in self._walk(query, job.plan(query)):
-                    job.add(page)
-        finally:
-            job.close()
-        return await asyncio.to_thread(job.finish)
+    def _iterate(self, flow: Flow[Any]) -> AsyncIterator[Any]:
+        return self._drive(Runner(flow))

@@ -18,19 +18,7 @@ import dataclasses
 import io
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import (
-    Any,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Generic,
-    Iterable,
-    Iterator,
-    List,
-    Optional,
-    Tuple,
-    TypeVar,
-)
+from typing import Any, Generic, Iterable, List, Optional, Tuple, TypeVar
 
 import pandas as pd
 
@@ -44,10 +32,7 @@ __all__ = [
     "Page",
     "CsvPage",
     "Pager",
-    "walk",
-    "awalk",
-    "with_progress",
-    "awith_progress",
+    "progress_bar",
     "csv_cell",
     "csv_line",
     "join_csv",
@@ -262,8 +247,8 @@ P = TypeVar("P", Page, CsvPage)
 
 
 class Pager(Generic[P]):
-    """The paging rules of this module without any I/O, shared by the blocking and the
-    asyncio clients: ask :meth:`next_request` what to fetch, hand the answer to
+    """The paging rules of this module without any I/O (the clients' shared core pages
+    with it): ask :meth:`next_request` what to fetch, hand the answer to
     :meth:`accept`, repeat until :meth:`next_request` returns ``None``.
 
     Args:
@@ -311,69 +296,10 @@ class Pager(Generic[P]):
         return page
 
 
-def walk(
-    fetch: Callable[[int, int], P],
-    *,
-    offset: int = 0,
-    page_size: int,
-    max_rows: Optional[int] = None,
-) -> Iterator[P]:
-    """Follows ``has_more`` from ``offset`` (see :class:`Pager`).
-
-    Args:
-        fetch: sends one request for ``(offset, limit)`` and returns its page.
-    """
-    pager: Pager[P] = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
-    while True:
-        ask = pager.next_request()
-        if ask is None:
-            return
-        yield pager.accept(fetch(*ask))
-
-
-async def awalk(
-    fetch: Callable[[int, int], Awaitable[P]],
-    *,
-    offset: int = 0,
-    page_size: int,
-    max_rows: Optional[int] = None,
-) -> AsyncIterator[P]:
-    """:func:`walk` for an ``async`` ``fetch``."""
-    pager: Pager[P] = Pager(offset=offset, page_size=page_size, max_rows=max_rows)
-    while True:
-        ask = pager.next_request()
-        if ask is None:
-            return
-        yield pager.accept(await fetch(*ask))
-
-
-def _progress_bar(desc: str, total: Optional[int]) -> Any:
+def progress_bar(desc: str, total: Optional[int]) -> Any:
+    """A tqdm progress bar counting rows (``pip install iq-client[progress]``)."""
     try:
         from tqdm.auto import tqdm
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError("progress=True needs tqdm: pip install 'iq-client[progress]'") from err
     return tqdm(desc=desc, unit="row", total=total)
-
-
-def with_progress(pages: Iterator[P], *, desc: str, total: Optional[int] = None) -> Iterator[P]:
-    """``pages``, counting rows on a tqdm progress bar (``pip install iq-client[progress]``)."""
-    bar = _progress_bar(desc, total)
-    try:
-        for page in pages:
-            bar.update(page.returned)
-            yield page
-    finally:
-        bar.close()
-
-
-async def awith_progress(
-    pages: AsyncIterator[P], *, desc: str, total: Optional[int] = None
-) -> AsyncIterator[P]:
-    """:func:`with_progress` for an async iterator of pages."""
-    bar = _progress_bar(desc, total)
-    try:
-        async for page in pages:
-            bar.update(page.returned)
-            yield page
-    finally:
-        bar.close()

@@ -15,22 +15,23 @@ most 5 retries, never retrying with no delay. In addition:
   or header: ``TransportError.retryable`` false) is not.
 * Everything else (bad request, bad key, no permission) is raised at once.
 
-The decisions live in :meth:`RetryPolicy.wait_for`; :func:`call_with_retries` (the
-blocking :class:`iq_client.Client`) and :func:`acall_with_retries` (the
-:class:`iq_client.AsyncClient`) only loop over them. ``sleep`` and ``random`` are
-injected, so tests never wait.
+The decisions live in :meth:`RetryPolicy.wait_for`; :func:`with_retries` loops over them
+without I/O (a flow, see :mod:`iq_client._sansio`: it yields the request to send and the
+waits), for both clients. ``sleep`` and ``random`` are injected in the clients, so tests
+never wait.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
+from ._sansio import Flow, Sleep
 from .errors import IQError, QuotaExhausted, RateLimited, ServerError, TransportError
+from .transport import HTTPRequest, HTTPResponse
 
-__all__ = ["RetryPolicy", "call_with_retries", "acall_with_retries"]
+__all__ = ["RetryPolicy", "with_retries"]
 
 T = TypeVar("T")
 
@@ -105,51 +106,24 @@ def _note(error: IQError, retry: int, policy: RetryPolicy, wait: float) -> None:
     )
 
 
-def call_with_retries(
-    attempt: Callable[[], T],
+def with_retries(
+    request: HTTPRequest,
+    read: Callable[[HTTPResponse], T],
     policy: RetryPolicy,
-    *,
-    sleep: Callable[[float], None],
     random: Callable[[], float],
-) -> T:
-    """Runs ``attempt`` until it returns, retrying as ``policy`` allows.
-
-    The last error is raised when no retry is left (or allowed).
-    """
+) -> Flow[T]:
+    """The flow that sends ``request`` until ``read`` accepts the answer, retrying as
+    ``policy`` allows: ``read`` raises the typed exception of an error answer, the
+    driver raises the transport's. The last error is raised when no retry is left (or
+    allowed)."""
     retry = 0
     while True:
         try:
-            return attempt()
+            return read((yield request))
         except IQError as error:
             wait = policy.wait_for(error, retry, random)
             if wait is None:
                 raise
             _note(error, retry, policy, wait)
-            sleep(wait)
-            retry += 1
-
-
-async def acall_with_retries(
-    attempt: Callable[[], Awaitable[T]],
-    policy: RetryPolicy,
-    *,
-    sleep: Callable[[float], Any],
-    random: Callable[[], float],
-) -> T:
-    """:func:`call_with_retries` for an ``async`` attempt: the same decisions
-    (:meth:`RetryPolicy.wait_for`), waiting with ``sleep``, which may be a coroutine
-    function (``asyncio.sleep``, the default of :class:`iq_client.AsyncClient`) or a
-    plain function."""
-    retry = 0
-    while True:
-        try:
-            return await attempt()
-        except IQError as error:
-            wait = policy.wait_for(error, retry, random)
-            if wait is None:
-                raise
-            _note(error, retry, policy, wait)
-            waited = sleep(wait)
-            if inspect.isawaitable(waited):
-                await waited
+            yield Sleep(wait)
             retry += 1

@@ -63,6 +63,7 @@ from typing import (
 import pandas as pd
 
 from ._core import ClientCore, Plan
+from ._sansio import Flow, Sleep, Work
 from ._version import __version__
 from .catalogue import Dataset, dataset
 from .errors import APIError, LocalValidationError
@@ -480,7 +481,8 @@ class SyncJob:
     """One sync run without the I/O to the service, shared by :class:`Client` and
     :class:`AsyncClient`: checks the arguments and the state file (at creation,
     before any request), decides what to ask (:meth:`begin`), collects the pages
-    (:meth:`add`), then merges and writes the files (:meth:`finish`)."""
+    (:meth:`add`), then merges and writes the files (:meth:`finish`). :meth:`run` is
+    the whole run as a flow (see :mod:`iq_client._sansio`) for a client to drive."""
 
     def __init__(
         self,
@@ -540,6 +542,25 @@ class SyncJob:
         self._waited = 0.0
         self.entitlements: Dict[str, Any] = {}
         self._bar: Any = None
+
+    def run(self) -> Flow[SyncResult]:
+        """The run: ask the service what the key sees (and its clock, until it has
+        passed ``as_of``), page through what changed, then merge and write the files
+        (a :class:`iq_client._sansio.Work` step: the asyncio client runs it in a
+        worker thread)."""
+        core = self.core
+        envelope = yield from core._send(core._membership_request())
+        query = self.begin(core._membership(envelope), envelope.date)
+        while self.wait_for_clock(query, envelope.date):
+            yield Sleep(SETTLE_POLL)
+            envelope = yield from core._send(core._membership_request())
+        try:
+            if query is not None:
+                yield from core._walk(query, self.plan(query), self.add)
+        finally:
+            self.close()
+        result: SyncResult = yield Work(self.finish)
+        return result
 
     # -- the state file -------------------------------------------------------------
 
