@@ -9,6 +9,10 @@ from iq_client import Client, HTTPRequest, HTTPResponse, TransportError
 
 Reply = Union[HTTPResponse, Exception, Callable[[HTTPRequest], HTTPResponse]]
 
+#: ``index_daily``'s (and ``index_latest``'s) default fields, and all of them.
+DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
+FULL_DAILY = DAILY[:4] + ["pre_value"] + DAILY[4:] + ["published_at"]
+
 #: Keys of the service's shape (``iq_`` + 40 letters and digits); not real keys.
 TEST_KEY = "iq_" + "TestKey0" * 5
 OTHER_KEY = "iq_" + "OtherKey" * 5

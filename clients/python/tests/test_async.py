@@ -33,9 +33,17 @@ from iq_client import (  # noqa: E402
     TransportError,
 )
 
-from fakes import DEFAULT_MEMBERSHIP, TEST_KEY, error, membership, ok, raw, too_many  # noqa: E402
+from fakes import (  # noqa: E402
+    DAILY,
+    DEFAULT_MEMBERSHIP,
+    TEST_KEY,
+    error,
+    membership,
+    ok,
+    raw,
+    too_many,
+)
 
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 CAL = ["trade_date", "pretrade_date"]
 ROW = ["20261120", "GPU_Index", "1009.305519", "23237.039500", "-2.231201", "0.221553"]
 

@@ -11,7 +11,7 @@ import iq_client
 from iq_client import Client, LocalValidationError
 from iq_client.catalogue import catalogue, dataset, parse_catalogue
 
-from fakes import make_client
+from fakes import DAILY, FULL_DAILY, make_client
 
 DATASETS = [
     "index_basic",
@@ -96,31 +96,13 @@ def test_params_of_each_dataset(api_name: str, params: list) -> None:
         ),
         (
             "index_daily",
-            [
-                "trade_date",
-                "index_code",
-                "index_value",
-                "weighted_price",
-                "pre_value",
-                "change",
-                "pct_change",
-                "published_at",
-            ],
-            ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
+            FULL_DAILY,
+            DAILY,
         ),
         (
             "index_latest",
-            [
-                "trade_date",
-                "index_code",
-                "index_value",
-                "weighted_price",
-                "pre_value",
-                "change",
-                "pct_change",
-                "published_at",
-            ],
-            ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
+            FULL_DAILY,
+            DAILY,
         ),
         (
             "index_quote",

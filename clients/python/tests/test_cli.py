@@ -12,9 +12,8 @@ import pytest
 
 from iq_client import Client
 
-from fakes import DEFAULT_MEMBERSHIP, TEST_KEY, FakeTransport, error, ok
+from fakes import DAILY, DEFAULT_MEMBERSHIP, FULL_DAILY, TEST_KEY, FakeTransport, error, ok
 
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 ROWS = [
     ["20261119", "GPU_Index", "1007.074318", "23185.671000", "-1.608992", "-0.159514"],
     ["20261120", "GPU_Index", "1009.305519", "23237.039500", "2.231201", "0.221553"],
@@ -266,7 +265,6 @@ def test_whoami() -> None:
 
 # -- as_of, published_at and sync (D17) -------------------------------------------------
 
-FULL_DAILY = DAILY[:4] + ["pre_value"] + DAILY[4:] + ["published_at"]
 PUBLISHED = "2026-11-20T10:15:30.123456Z"
 
 

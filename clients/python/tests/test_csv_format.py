@@ -20,9 +20,8 @@ from iq_client import (
     RateLimited,
 )
 
-from fakes import TEST_KEY, FakeTransport, csv_ok, error, make_client, ok, too_many
+from fakes import DAILY, TEST_KEY, FakeTransport, csv_ok, error, make_client, ok, too_many
 
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 QUOTE = ["trade_date", "index_code", "specification", "weight", "price"]
 ROWS = [
     ["20261118", "GPU_Index", "1005.000000", None, "-1.608992", "-0.159514"],

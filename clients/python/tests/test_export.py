@@ -11,10 +11,9 @@ import pytest
 
 from iq_client import escape_formulas, to_csv
 
-from fakes import make_client, ok
+from fakes import DAILY, make_client, ok
 
 QUOTE = ["trade_date", "index_code", "specification", "weight", "price"]
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 HOSTILE = [
     '=HYPERLINK("http://x.test","click")',
     "+1+cmd|' /C calc'!A0",

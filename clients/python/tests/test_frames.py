@@ -11,17 +11,9 @@ from pandas.api import types
 from iq_client.catalogue import dataset
 from iq_client.frames import to_frame
 
-from fakes import make_client, ok
+from fakes import FULL_DAILY, make_client, ok
 
-DAILY = [
-    "trade_date",
-    "index_code",
-    "index_value",
-    "weighted_price",
-    "pre_value",
-    "change",
-    "pct_change",
-]
+DAILY = [name for name in FULL_DAILY if name != "published_at"]
 ROWS = [
     ["20261109", "Server_Index", "1000.000000", "250000.500000", None, None, None],
     [

@@ -14,19 +14,8 @@ import pytest
 from iq_client import AsyncClient, LocalValidationError
 from iq_client.validation import normalise_instant, rfc3339
 
-from fakes import TEST_KEY, FakeTransport, make_client, ok
+from fakes import DAILY, FULL_DAILY, TEST_KEY, FakeTransport, make_client, ok
 
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
-FULL_DAILY = [
-    "trade_date",
-    "index_code",
-    "index_value",
-    "weighted_price",
-    "pre_value",
-    "change",
-    "pct_change",
-    "published_at",
-]
 SHANGHAI = dt.timezone(dt.timedelta(hours=8))  # the service's usual zone, as an offset
 MARKET = ["index_daily", "index_latest", "index_quote"]
 

@@ -10,7 +10,7 @@ import pytest
 from iq_client import AsyncClient, Client
 from iq_client._methods import QUERY_OPTIONS
 
-from fakes import make_client, ok
+from fakes import DAILY, make_client, ok
 
 #: One method per dataset: named for it, but ``revisions`` for ``index_revisions``.
 DATASET_METHODS = [
@@ -21,7 +21,6 @@ DATASET_METHODS = [
     "revisions",
     "trade_calendar",
 ]
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 
 
 def keyword_only(function) -> dict:

@@ -10,10 +10,9 @@ import pytest
 
 from iq_client import APIError, AuthenticationError, Client, HTTPResponse
 
-from fakes import TEST_KEY, FakeTransport, error, make_client, membership, ok
+from fakes import DAILY, TEST_KEY, FakeTransport, error, make_client, membership, ok
 
 CAL = ["trade_date", "pretrade_date"]
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 
 
 def calendar_server(days: int, cap: int):

@@ -9,9 +9,8 @@ import pytest
 import iq_client.tushare as ts
 from iq_client import APIError, LocalValidationError
 
-from fakes import TEST_KEY, error, make_client, ok
+from fakes import DAILY, TEST_KEY, error, make_client, ok
 
-DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 ROW = ["20261120", "GPU_Index", "1012.345678", None, "-1.500000", "-0.147929"]
 
 

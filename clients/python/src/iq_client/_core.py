@@ -365,18 +365,9 @@ class ClientCore:
         """``GET /api/v1/membership``: what the service knows of this client's key."""
         return self._membership((yield from self._send(self._membership_request())))
 
-    def _fetch_page(
-        self,
-        api_name: str,
-        params: ParamsArg,
-        fields: FieldsArg,
-        keyword_params: Mapping[str, Any],
-        limit: Optional[int],
-        offset: int,
-    ) -> Flow[Page]:
-        """One request for one raw page of a query (no paging, no pinning); the query
-        is checked when the flow starts."""
-        query = validate_query(api_name, merge_params(params, keyword_params), fields)
+    def _fetch_page(self, query: ValidQuery, limit: Optional[int], offset: int) -> Flow[Page]:
+        """One request for one raw page of ``query`` (no paging, no pinning); the
+        options are checked when the flow starts."""
         size = self.page_size if limit is None else check_int("limit", limit, 1)
         body = query.body(limit=size, offset=check_int("offset", offset, 0))
         return self._page(query, (yield from self._send(self._query_request(body))))

@@ -43,7 +43,7 @@ from ._core import ClientCore
 from ._sansio import Flow
 from .frames import DateMode, DecimalMode
 from .sync import PathArg, SyncFormat, SyncJob
-from .validation import FieldsArg, ParamsArg
+from .validation import FieldsArg, ParamsArg, merge_params, validate_query
 
 if TYPE_CHECKING:
     from typing_extensions import TypedDict, Unpack
@@ -185,8 +185,8 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
             LocalValidationError: before sending, for a query the service would refuse.
             APIError: a subclass per business code when the service refuses it.
         """
-        flow = self._fetch_page(api_name, params, fields, keyword_params, limit, offset)
-        return cast(P, self._run(flow))
+        query = validate_query(api_name, merge_params(params, keyword_params), fields)
+        return cast(P, self._run(self._fetch_page(query, limit, offset)))
 
     @overload
     def query(
