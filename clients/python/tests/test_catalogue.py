@@ -59,21 +59,27 @@ def test_params_of_each_dataset(api_name: str, params: list) -> None:
     assert frame["description"].str.len().min() > 0
 
 
+#: ``index_basic``'s default fields (the first of its fields).
+BASIC = [
+    "index_code",
+    "index_name",
+    "sort_no",
+    "visibility",
+    "base_date",
+    "base_value",
+    "unit",
+    "has_quotes",
+    "description",
+]
+
+
 @pytest.mark.parametrize(
     "api_name, fields, defaults",
     [
         (
             "index_basic",
-            [
-                "index_code",
-                "index_name",
-                "sort_no",
-                "visibility",
-                "base_date",
-                "base_value",
-                "unit",
-                "has_quotes",
-                "description",
+            BASIC
+            + [
                 "currency",
                 "price_basis",
                 "source",
@@ -82,17 +88,7 @@ def test_params_of_each_dataset(api_name: str, params: list) -> None:
                 "latest_trade_date",
                 "next_publication_at",
             ],
-            [
-                "index_code",
-                "index_name",
-                "sort_no",
-                "visibility",
-                "base_date",
-                "base_value",
-                "unit",
-                "has_quotes",
-                "description",
-            ],
+            BASIC,
         ),
         (
             "index_daily",

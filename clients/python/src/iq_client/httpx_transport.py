@@ -22,7 +22,7 @@ except ImportError as _missing:  # pragma: no cover - depends on the environment
     ) from _missing
 
 from .errors import TransportError
-from .transport import HTTPRequest, HTTPResponse
+from .transport import HTTPRequest, HTTPResponse, failed, invalid_header, malformed
 
 __all__ = ["HttpxTransport"]
 
@@ -68,11 +68,7 @@ class HttpxTransport:
             pass
         # Raised outside the handler: the message may quote the header's value (the
         # key), so it is neither shown nor kept as the cause or context.
-        raise TransportError(
-            "a request header is not valid HTTP (a control character or whitespace "
-            "in the API key or another header?); the value is not shown",
-            retryable=False,
-        )
+        raise invalid_header()
 
     async def _send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
         try:
@@ -86,24 +82,16 @@ class HttpxTransport:
         except httpx.LocalProtocolError:
             raise
         except _MALFORMED_REQUEST as err:
-            raise TransportError(
-                f"cannot send a request to {request.url!r}: {type(err).__name__} (check base_url)",
-                retryable=False,
-            ) from err
+            raise malformed(request, err) from err
         except httpx.TimeoutException as err:
             raise TransportError(
                 f"no answer from {request.url} within {timeout:g} s: {type(err).__name__}",
                 timed_out=True,
             ) from err
         except _NETWORK_FAILURE as err:
-            raise TransportError(
-                f"request to {request.url} failed: {type(err).__name__}: {err}"
-            ) from err
+            raise failed(request, err, retryable=True) from err
         except httpx.HTTPError as err:
-            raise TransportError(
-                f"request to {request.url} failed: {type(err).__name__}: {err}",
-                retryable=False,
-            ) from err
+            raise failed(request, err) from err
         return HTTPResponse.build(answer.status_code, answer.headers, answer.content)
 
     async def aclose(self) -> None:

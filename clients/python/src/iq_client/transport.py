@@ -32,6 +32,33 @@ _MALFORMED_REQUEST = (
 _NETWORK_FAILURE = (requests.ConnectionError, requests.exceptions.ChunkedEncodingError)
 
 
+def invalid_header() -> TransportError:
+    """The failure of a request with a header that is not valid HTTP. The message never
+    quotes the header (which would show the API key); raise it outside the handler of
+    the library's error, so that error is neither the cause nor the context."""
+    return TransportError(
+        "a request header is not valid HTTP (a control character or whitespace "
+        "in the API key or another header?); the value is not shown",
+        retryable=False,
+    )
+
+
+def malformed(request: "HTTPRequest", err: Exception) -> TransportError:
+    """The failure of a request that cannot be sent as built (a malformed URL): sending
+    it again would fail the same way."""
+    return TransportError(
+        f"cannot send a request to {request.url!r}: {type(err).__name__} (check base_url)",
+        retryable=False,
+    )
+
+
+def failed(request: "HTTPRequest", err: Exception, *, retryable: bool = False) -> TransportError:
+    """Any other failure of the HTTP library, named with its type."""
+    return TransportError(
+        f"request to {request.url} failed: {type(err).__name__}: {err}", retryable=retryable
+    )
+
+
 @dataclass(frozen=True)
 class HTTPRequest:
     """One request: method, absolute URL, headers and the encoded body.
@@ -122,11 +149,7 @@ class RequestsTransport:
             pass
         # Raised outside the handler: InvalidHeader's message quotes the header's
         # value (the key), so it is neither shown nor kept as the cause or context.
-        raise TransportError(
-            "a request header is not valid HTTP (a control character or whitespace "
-            "in the API key or another header?); the value is not shown",
-            retryable=False,
-        )
+        raise invalid_header()
 
     def _send(self, request: HTTPRequest, timeout: float) -> HTTPResponse:
         try:
@@ -140,10 +163,7 @@ class RequestsTransport:
         except requests.exceptions.InvalidHeader:
             raise
         except _MALFORMED_REQUEST as err:
-            raise TransportError(
-                f"cannot send a request to {request.url!r}: {type(err).__name__} (check base_url)",
-                retryable=False,
-            ) from err
+            raise malformed(request, err) from err
         except requests.Timeout as err:
             raise TransportError(
                 f"no answer from {request.url} within {timeout:g} s: {err}",
@@ -152,10 +172,7 @@ class RequestsTransport:
         except _NETWORK_FAILURE as err:
             raise TransportError(f"request to {request.url} failed: {err}") from err
         except requests.RequestException as err:
-            raise TransportError(
-                f"request to {request.url} failed: {type(err).__name__}: {err}",
-                retryable=False,
-            ) from err
+            raise failed(request, err) from err
         return HTTPResponse.build(answer.status_code, answer.headers, answer.content)
 
     def close(self) -> None:
