@@ -22,7 +22,7 @@
 //!    call-log rows written (which must equal the calls admitted), and the one more
 //!    statement that gives the key's unspent leases back once it has been idle for 10 s.
 //! 2. **Throughput with and without the quota.** Two more instances, one with step 7
-//!    and one without it (`quota_enforced: false`, which exists only for this), each with
+//!    and one without it (`runtime.quota_enforced = false`, which exists only for this), each with
 //!    its own pro key. The pro tier's limits are raised on both databases to 1000000000
 //!    a minute and a day through the super administrator's `PUT /api/v1/admin/tiers/pro`
 //!    (ordinary configuration), so the quota still runs its full course on every call,
@@ -335,14 +335,25 @@ async fn keyed(quota_enforced: bool, limits: Option<i64>) -> Keyed {
     Keyed { app, key, url }
 }
 
+/// The production quota settings, step 7 on or off, no keyless limit.
+fn production(settings: &mut iq_service::settings::Settings, quota_enforced: bool) {
+    let defaults = iq_service::settings::Settings::defaults();
+    settings.quota = defaults.quota;
+    settings.runtime.quota_enforced = quota_enforced;
+    settings.site.website_per_minute = 0;
+}
+
 /// `helpers::spawn_with_fixture`, but with the production quota settings.
 async fn spawn(quota_enforced: bool) -> TestApp {
     helpers::spawn_with(helpers::Spawn {
         setup_sql: helpers::FIXTURE,
-        quota_enforced,
-        quota: Some(QuotaSettings::default()),
-        // The visitor round measures the query path, not the keyless protection.
-        tune: |s| s.website_per_minute = 0,
+        // The production quota settings (the tests flush more often), and the visitor
+        // round measures the query path, not the keyless protection.
+        tune: if quota_enforced {
+            |s| production(s, true)
+        } else {
+            |s| production(s, false)
+        },
         ..helpers::Spawn::default()
     })
     .await

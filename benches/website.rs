@@ -63,7 +63,7 @@ async fn main() {
     let app = helpers::spawn_with(helpers::Spawn {
         setup_sql: helpers::FIXTURE,
         // The rounds measure the pages, not the keyless protection.
-        tune: |settings| settings.website_per_minute = 0,
+        tune: |settings| settings.site.website_per_minute = 0,
         ..helpers::Spawn::default()
     })
     .await;

@@ -22,7 +22,7 @@ pub async fn run(settings: Settings, files: &[String]) -> ExitCode {
         eprintln!("usage: iq-service import FILE.xlsx|FILE.csv ...");
         return ExitCode::from(2);
     }
-    let (config, embedded) = match open_database(&settings.database).await {
+    let (config, embedded) = match open_database(&settings.database.database()).await {
         Ok(opened) => opened,
         Err(err) => {
             eprintln!("import: {err}");
@@ -45,7 +45,7 @@ async fn import_all(
         eprintln!("import: {err}");
         return ExitCode::FAILURE;
     }
-    let pool = match iq_actors::db::build_pool(config, &settings.pool) {
+    let pool = match iq_actors::db::build_pool(config, &settings.database.pool()) {
         Ok(pool) => pool,
         Err(err) => {
             eprintln!("import: {err}");
@@ -54,10 +54,10 @@ async fn import_all(
     };
     let importer = Importer {
         pool,
-        clock: settings.clock.clone(),
+        clock: settings.clock().clone(),
         // No local actors to tell; NOTIFY still reaches every running instance.
         bus: ChangeBus::new(Vec::new()),
-        limits: settings.import_limits,
+        limits: settings.imports.limits(),
     };
     let mut failed = false;
     for file in files {

@@ -1,11 +1,10 @@
-//! `iq-service`: serves the API. Configuration comes from environment variables (see
-//! README); with no `DATABASE_URL` it runs an embedded PostgreSQL with demo data.
+//! `iq-service`: serves the API. Settings come from options or environment variables
+//! (`iq-service --help`); with no `DATABASE_URL` it runs an embedded PostgreSQL with
+//! demo data.
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use iq_service::cli::{print_line, Cli, Command};
-use iq_service::settings::Settings;
 use iq_service::startup::Application;
 use iq_service::telemetry;
 
@@ -16,8 +15,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    // Parsed before anything else: help, a version or a typo touches nothing.
-    let command = Cli::parse().chosen();
+    // Parsed before anything else: help, a version, a typo or a bad setting touches
+    // nothing.
+    let (command, settings) = Cli::parse_or_exit().chosen();
     if let Command::Catalogue = command {
         // The dataset catalogue as JSON, the source the docs and the Python client's
         // local checks are generated from.
@@ -30,22 +30,23 @@ async fn main() -> ExitCode {
         // The API's OpenAPI document, built from the code alone: no settings, no database.
         return exit_of(print_line(&iq_service::openapi::pretty_json()));
     }
-    let settings = match Settings::from_env() {
-        Ok(settings) => settings,
-        Err(err) => {
-            eprintln!("{err}");
-            return ExitCode::from(2);
-        }
-    };
     if let Command::Import { files } = command {
         // Quote files from a shell, through the import path.
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        let telemetry = telemetry::init(settings.log_format, "warn");
+        let telemetry = telemetry::init(
+            settings.telemetry.log_format(),
+            settings.telemetry.rust_log.as_deref(),
+            "warn",
+        );
         let code = iq_service::import_command::run(settings, &files).await;
         telemetry.shutdown();
         return code;
     }
-    let telemetry = telemetry::init(settings.log_format, "info");
+    let telemetry = telemetry::init(
+        settings.telemetry.log_format(),
+        settings.telemetry.rust_log.as_deref(),
+        "info",
+    );
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,
         Err(err) => {
@@ -56,6 +57,7 @@ async fn main() -> ExitCode {
         }
     };
     let host = settings
+        .http
         .listen_addr
         .rsplit_once(':')
         .map_or("127.0.0.1", |(h, _)| h);

@@ -120,8 +120,11 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings) -> Result<Application, StartupError> {
-        let (db_config, embedded) = open_database(&settings.database).await?;
-        let key_secret = match (&settings.key_secret, &settings.database) {
+        let database = settings.database.database();
+        let (db_config, embedded) = open_database(&database).await?;
+        let clock = settings.clock().clone();
+        let service_tz = settings.site.service_tz;
+        let key_secret = match (&settings.accounts.key_secret, &database) {
             (Some(secret), _) => secret.clone(),
             (None, Database::Embedded { dir }) => {
                 let secret = local_secret::load_or_create(&dir.join("key-secret"))
@@ -138,15 +141,15 @@ impl Application {
         };
         let hasher = KeyHasher::new(key_secret.expose());
 
-        let today = service_today(settings.clock.now(), settings.service_tz);
-        let load_demo = settings.demo_data || embedded.is_some();
+        let today = service_today(clock.now(), service_tz);
+        let load_demo = settings.database.demo_data || embedded.is_some();
         let demo_loaded = migrations::prepare(&db_config, load_demo.then_some(today))
             .await
             .map_err(StartupError::Database)?;
-        let workers = settings.workers.unwrap_or_else(|| {
+        let workers = settings.http.workers().unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
-        let (shared_pool, read_pool) = settings.pool.split(workers);
+        let (shared_pool, read_pool) = settings.database.pool().split(workers);
         let build_pool = |pool_settings| {
             iq_actors::db::build_pool(db_config.clone(), pool_settings)
                 .map_err(StartupError::Database)
@@ -163,26 +166,26 @@ impl Application {
         // every worker thread gets clones of them (see `Fronts`), sharing their caches.
         let auth_actor = AuthActor::new(
             pool.clone(),
-            settings.clock.clone(),
+            clock.clone(),
             hasher.clone(),
-            settings.sessions,
+            settings.accounts.sessions(),
         );
         let auth = auth_actor.clone().start();
         let datasets_actor = DatasetActor::new(
             pool.clone(),
-            settings.clock.clone(),
+            clock.clone(),
             DatasetSettings {
-                service_tz: settings.service_tz,
-                max_limit: settings.max_limit,
-                page_cache_bytes: settings.page_cache_bytes,
-                page_ttl: settings.page_ttl,
+                service_tz,
+                max_limit: settings.site.max_limit,
+                page_cache_bytes: settings.site.page_cache_bytes(),
+                page_ttl: settings.site.page_cache_ttl_secs.0,
             },
         );
         let datasets = datasets_actor.clone().start();
         // One quota shard per worker: each owns a share of the accounts.
         let quota = {
-            let (pool, clock) = (pool.clone(), settings.clock.clone());
-            let quota_settings = settings.quota.clone();
+            let (pool, clock) = (pool.clone(), clock.clone());
+            let quota_settings = settings.quota.settings();
             // A store each: its statement counters are the shard's own.
             QuotaShards::start(workers, move || {
                 let store = QuotaStore::new(pool.clone());
@@ -203,8 +206,8 @@ impl Application {
         let accounts = Accounts::new(
             pool.clone(),
             hasher,
-            settings.clock.clone(),
-            settings.sessions,
+            clock.clone(),
+            settings.accounts.sessions(),
             bus,
         );
         if demo_loaded {
@@ -214,12 +217,12 @@ impl Application {
         }
         let front = Fronts::new(
             auth_actor,
-            settings.quota_enforced.then(|| quota.clone()),
+            settings.runtime.quota_enforced.then(|| quota.clone()),
             datasets_actor,
             read_pools.clone(),
-            settings.clock.clone(),
-            &settings.site_name,
-            settings.max_limit,
+            clock.clone(),
+            &settings.site.site_name,
+            settings.site.max_limit,
         );
         let draining = Draining::default();
         // What the HTTP edge reads, as app data of its own: it never reads the state.
@@ -231,50 +234,50 @@ impl Application {
             accounts,
             tiers: Tiers::new(pool.clone(), change_bus.clone()),
             index_settings: IndexSettings::new(pool.clone(), change_bus.clone()),
-            trusted_proxies: settings.trusted_proxies.clone(),
-            cookie_secure: settings.cookie_secure,
-            import_max_bytes: settings.import_max_bytes,
+            trusted_proxies: settings.http.trusted_proxies.clone(),
+            cookie_secure: settings.accounts.cookie_secure,
+            import_max_bytes: settings.imports.max_bytes(),
             calendar: Calendar::new(pool.clone(), change_bus.clone()),
             importer: Importer {
                 pool: pool.clone(),
-                clock: settings.clock.clone(),
+                clock: clock.clone(),
                 bus: change_bus.clone(),
-                limits: settings.import_limits,
+                limits: settings.imports.limits(),
             },
             pool: pool.clone(),
-            protection: Protection::new(settings.clock.clone(), settings.website_per_minute),
+            protection: Protection::new(clock.clone(), settings.site.website_per_minute),
             initialized: AtomicBool::new(false),
             site: Site {
-                name: settings.site_name.clone(),
+                name: settings.site.site_name.clone(),
                 forms: FormTokens::new(key_secret.expose()),
-                clock: settings.clock.clone(),
-                service_tz: settings.service_tz,
+                clock: clock.clone(),
+                service_tz,
                 visitor_pages,
             },
         });
 
         let listen = |source| StartupError::Listen {
-            addr: settings.listen_addr.clone(),
+            addr: settings.http.listen_addr.clone(),
             setting: "LISTEN_ADDR",
             source,
         };
         // Before either listener accepts a connection: a stop signal from then on
         // drains (see `StopSignals`).
         let signals = StopSignals::listen();
-        let listener = TcpListener::bind(&settings.listen_addr).map_err(listen)?;
+        let listener = TcpListener::bind(&settings.http.listen_addr).map_err(listen)?;
         let port = listener.local_addr().map_err(listen)?.port();
         let listening = Listening::of(&listener).map_err(listen)?;
-        let separate_metrics = settings.metrics_addr.is_some();
-        let metrics = match &settings.metrics_addr {
+        let separate_metrics = settings.http.metrics_listener().is_some();
+        let metrics = match settings.http.metrics_listener() {
             Some(addr) => Some(metrics_server(addr, state.clone())?),
             None => None,
         };
-        let body_pace = settings.body_pace;
-        let access_log = settings.access_log;
+        let body_pace = settings.http.body_pace();
+        let access_log = settings.telemetry.access_log;
         let options = ListenOptions {
-            workers: settings.workers,
-            max_connections_per_ip: settings.max_connections_per_ip,
-            trusted_proxies: settings.trusted_proxies.clone(),
+            workers: settings.http.workers(),
+            max_connections_per_ip: settings.http.max_connections_per_ip,
+            trusted_proxies: settings.http.trusted_proxies.clone(),
         };
         let server = listener::serve(listener, options, move || {
             App::new()
@@ -302,7 +305,7 @@ impl Application {
             draining,
             signals,
             listening,
-            shutdown_delay: settings.shutdown_delay,
+            shutdown_delay: settings.http.shutdown_delay_ms.0,
         })
     }
 

@@ -34,6 +34,17 @@ impl AccessLog {
     }
 }
 
+impl std::fmt::Display for AccessLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AccessLog::All => f.write_str("all"),
+            AccessLog::Errors => f.write_str("errors"),
+            AccessLog::Sample(n) => write!(f, "sample:{n}"),
+            AccessLog::Off => f.write_str("off"),
+        }
+    }
+}
+
 impl FromStr for AccessLog {
     type Err = String;
 
@@ -60,6 +71,14 @@ mod tests {
     fn settings_read_and_decide() {
         assert_eq!("ALL".parse(), Ok(AccessLog::All));
         assert_eq!("sample:10".parse(), Ok(AccessLog::Sample(10)));
+        for setting in [
+            AccessLog::All,
+            AccessLog::Errors,
+            AccessLog::Sample(7),
+            AccessLog::Off,
+        ] {
+            assert_eq!(setting.to_string().parse(), Ok(setting));
+        }
         assert!("sample:0".parse::<AccessLog>().is_err());
         assert!("some".parse::<AccessLog>().is_err());
         assert!(AccessLog::Errors.keeps(404) && !AccessLog::Errors.keeps(200));

@@ -44,7 +44,7 @@ use log_filter::LogFilter;
 pub const ACCESS_TARGET: &str = "iq_service::access";
 
 /// How log lines are written (`LOG_FORMAT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
     Json,
     Pretty,
@@ -77,13 +77,13 @@ impl Telemetry {
     }
 }
 
-/// Installs the global subscriber, logging at `default_level` unless `RUST_LOG` says
-/// otherwise: `info` for the service, `warn` for commands, whose own output is the
+/// Installs the global subscriber, logging by `filter` (`RUST_LOG`), else at
+/// `default_level`: `info` for the service, `warn` for commands, whose own output is the
 /// progress. Traces are always recorded at `info`, whatever the log level.
-pub fn init(format: LogFormat, default_level: &str) -> Telemetry {
+pub fn init(format: LogFormat, filter: Option<&str>, default_level: &str) -> Telemetry {
     let (spans, problem) = span_processor();
 
-    let log_filter = LogFilter::new(std::env::var("RUST_LOG").ok().as_deref(), default_level);
+    let log_filter = LogFilter::new(filter, default_level);
     // Spans get ids up to the most verbose level anything records: traces are `info`.
     let ids = ids::Ids::up_to(log_filter.most_verbose().max(LevelFilter::INFO));
     // The exporter's own crates log through `tracing` too; their events must not become

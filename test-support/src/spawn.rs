@@ -7,13 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use iq_actors::accounts::SessionPolicy;
 use iq_actors::clock::ManualClock;
-use iq_actors::db::PoolSettings;
-use iq_actors::imports::ImportLimits;
-use iq_actors::quota::QuotaSettings;
-use iq_service::http::body_pace::BodyPace;
-use iq_service::settings::{Database, KeySecret, Settings};
+use iq_service::settings::{Database, KeySecret, Millis, Settings};
 use iq_service::startup::Application;
 use iq_service::telemetry::LogFormat;
 use tokio_postgres::NoTls;
@@ -24,16 +19,9 @@ use crate::{now, TestApp, FIXTURE};
 /// Options for [`spawn_with`].
 pub struct Spawn {
     pub demo_data: bool,
-    pub max_limit: u32,
     /// SQL run on the migrated database before the service starts.
     pub setup_sql: &'static str,
-    /// `TRUSTED_PROXIES`.
-    pub trusted_proxies: &'static [&'static str],
-    /// Step 7 on (always, except to measure the key path without it).
-    pub quota_enforced: bool,
-    /// `None`: the tests' (a flush every 50 ms, so usage lands fast).
-    pub quota: Option<QuotaSettings>,
-    /// Any other change to the settings, applied last.
+    /// Any change to the settings, applied last.
     pub tune: fn(&mut Settings),
 }
 
@@ -41,55 +29,32 @@ impl Default for Spawn {
     fn default() -> Self {
         Spawn {
             demo_data: false,
-            max_limit: 5000,
             setup_sql: "",
-            trusted_proxies: &[],
-            quota_enforced: true,
-            quota: None,
             tune: |_| {},
         }
     }
 }
 
-/// Settings for a test instance: one worker, a small pool and cache, the given clock.
+/// Settings for a test instance, from the declaration's defaults: one worker, a small
+/// pool and cache, usage flushed every 50 ms (so a test reads it back fast), the given
+/// clock.
 pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
-    Settings {
-        listen_addr: "127.0.0.1:0".into(),
-        metrics_addr: None,
-        database,
-        service_tz: chrono_tz::Asia::Shanghai,
-        max_limit: 5000,
-        site_name: "Test Index".into(),
-        demo_data: false,
-        log_format: LogFormat::Json,
-        workers: Some(1),
-        pool: PoolSettings {
-            max_size: 4,
-            ..PoolSettings::default()
-        },
-        page_cache_bytes: 16 * 1024 * 1024,
-        page_ttl: Duration::from_secs(300),
-        key_secret: Some(
-            KeySecret::new(b"a test secret of at least thirty-two bytes".to_vec()).unwrap(),
-        ),
-        trusted_proxies: Vec::new(),
-        cookie_secure: false,
-        sessions: SessionPolicy::default(),
-        // Flush often, so usage read back by a test lands fast.
-        quota: QuotaSettings {
-            flush_interval: Duration::from_millis(50),
-            ..QuotaSettings::default()
-        },
-        quota_enforced: true,
-        import_max_bytes: 4 * 1024 * 1024,
-        import_limits: ImportLimits::default(),
-        website_per_minute: 300,
-        body_pace: BodyPace::default(),
-        max_connections_per_ip: 0,
-        access_log: Default::default(),
-        shutdown_delay: Duration::ZERO,
-        clock,
-    }
+    let mut settings = Settings::defaults();
+    settings.database.set_database(database);
+    settings.database.db_pool_size = 4;
+    settings.http.listen_addr = "127.0.0.1:0".into();
+    settings.http.metrics_on_api();
+    settings.http.workers = 1;
+    settings.http.max_connections_per_ip = 0;
+    settings.accounts.key_secret =
+        Some(KeySecret::new(b"a test secret of at least thirty-two bytes".to_vec()).unwrap());
+    settings.quota.quota_flush_ms = Millis(Duration::from_millis(50));
+    settings.imports.import_max_mb = 4;
+    settings.site.site_name = "Test Index".into();
+    settings.site.page_cache_mb = 16;
+    settings.telemetry.log_format = Some(LogFormat::Json);
+    settings.runtime.clock = clock;
+    settings
 }
 
 /// The service on the demo data set (generated for the test clock's today).
@@ -119,18 +84,8 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     let database_url = create_database().await;
     let clock = Arc::new(ManualClock::new(now()));
     let mut settings = test_settings(Database::Url(database_url.clone()), clock.clone());
-    settings.max_limit = options.max_limit;
-    settings.demo_data = options.demo_data;
-    settings.quota_enforced = options.quota_enforced;
-    if let Some(quota) = options.quota {
-        settings.quota = quota;
-    }
+    settings.database.demo_data = options.demo_data;
     (options.tune)(&mut settings);
-    settings.trusted_proxies = options
-        .trusted_proxies
-        .iter()
-        .map(|n| n.parse().unwrap())
-        .collect();
     // The database is a clone of the migrated template, so a fixture can fill its
     // tables before the service starts.
     let (db, connection) = tokio_postgres::connect(&database_url, NoTls)

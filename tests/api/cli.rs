@@ -4,13 +4,73 @@
 use std::process::Command;
 
 fn run(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_iq-service"))
+    run_with(args, cwd, &[])
+}
+
+/// The binary with only the settings in `env` (every declared variable of the
+/// test's own environment removed).
+fn run_with(args: &[&str], cwd: &std::path::Path, env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iq-service"));
+    for variable in iq_service::settings::reference::variables() {
+        command.env_remove(variable);
+    }
+    command
         .args(args)
         .current_dir(cwd)
-        .env_remove("DATABASE_URL")
-        .env_remove("IQ_DATA_DIR")
+        .envs(env.iter().copied())
         .output()
         .expect("the binary runs")
+}
+
+#[test]
+fn help_lists_every_setting_with_its_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&["--help"][..], &["serve", "--help"]] {
+        let help = run(args, dir.path());
+        assert_eq!(help.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&help.stdout);
+        for variable in iq_service::settings::reference::variables() {
+            assert!(
+                text.contains(&variable),
+                "{args:?} does not name {variable}"
+            );
+        }
+    }
+}
+
+/// A bad setting stops the start before anything is touched, naming its variable and
+/// never a secret's value; a blank variable counts as unset.
+#[test]
+fn a_bad_setting_stops_the_start_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (variable, value, said) in [
+        ("MAX_LIMIT", "0", "MAX_LIMIT"),
+        ("QUOTA_LEASE_TTL_MS", "soon", "QUOTA_LEASE_TTL_MS"),
+        ("DEMO_DATA", "perhaps", "DEMO_DATA"),
+        ("TRUSTED_PROXIES", "10.0.0.0/8,proxy.local", "proxy.local"),
+        ("KEY_SECRET", "hunter2", "KEY_SECRET"),
+    ] {
+        let refused = run_with(&["serve"], dir.path(), &[(variable, value)]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{variable}: {stderr}");
+        assert!(stderr.contains(said), "{variable}: {stderr}");
+        if variable == "KEY_SECRET" {
+            assert!(!stderr.contains(value), "the secret was printed: {stderr}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+
+    let blank = run_with(
+        &["catalogue"],
+        dir.path(),
+        &[("MAX_LIMIT", " "), ("DEMO_DATA", "")],
+    );
+    assert_eq!(
+        blank.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&blank.stderr)
+    );
 }
 
 #[test]

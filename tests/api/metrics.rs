@@ -228,7 +228,7 @@ async fn a_busy_metrics_port_names_the_setting_that_moves_it() {
     let addr = taken.local_addr().expect("its address").to_string();
     let clock = Arc::new(iq_actors::clock::ManualClock::new(now()));
     let mut settings = test_settings(Database::Url(database_url), clock);
-    settings.metrics_addr = Some(addr.clone());
+    settings.http.metrics_addr = addr.clone();
     let error = match Application::build(settings).await {
         Ok(_) => panic!("started with its metrics port taken"),
         Err(error) => error.to_string(),

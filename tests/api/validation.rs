@@ -146,7 +146,7 @@ async fn a_limit_above_the_server_maximum_is_reduced() {
     );
 
     let capped = spawn_with(Spawn {
-        max_limit: 3,
+        tune: |s| s.site.max_limit = 3,
         ..Spawn::default()
     })
     .await;

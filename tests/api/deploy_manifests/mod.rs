@@ -25,15 +25,14 @@
 //! rendering and validation have a deadline, past which Python is killed.
 //!
 //! A file per topic. The harness: `render.rs` runs the Python renderer and validator and
-//! keeps its answer; `objects.rs` finds objects and values in that answer; `code.rs`
-//! reads what the service's own source says (timeouts, the variables it reads). The
-//! checks: `listing.rs` (everything validates and is listed), `pods.rs` (replicas,
+//! keeps its answer; `objects.rs` finds objects and values in that answer; what the
+//! service itself says (timeouts, the variables it reads) comes from its code's public
+//! items, never its source text. The checks: `listing.rs` (everything validates and is listed), `pods.rs` (replicas,
 //! probes, resources, the grace period, the autoscaler and disruption budget),
 //! `settings.rs` (the Secret and the ConfigMap), `traffic.rs` (ports, Service, Ingress,
 //! scraping), `fleet.rs` (the database's connections). The harness must never assert
 //! what a manifest should say, and a check must never run Python itself.
 
-mod code;
 mod fleet;
 mod listing;
 mod objects;

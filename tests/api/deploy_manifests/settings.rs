@@ -2,31 +2,14 @@
 //! example, which is too short to run with), every ConfigMap key a variable the service
 //! reads and none a secret, and the settings a deployment behind an Ingress needs.
 
+use std::collections::BTreeSet;
 use std::fs;
 
 use iq_service::settings::KeySecret;
 use serde_json::json;
 
-use super::code::variables_read_by_the_code;
 use super::objects::{config, container, entry};
-use super::render::{manifests_dir, repository};
-
-/// Variables whose meaning is a library's rather than the service's own: `RUST_LOG`
-/// (`tracing-subscriber`'s filter syntax) and the OpenTelemetry SDK's standard variables
-/// (the README's configuration table lists them).
-const LIBRARY_VARIABLES: &[&str] = &[
-    "RUST_LOG",
-    "OTEL_TRACES_SAMPLER",
-    "OTEL_TRACES_SAMPLER_ARG",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    "OTEL_EXPORTER_OTLP_TIMEOUT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_RESOURCE_ATTRIBUTES",
-    "OTEL_BSP_SCHEDULE_DELAY",
-    "OTEL_BSP_EXPORT_TIMEOUT",
-    "OTEL_BSP_MAX_QUEUE_SIZE",
-    "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
-];
+use super::render::manifests_dir;
 
 #[test]
 fn secrets_from_the_secret_and_every_setting_a_real_one() {
@@ -72,29 +55,15 @@ fn secrets_from_the_secret_and_every_setting_a_real_one() {
         );
     }
 
-    // Every setting is a variable the service reads, and none is a secret.
-    let known = variables_read_by_the_code();
-    for sure in [
-        "DATABASE_URL",
-        "KEY_SECRET",
-        "LISTEN_ADDR",
-        "DB_ACQUIRE_TIMEOUT_MS",
-        "OTEL_SERVICE_NAME",
-    ] {
-        assert!(
-            known.contains(sure),
-            "reading variable names from the code found no {sure}: {known:?}"
-        );
-    }
-    let telemetry = fs::read_to_string(repository().join("src/telemetry/mod.rs")).unwrap();
-    assert!(
-        telemetry.contains(r#"std::env::var("RUST_LOG")"#),
-        "RUST_LOG is read by the log filter"
-    );
+    // Every setting is a variable the service reads (its declaration says which), and
+    // none is a secret.
+    let known: BTreeSet<String> = iq_service::settings::reference::variables()
+        .into_iter()
+        .collect();
     let settings = config();
     for name in settings.keys() {
         assert!(
-            known.contains(name) || LIBRARY_VARIABLES.contains(&name.as_str()),
+            known.contains(name),
             "config.env sets {name}, which the service does not read"
         );
         assert!(

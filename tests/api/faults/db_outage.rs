@@ -61,8 +61,8 @@ fn plan(client: usize, phase: usize) -> Option<usize> {
 }
 
 fn short_timeouts(settings: &mut Settings) {
-    settings.pool.acquire_timeout = ACQUIRE;
-    settings.pool.statement_timeout = STATEMENT;
+    settings.database.db_acquire_timeout_ms = ACQUIRE.into();
+    settings.database.db_statement_timeout_ms = STATEMENT.into();
 }
 
 /// A connection of the test's own to the database (the one in [`TestApp`] goes when the

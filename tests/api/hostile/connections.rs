@@ -31,8 +31,8 @@ async fn a_body_that_trickles_is_cut() {
     let app = spawn_with(Spawn {
         demo_data: true,
         tune: |s| {
-            s.body_pace.grace = Duration::from_secs(1);
-            s.body_pace.min_bytes_per_sec = 1000;
+            s.http.body_grace_secs = Duration::from_secs(1).into();
+            s.http.body_min_bytes_per_sec = 1000;
         },
         ..Spawn::default()
     })
@@ -63,7 +63,7 @@ async fn a_body_that_trickles_is_cut() {
 async fn connections_per_address_are_capped() {
     let app = spawn_with(Spawn {
         demo_data: true,
-        tune: |s| s.max_connections_per_ip = 4,
+        tune: |s| s.http.max_connections_per_ip = 4,
         ..Spawn::default()
     })
     .await;

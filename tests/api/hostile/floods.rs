@@ -12,7 +12,7 @@ use crate::helpers::{spawn_with, spawn_with_demo, Spawn, TestApp, PASSWORD};
 async fn keyless_callers_are_limited_per_minute_d15() {
     let app = spawn_with(Spawn {
         demo_data: true,
-        tune: |s| s.website_per_minute = 3,
+        tune: |s| s.site.website_per_minute = 3,
         ..Spawn::default()
     })
     .await;

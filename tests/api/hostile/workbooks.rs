@@ -67,7 +67,7 @@ async fn workbook_bombs_are_refused_and_the_service_stays_up() {
 #[actix_web::test]
 async fn a_workbook_part_that_inflates_past_the_cap_is_refused_unread() {
     let app = spawn_with(Spawn {
-        tune: |s| s.import_limits.max_entry_bytes = 1024 * 1024,
+        tune: |s| s.imports.import_max_entry_mb = 1,
         ..Spawn::default()
     })
     .await;

@@ -46,7 +46,7 @@ async fn without_trusted_proxies_the_allowlist_sees_the_peer_and_ignores_forward
 async fn behind_a_trusted_proxy_the_allowlist_sees_the_forwarded_client() {
     let app = spawn_with(Spawn {
         setup_sql: FIXTURE,
-        trusted_proxies: &["127.0.0.1/32"],
+        tune: |s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
         ..Spawn::default()
     })
     .await;

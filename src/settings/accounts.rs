@@ -1,0 +1,46 @@
+//! Settings of credentials: the secret API keys are hashed with, and how long a
+//! website session lives and whether its cookie needs TLS.
+
+use chrono::TimeDelta;
+use clap::Args;
+use iq_actors::accounts::SessionPolicy;
+
+use super::values::{KeySecret, KeySecretParser};
+
+#[derive(Debug, Clone, Args)]
+pub struct AccountsConfig {
+    /// Server secret API keys are hashed with (HMAC-SHA-256), at least 32 characters;
+    /// required with DATABASE_URL, the same on every instance; changing it invalidates
+    /// every key. Unset with the embedded cluster: generated into its data folder.
+    #[arg(long, env, hide_env_values = true, value_parser = KeySecretParser)]
+    pub key_secret: Option<KeySecret>,
+
+    /// Mark the session cookie `Secure` (set it whenever TLS is in front).
+    #[arg(long, env, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub cookie_secure: bool,
+
+    /// A session unused this many minutes expires.
+    #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = whole(SessionPolicy::default().idle.num_minutes()))]
+    pub session_idle_minutes: u32,
+
+    /// A session ends this many hours after login, however active.
+    #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = whole(SessionPolicy::default().absolute.num_hours()))]
+    pub session_max_hours: u32,
+}
+
+/// A positive count of whole units as the setting's type.
+fn whole(units: i64) -> u32 {
+    u32::try_from(units).unwrap_or(u32::MAX)
+}
+
+impl AccountsConfig {
+    pub fn sessions(&self) -> SessionPolicy {
+        SessionPolicy {
+            idle: TimeDelta::minutes(i64::from(self.session_idle_minutes)),
+            absolute: TimeDelta::hours(i64::from(self.session_max_hours)),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Settings of what the service publishes: its name, its time zone, the largest page,
+//! the result cache, and how much a caller without a key may ask.
+
+use std::time::Duration;
+
+use chrono_tz::Tz;
+use clap::Args;
+
+use super::values::{seconds, Seconds};
+
+const MIB: u64 = 1024 * 1024;
+
+#[derive(Debug, Clone, Args)]
+pub struct SiteConfig {
+    /// Shown by /api/v1/config and on the website.
+    #[arg(long, env, default_value = "AI Hardware Price Index")]
+    pub site_name: String,
+
+    /// Time zone of "today" for the delay cutoff (an IANA name).
+    #[arg(long, env, default_value_t = chrono_tz::Asia::Shanghai)]
+    pub service_tz: Tz,
+
+    /// Server cap on a query's `limit` (1-5000).
+    #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..=5000), default_value_t = 5000)]
+    pub max_limit: u32,
+
+    /// Result cache budget, in MiB; 0 switches the page cache off.
+    #[arg(long, env, default_value_t = 256)]
+    pub page_cache_mb: u64,
+
+    /// Longest a cached result lives, in seconds.
+    #[arg(long, env, value_parser = seconds(1..), default_value_t = Seconds(Duration::from_secs(300)))]
+    pub page_cache_ttl_secs: Seconds,
+
+    /// Queries and pages a visitor address or a session may ask for a minute without a
+    /// key; 0: no limit.
+    #[arg(long, env, default_value_t = 300)]
+    pub website_per_minute: u32,
+}
+
+impl SiteConfig {
+    pub fn page_cache_bytes(&self) -> u64 {
+        self.page_cache_mb.saturating_mul(MIB)
+    }
+}
