@@ -28,7 +28,7 @@ async fn main() -> ExitCode {
     }
     if let Command::Openapi = command {
         // The API's OpenAPI document, built from the code alone: no settings, no database.
-        return exit_of(print_line(&iq_service::openapi::pretty_json()));
+        return exit_of(print_line(&iq_service::routes::pretty_json()));
     }
     if let Command::Import { files } = command {
         // Quote files from a shell, through the import path.

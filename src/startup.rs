@@ -68,7 +68,7 @@ fn metrics_server(addr: &str, state: web::Data<AppState>) -> Result<(u16, Server
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
-            .configure(routes::configure_metrics)
+            .configure(routes::mount_metrics)
     })
     .workers(1)
     .disable_signals()
@@ -290,7 +290,7 @@ impl Application {
                 .app_data(site::PAGE_REFUSALS)
                 .app_data(body_pace)
                 .app_data(access_log)
-                .configure(|cfg| routes::configure(cfg, !separate_metrics))
+                .configure(|cfg| routes::mount(cfg, !separate_metrics))
         })
         .map_err(listen)?;
         Ok(Application {

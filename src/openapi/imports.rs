@@ -1,91 +1,14 @@
-//! `/api/v1/admin/imports`: quote files in, all or nothing (D8), and the record of every
+//! The schemas of `/api/v1/admin/imports` (handled in `src/routes/imports.rs`): quote
+//! files in, all or nothing (D8), and the record of every
 //! attempt. Administrators and super administrators.
 
-#![allow(dead_code)] // the functions only carry `#[utoipa::path]`; the types only derive schemas
+#![allow(dead_code)] // mirrors: the types only derive schemas, for the handlers' `#[utoipa::path]`
 
 use std::collections::BTreeMap;
 
 use utoipa::ToSchema;
 
-use super::errors::{
-    BadRequest, Conflict, Forbidden, ImportRejected, InternalError, NotFound, RowErrorSchema,
-    Unauthorized,
-};
-use super::params::ImportListParams;
-
-/// Import a quote file
-///
-/// A `.xlsx` workbook (its first sheet) or a `.csv` file with the header `trade_date,
-/// index_code, specification, weight, price` (any order and letter case). If any row
-/// breaks a rule nothing is stored: 422 / 40002 lists the first 1,000 problems in
-/// `errors`, with their total in `errors_total`. An accepted file replaces the quotes of
-/// each (date, index) it holds and recalculates the indexes from the earliest affected
-/// date, in one transaction. One import runs at a time (409 / 40901 meanwhile). A file
-/// that is not `.xlsx`/`.csv`, cannot be read, or passes `IMPORT_MAX_MB` or the size
-/// bounds is 400 / 40001. Every attempt is recorded.
-#[utoipa::path(
-    post,
-    path = "/api/v1/admin/imports",
-    tag = "imports",
-    operation_id = "import_quotes",
-    request_body(content = ImportUpload, content_type = "multipart/form-data"),
-    responses(
-        (status = 200, description = "The file was accepted.", body = ImportOutcome),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 409, response = Conflict),
-        (status = 422, response = ImportRejected),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [], "csrf" = [])),
-    extensions(("x-role" = json!("admin"))),
-)]
-fn import_quotes() {}
-
-/// List imports
-///
-/// Every attempt, newest first. `data` is the list itself, not a page object: ask for
-/// the next page while a page comes back full.
-#[utoipa::path(
-    get,
-    path = "/api/v1/admin/imports",
-    tag = "imports",
-    operation_id = "list_imports",
-    params(ImportListParams),
-    responses(
-        (status = 200, description = "The imports.", body = Vec<ImportRecord>),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [])),
-    extensions(("x-role" = json!("admin"))),
-)]
-fn list_imports() {}
-
-/// One import
-///
-/// Its record, what it changed per index (accepted) or its listed problems (rejected).
-#[utoipa::path(
-    get,
-    path = "/api/v1/admin/imports/{id}",
-    tag = "imports",
-    operation_id = "import_detail",
-    params(("id" = String, Path, description = "the import's id")),
-    responses(
-        (status = 200, description = "The import.", body = ImportDetail),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [])),
-    extensions(("x-role" = json!("admin"))),
-)]
-fn import_detail() {}
+use super::errors::RowErrorSchema;
 
 /// The upload: one file part named `file`.
 #[derive(ToSchema)]

@@ -1,156 +1,10 @@
-//! `/api/v1/keys`: a signed-in user's own API keys (D7). Someone else's key, an unknown
+//! The schemas of `/api/v1/keys` (handled in `src/routes/keys.rs`): a signed-in user's
+//! own API keys (D7). Someone else's key, an unknown
 //! one and a deleted one are all 404 / 40401, never 403, so ids cannot be probed.
 
-#![allow(dead_code)] // the functions only carry `#[utoipa::path]`; the types only derive schemas
+#![allow(dead_code)] // mirrors: the types only derive schemas, for the handlers' `#[utoipa::path]`
 
 use utoipa::ToSchema;
-
-use super::errors::{BadRequest, Conflict, Forbidden, InternalError, NotFound, Unauthorized};
-use super::params::DaysParam;
-
-/// List my keys
-///
-/// The caller's keys that are not deleted (never the key itself), each with today's
-/// counted calls.
-#[utoipa::path(
-    get,
-    path = "/api/v1/keys",
-    tag = "keys",
-    operation_id = "list_own_keys",
-    responses(
-        (status = 200, description = "The keys.", body = Vec<KeyView>),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [])),
-)]
-fn list_own_keys() {}
-
-/// Create a key
-///
-/// A new key with every scope. The full key is in this answer and nowhere else: store
-/// it. IP allow-lists are for professional members (403 / 40301 on the free tier); a
-/// tier's `max_keys` reached is 409 / 40901; API access switched off is 403 / 40301.
-#[utoipa::path(
-    post,
-    path = "/api/v1/keys",
-    tag = "keys",
-    operation_id = "create_key",
-    request_body(content = NewKey, content_type = "application/json"),
-    responses(
-        (
-            status = 200,
-            description = "The key's metadata and, once, the key.",
-            body = CreatedKey,
-            headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
-        ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 409, response = Conflict),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [], "csrf" = [])),
-)]
-fn create_key() {}
-
-/// Delete a key
-///
-/// The key is refused at once (401 / 40102); its calls of the day still count against the
-/// account. No body.
-#[utoipa::path(
-    delete,
-    path = "/api/v1/keys/{id}",
-    tag = "keys",
-    operation_id = "delete_key",
-    params(("id" = String, Path, description = "the key's id")),
-    responses(
-        (status = 200, description = "The key is deleted.", body = Deleted),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [], "csrf" = [])),
-)]
-fn delete_key() {}
-
-/// Rename a key
-///
-/// Only `name` is accepted: spaces around it are dropped, then it must be 1 to 100
-/// characters without control characters.
-#[utoipa::path(
-    patch,
-    path = "/api/v1/keys/{id}",
-    tag = "keys",
-    operation_id = "rename_key",
-    params(("id" = String, Path, description = "the key's id")),
-    request_body(content = KeyRename, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The key's metadata.", body = KeyView),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [], "csrf" = [])),
-)]
-fn rename_key() {}
-
-/// Give a key a new secret
-///
-/// The key keeps its id, settings, state, usage and quota; only the secret and
-/// `key_hint` change. The old secret is refused from this answer on (within a second on
-/// other instances). The new key is in this answer and nowhere else. No body.
-#[utoipa::path(
-    post,
-    path = "/api/v1/keys/{id}/rotate",
-    tag = "keys",
-    operation_id = "rotate_key",
-    params(("id" = String, Path, description = "the key's id")),
-    responses(
-        (
-            status = 200,
-            description = "The key's metadata and, once, its new key.",
-            body = CreatedKey,
-            headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
-        ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [], "csrf" = [])),
-)]
-fn rotate_key() {}
-
-/// Usage of my key
-///
-/// The key's counted calls per UTC day, newest first (days without calls as 0), its
-/// limits in force, and its owner's account over the same days. Written by the instances
-/// every `QUOTA_FLUSH_MS`, so it may lag the calls by that much.
-#[utoipa::path(
-    get,
-    path = "/api/v1/keys/{id}/usage",
-    tag = "keys",
-    operation_id = "own_key_usage",
-    params(("id" = String, Path, description = "the key's id"), DaysParam),
-    responses(
-        (status = 200, description = "The key's usage.", body = KeyUsage),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
-    ),
-    security(("session" = [])),
-)]
-fn own_key_usage() {}
 
 /// `POST /api/v1/keys`.
 #[derive(ToSchema)]
@@ -226,12 +80,6 @@ pub struct CreatedKey {
     /// the key: `iq_` and 40 characters; shown this once
     #[schema(pattern = "^iq_[0-9A-Za-z]{40}$")]
     key: String,
-}
-
-#[derive(ToSchema)]
-pub struct Deleted {
-    /// the deleted key's id
-    deleted: String,
 }
 
 /// A key's calls per UTC day and the limits in force.

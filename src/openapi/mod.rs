@@ -1,16 +1,16 @@
-//! The OpenAPI 3.1 document of the HTTP API, served at `GET /api/v1/openapi.json`,
-//! rendered as a reference page at `GET /docs` and printed by `iq-service openapi`.
+//! What the OpenAPI 3.1 document of the HTTP API says besides its operations, and the
+//! `/docs` page that renders it.
 //!
-//! The handlers in `src/routes/` stay as they are: each area's operations are declared
-//! here with `#[utoipa::path]` on stub functions, beside the schemas of what they take
-//! and answer (mirrors of the domain types, checked against the real answers by
-//! `tests/api/openapi/`). What must never drift is read from the code itself when the
-//! document is built: the datasets from the catalogue ([`query`]), the error codes from
-//! `ErrorCode` and their statuses from `status_for` ([`errors`]), the list bounds from
-//! the domain's constants ([`params`]). The test suite fails when a route of
-//! `src/routes/mod.rs` is missing here.
-//!
-//! The document is built once, on first use, and kept ([`document`], [`json`]).
+//! The operations are described where they are handled: `#[utoipa::path]` on each
+//! handler in `src/routes/`, collected from the router that mounts them (see
+//! `routes::reference`). Here: the document's frame ([`base`]: info, tags, shared
+//! responses), the schemas of what the handlers take and answer (mirrors of the domain
+//! types, checked against the real answers by `tests/api/openapi/`; [`prelude`] is what
+//! a handler's attribute names), and what is read from the code when the document is
+//! finished ([`finish`]): the datasets from the catalogue ([`query`]), the error codes
+//! from `ErrorCode` and their statuses from `status_for` ([`errors`]), the list bounds
+//! from the domain's constants ([`params`]), the envelope and the common headers. It
+//! must never mount a route or name a handler.
 
 mod admin;
 mod auth;
@@ -31,13 +31,9 @@ pub mod query;
 mod security;
 mod site;
 
-use std::sync::LazyLock;
-
-use actix_web::http::header::{CacheControl, CacheDirective, ContentType};
-use actix_web::HttpResponse;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::OpenApi as Document;
-use utoipa::OpenApi;
+use utoipa::{Modify, OpenApi};
 
 use envelope::Wrap;
 use headers::Common;
@@ -45,6 +41,7 @@ use query::Catalogue;
 use security::Schemes;
 
 pub use page::docs_page;
+pub use page_views::Reference;
 
 const DESCRIPTION: &str = "Market data of the AI-hardware price indexes (`POST /api/v1/query`), \
 the site's configuration and a caller's entitlements, website sessions, members' API keys, \
@@ -68,39 +65,6 @@ does not take answers 404 / 40401, like an unknown path.";
         version = env!("CARGO_PKG_VERSION"),
         description = DESCRIPTION,
     ),
-    paths(
-        query::query,
-        site::config,
-        site::membership,
-        auth::setup,
-        auth::login,
-        auth::logout,
-        keys::list_own_keys,
-        keys::create_key,
-        keys::delete_key,
-        keys::rename_key,
-        keys::rotate_key,
-        keys::own_key_usage,
-        admin::list_users,
-        admin::create_user,
-        admin::user_detail,
-        admin::patch_user,
-        admin::list_tiers,
-        admin::replace_tier,
-        admin::list_all_keys,
-        admin::patch_key,
-        admin::key_usage,
-        admin::replace_calendar,
-        admin::patch_index,
-        imports::import_quotes,
-        imports::list_imports,
-        imports::import_detail,
-        health::healthz,
-        health::readyz,
-        health::metrics,
-        health::openapi_document,
-        health::docs_page,
-    ),
     components(
         schemas(envelope::Success, errors::ErrorEnvelope),
         responses(
@@ -123,38 +87,40 @@ does not take answers 404 / 40401, like an unknown path.";
         (name = "imports", description = "Quote files, all or nothing, and the record of every attempt."),
         (name = "operations", description = "Probes, metrics and this document; no credentials."),
     ),
-    modifiers(&Schemes, &Catalogue, &Wrap, &Common),
 )]
 struct ApiDoc;
 
-static DOCUMENT: LazyLock<Document> = LazyLock::new(ApiDoc::openapi);
-
-static JSON: LazyLock<String> =
-    LazyLock::new(|| DOCUMENT.to_json().expect("the OpenAPI document serialises"));
-
-/// The document, built on first use.
-pub fn document() -> &'static Document {
-    &DOCUMENT
+/// The document's frame: info, tags and the shared components, no operation yet.
+pub fn base() -> Document {
+    ApiDoc::openapi()
 }
 
-/// The document as compact JSON, as `GET /api/v1/openapi.json` serves it.
-pub fn json() -> &'static str {
-    &JSON
+/// The document with the router's operations in it, finished from the code: the
+/// security schemes, the catalogue's datasets, the envelope around every answer and the
+/// headers every answer carries.
+pub fn finish(mut document: Document) -> Document {
+    for modifier in [&Schemes as &dyn Modify, &Catalogue, &Wrap, &Common] {
+        modifier.modify(&mut document);
+    }
+    document
 }
 
-/// The document as indented JSON, as `iq-service openapi` prints it.
-pub fn pretty_json() -> String {
-    DOCUMENT
-        .to_pretty_json()
-        .expect("the OpenAPI document serialises")
-}
-
-/// `GET /api/v1/openapi.json`: the document itself, not in the envelope.
-pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(ContentType::json())
-        .insert_header(CacheControl(vec![CacheDirective::NoCache]))
-        .body(json())
+/// What the handlers' `#[utoipa::path]` attributes name: the schemas of bodies and
+/// answers, the shared error responses and the list parameters. A route file imports
+/// it whole.
+pub mod prelude {
+    pub use super::admin::*;
+    pub use super::auth::*;
+    pub use super::errors::{
+        BadRequest, Conflict, Forbidden, ImportRejected, InternalError, NotFound, NotReady,
+        TooManyRequests, Unauthorized,
+    };
+    pub use super::health::*;
+    pub use super::imports::*;
+    pub use super::keys::*;
+    pub use super::params::*;
+    pub use super::query::{QueryPage, QueryRequest};
+    pub use super::site::*;
 }
 
 /// The query endpoint's path, whose answers carry the rate-limit headers.

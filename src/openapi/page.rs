@@ -9,8 +9,6 @@
 //! operation), shown through `page_views.rs`, their prose by `page_text.rs`. Nothing
 //! here may describe the API from anywhere but the served document.
 
-use std::sync::LazyLock;
-
 use super::ordered::Json as Value;
 use actix_web::http::StatusCode;
 use askama::Template;
@@ -23,11 +21,11 @@ use super::page_schemas::{list, text, Doc};
 use super::page_text::{paragraphs, Rich};
 use super::page_views::{CodeRow, DatasetField, DatasetView, Reference, SchemeRow, TagSection};
 
-/// `GET /docs`.
-pub async fn docs_page() -> PageResult {
+/// The page of `reference` (`GET /docs`).
+pub fn docs_page(reference: &Reference) -> PageResult {
     let request_id = RequestId::current();
     let page = DocsPage {
-        reference: &REFERENCE,
+        reference,
         css: CSS.href(),
         icon: ICON.href(),
         request_id: request_id.as_str(),
@@ -35,10 +33,13 @@ pub async fn docs_page() -> PageResult {
     render(&page, StatusCode::OK, Caching::Visitor)
 }
 
-static REFERENCE: LazyLock<Reference> = LazyLock::new(|| {
-    let document: Value = serde_json::from_str(super::json()).expect("the document is JSON");
-    Reference::read(&document)
-});
+impl Reference {
+    /// The page's view of a document, from its JSON.
+    pub fn of(json: &str) -> Reference {
+        let document: Value = serde_json::from_str(json).expect("the document is JSON");
+        Reference::read(&document)
+    }
+}
 
 #[derive(Template)]
 #[template(path = "docs.html")]

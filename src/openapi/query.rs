@@ -2,8 +2,9 @@
 //! catalogue ([`DATASETS`]), the single source of validation and SQL, so no dataset,
 //! parameter or field is written here by hand. One request schema per dataset joins a
 //! `oneOf` on `api_name`; one `...Fields` schema per dataset types its columns; and the
-//! catalogue itself is the document's `x-datasets` (what `iq-service catalogue` prints).//!
-//! Here the operation and the schemas of the whole body and answer; each dataset's own
+//! catalogue itself is the document's `x-datasets` (what `iq-service catalogue` prints).
+//!
+//! Here the schemas of the whole body and answer; each dataset's own
 //! request and fields schemas are built in [`per_dataset`].
 
 mod per_dataset;
@@ -18,77 +19,8 @@ use utoipa::openapi::schema::{
 use utoipa::openapi::{OpenApi, Ref, RefOr};
 use utoipa::{Modify, PartialSchema, ToSchema};
 
-use super::errors::{BadRequest, Forbidden, InternalError, TooManyRequests, Unauthorized};
 use per_dataset::{fields_schema, request_schema};
 pub use per_dataset::{fields_schema_name, request_schema_name};
-
-/// Query a dataset
-///
-/// One page of one dataset of the catalogue (`api_name`), filtered by `params`, with the
-/// columns `fields` in that order, sorted by the dataset's sort key. Callers: an API key
-/// (`X-API-Key` or `Authorization: Bearer`), a website session (the cookie) or a visitor
-/// (neither); what each may see is in docs/api.md ("Who sees what"). A present key
-/// header always means key identity, even with a cookie.
-///
-/// Decimals are strings with a fixed number of fractional digits, dates `YYYYMMDD`,
-/// absent values `null`. `limit` larger than the server's cap (`MAX_LIMIT`, at most
-/// 5000) or the tier's `max_rows` is reduced to it, and `data.limit` says the value
-/// used. Page with `offset = offset + returned` while `has_more`, keeping `end_date`
-/// fixed. A query matching nothing is a success with `items: []`; so is naming a
-/// private or unknown index.
-///
-/// Every answer to a call with a valid key, refusals included, carries the
-/// `X-RateLimit-*`, `RateLimit` and `RateLimit-Policy` headers; a 429 also
-/// `Retry-After`. Key checks come first (401, 403), then the body (400), then scope and
-/// range (403), then the quota (429). Callers without a key are limited per minute
-/// (`WEBSITE_PER_MINUTE`), with no quota.
-///
-/// With `Accept: text/csv` a success is CSV instead (`text/csv; charset=utf-8`): a header
-/// row of `data.fields`, then one RFC 4180 line per item (CRLF line ends), each cell
-/// exactly the JSON value (`null` an empty cell, never escaped for spreadsheets), and
-/// the page in the headers `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More`.
-/// Errors stay JSON envelopes.
-#[utoipa::path(
-    post,
-    path = "/api/v1/query",
-    tag = "query",
-    operation_id = "query",
-    request_body(
-        content = QueryRequest,
-        content_type = "application/json",
-        description = "The dataset, its filters, the columns and the page."
-    ),
-    responses(
-        (
-            status = 200,
-            description = "One page of rows: the envelope, or with `Accept: text/csv` the \
-                           page as CSV (a header row of `data.fields`, then one RFC 4180 line \
-                           per item; `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More` \
-                           carry the rest of `data`).",
-            content(
-                (QueryPage = "application/json"),
-                (
-                    String = "text/csv; charset=utf-8",
-                    example = json!("trade_date,index_value\r\n20260105,1003.417711\r\n")
-                ),
-            ),
-            headers(
-                ("X-Limit" = u32, description = "CSV answers only: `data.limit`, the page size used."),
-                ("X-Offset" = u64, description = "CSV answers only: `data.offset`, the rows skipped."),
-                ("X-Returned" = u32, description = "CSV answers only: `data.returned`, the rows in the body."),
-                ("X-Has-More" = bool, description = "CSV answers only: `data.has_more`, `true` or `false`."),
-            ),
-        ),
-        (status = 400, response = inline(BadRequest)),
-        (status = 401, response = inline(Unauthorized)),
-        (status = 403, response = inline(Forbidden)),
-        (status = 429, response = inline(TooManyRequests)),
-        (status = 500, response = inline(InternalError)),
-    ),
-    security((), ("api_key" = []), ("bearer" = []), ("session" = [])),
-)]
-#[allow(dead_code)]
-fn query() {}
 
 /// A string schema.
 fn string() -> ObjectBuilder {

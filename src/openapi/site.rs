@@ -1,56 +1,13 @@
-//! `GET /api/v1/config` and `GET /api/v1/membership`: what a client reads before and
+//! The schemas of `GET /api/v1/config` and `GET /api/v1/membership` (handled in
+//! `src/routes/config.rs`, `membership.rs`): what a client reads before and
 //! after login (D9, D14).
 
-#![allow(dead_code)] // the functions only carry `#[utoipa::path]`; the types only derive schemas
+#![allow(dead_code)] // mirrors: the types only derive schemas, for the handlers' `#[utoipa::path]`
 
 use utoipa::ToSchema;
 
 use super::auth::Account;
-use super::errors::{BadRequest, Forbidden, InternalError, Unauthorized};
 use super::query::DatasetName;
-
-/// Site configuration
-///
-/// What a client needs before login: the site's name, whether the service is
-/// initialised, the datasets and the server's row cap. No credentials; never counted or
-/// limited.
-#[utoipa::path(
-    get,
-    path = "/api/v1/config",
-    tag = "site",
-    operation_id = "config",
-    responses(
-        (status = 200, description = "The configuration.", body = SiteConfig),
-        (status = 400, response = BadRequest),
-        (status = 500, response = InternalError),
-    ),
-)]
-fn config() {}
-
-/// The caller's entitlements
-///
-/// Without a key: the website identity (the session of the cookie, or the visitor when
-/// there is none or it is unknown, logged out or expired): its tier, delay, data cutoff,
-/// visible indexes, the tier's key quota and the per-minute protection of callers
-/// without a key. With a key (`X-API-Key` or `Authorization: Bearer`): the key, its
-/// owner, range, scopes and expiry, and today's use against its effective limits; asking
-/// spends nothing, and a refused key gets the answer a query would (401, 403). Never
-/// counted.
-#[utoipa::path(
-    get,
-    path = "/api/v1/membership",
-    tag = "site",
-    operation_id = "membership",
-    responses(
-        (status = 200, description = "The caller's entitlements.", body = Membership),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
-    ),
-    security((), ("api_key" = []), ("bearer" = []), ("session" = [])),
-)]
-fn membership() {}
 
 /// Site configuration before login.
 #[derive(ToSchema)]

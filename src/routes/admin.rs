@@ -2,25 +2,63 @@
 //! usage, index settings. Every one needs a session with the `super_admin` role, except
 //! key usage, which any admin may read; changes also need the CSRF token.
 
-use actix_web::{web, HttpRequest};
-use iq_actors::accounts::{IndexPatch, KeyPatch, NewUser, TierSettings, UserPatch};
+use actix_web::{get, patch, post, put, web, HttpRequest};
+use iq_actors::accounts;
 use serde::Serialize;
 
 use super::params::Params;
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError, SuperAdmin};
+use crate::openapi::prelude::*;
 use crate::state::AppState;
 
 type Reply<T> = Result<Answer<T>, HttpError>;
 
+/// Create a user
+///
+/// A user name taken already is 409 / 40901.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "create_user",
+    request_body(content = NewUser, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The user.", body = UserView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 409, response = Conflict),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[post("/admin/users")]
 pub async fn create_user(
     _: BackOffice<SuperAdmin>,
-    body: Body<NewUser>,
+    body: Body<accounts::NewUser>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(state.accounts.create_user(body.value()?).await?))
 }
 
-/// `GET /api/v1/admin/users?limit=&offset=&q=`: users by user name, `q` a part of it.
+/// List users
+///
+/// Users by user name in code-point order (upper case before lower case), each with
+/// their live key count and the account's counted calls today.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "list_users",
+    params(UserListParams),
+    responses(
+        (status = 200, description = "One page of users.", body = UserPage),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[get("/admin/users")]
 pub async fn list_users(
     _: BackOffice<SuperAdmin>,
     req: HttpRequest,
@@ -31,7 +69,26 @@ pub async fn list_users(
     Ok(Answer(state.accounts.list_users(page, &q).await?))
 }
 
-/// `GET /api/v1/admin/users/{id}`: one user, their keys and 30 days of usage.
+/// One user
+///
+/// The user, their keys that are not deleted (each with today's calls) and the
+/// account's calls per UTC day over the last 30 days, newest first.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "user_detail",
+    params(("id" = String, Path, description = "the user's id")),
+    responses(
+        (status = 200, description = "The user.", body = UserDetail),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[get("/admin/users/{id}")]
 pub async fn user_detail(
     _: BackOffice<SuperAdmin>,
     id: web::Path<String>,
@@ -40,7 +97,24 @@ pub async fn user_detail(
     Ok(Answer(state.accounts.user_detail(&id).await?))
 }
 
-/// `GET /api/v1/admin/keys?limit=&offset=&user_id=&q=`: every live key with its owner.
+/// List every key
+///
+/// Every key that is not deleted, newest first, with its owner and today's calls.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "list_all_keys",
+    params(KeyListParams),
+    responses(
+        (status = 200, description = "One page of keys.", body = KeyPage),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[get("/admin/keys")]
 pub async fn list_keys(
     _: BackOffice<SuperAdmin>,
     req: HttpRequest,
@@ -55,41 +129,141 @@ pub async fn list_keys(
     Ok(Answer(keys))
 }
 
+/// Change a user
+///
+/// Tier, role, active, API access; absent fields are left alone. The last active super
+/// administrator cannot lose the role or be deactivated (409 / 40901).
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "patch_user",
+    params(("id" = String, Path, description = "the user's id")),
+    request_body(content = UserPatch, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The user.", body = UserView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[patch("/admin/users/{id}")]
 pub async fn patch_user(
     _: BackOffice<SuperAdmin>,
     id: web::Path<String>,
-    body: Body<UserPatch>,
+    body: Body<accounts::UserPatch>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(state.accounts.patch_user(&id, body.value()?).await?))
 }
 
+/// List tiers
+///
+/// Both tiers' settings.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "list_tiers",
+    responses(
+        (status = 200, description = "The tiers.", body = Vec<Tier>),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[get("/admin/tiers")]
 pub async fn tiers(_: BackOffice<SuperAdmin>, state: web::Data<AppState>) -> Reply<impl Serialize> {
     Ok(Answer(state.tiers.list().await?))
 }
 
+/// Replace a tier's settings
+///
+/// Every setting is required. A change applies from the next call on every instance.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "replace_tier",
+    params(("tier" = String, Path, description = "`free` or `pro`; another name is 404")),
+    request_body(content = TierSettings, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The tier.", body = Tier),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[put("/admin/tiers/{tier}")]
 pub async fn replace_tier(
     _: BackOffice<SuperAdmin>,
     tier: web::Path<String>,
-    body: Body<TierSettings>,
+    body: Body<accounts::TierSettings>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(state.tiers.replace(&tier, body.value()?).await?))
 }
 
+/// Change any key
+///
+/// An absent field is left alone; `null` clears a nullable setting (back to the tier's
+/// limits, every index, no expiry).
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "patch_key",
+    params(("id" = String, Path, description = "the key's id")),
+    request_body(content = KeyPatch, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The key's metadata.", body = KeyView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[patch("/admin/keys/{id}")]
 pub async fn patch_key(
     _: BackOffice<SuperAdmin>,
     id: web::Path<String>,
-    body: Body<KeyPatch>,
+    body: Body<accounts::KeyPatch>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(state.accounts.patch_key(&id, body.value()?).await?))
 }
 
+/// Change an index's settings
+///
+/// Visibility, display order and name; absent fields are left alone.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "patch_index",
+    params(("index_code" = String, Path, description = "the index code (case-sensitive)")),
+    request_body(content = IndexPatch, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The index's settings.", body = IndexSettings),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[patch("/admin/indexes/{index_code}")]
 pub async fn patch_index(
     _: BackOffice<SuperAdmin>,
     index_code: web::Path<String>,
-    body: Body<IndexPatch>,
+    body: Body<accounts::IndexPatch>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
     Ok(Answer(
@@ -100,7 +274,25 @@ pub async fn patch_index(
     ))
 }
 
-/// `GET /api/v1/admin/keys/{id}/usage?days=N`: any key's calls per UTC day (admins).
+/// Usage of any key
+///
+/// As the owner's own usage endpoint answers it; deleted keys too.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "key_usage",
+    params(("id" = String, Path, description = "the key's id"), DaysParam),
+    responses(
+        (status = 200, description = "The key's usage.", body = KeyUsage),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[get("/admin/keys/{id}/usage")]
 pub async fn key_usage(
     _: BackOffice<Admin>,
     req: HttpRequest,

@@ -6,16 +6,38 @@
 //! cache invalidation all live in [`iq_actors::calendar`], so this handler
 //! must never touch the database or the caches itself.
 
-use actix_web::web;
-use iq_actors::calendar::CalendarChange;
+use actix_web::{put, web};
+use iq_actors::calendar;
 use serde::Serialize;
 
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError};
+use crate::openapi::prelude::*;
 use crate::state::AppState;
 
+/// Set the trading calendar
+///
+/// Either the whole calendar as a list of open days, or years rebuilt from a weekend
+/// rule and holidays (days outside them are kept). A change that would close a day
+/// holding quotes or index rows is 409 / 40901 naming the days.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "replace_calendar",
+    request_body(content = CalendarChange, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The whole calendar after the change.", body = CalendarSummary),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 409, response = Conflict),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[put("/admin/calendar")]
 pub async fn replace(
     _: BackOffice<Admin>,
-    body: Body<CalendarChange>,
+    body: Body<calendar::CalendarChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(state.calendar.replace(body.value()?).await?))

@@ -6,7 +6,7 @@
 //! validation, the transaction and the record are the domain's
 //! ([`iq_actors::imports`]).
 
-use actix_web::{web, HttpRequest};
+use actix_web::{get, post, web, HttpRequest};
 use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::imports::Source;
 
@@ -15,7 +15,35 @@ use crate::state::AppState;
 use serde::Serialize;
 
 use crate::http::{upload, Admin, Answer, BackOffice, HttpError};
+use crate::openapi::prelude::*;
 
+/// Import a quote file
+///
+/// A `.xlsx` workbook (its first sheet) or a `.csv` file with the header `trade_date,
+/// index_code, specification, weight, price` (any order and letter case). If any row
+/// breaks a rule nothing is stored: 422 / 40002 lists the first 1,000 problems in
+/// `errors`, with their total in `errors_total`. An accepted file replaces the quotes of
+/// each (date, index) it holds and recalculates the indexes from the earliest affected
+/// date, in one transaction. One import runs at a time (409 / 40901 meanwhile). A file
+/// that is not `.xlsx`/`.csv`, cannot be read, or passes `IMPORT_MAX_MB` or the size
+/// bounds is 400 / 40001. Every attempt is recorded.
+#[utoipa::path(
+    tag = "imports",
+    operation_id = "import_quotes",
+    request_body(content = ImportUpload, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The file was accepted.", body = ImportOutcome),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 409, response = Conflict),
+        (status = 422, response = ImportRejected),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[post("/admin/imports")]
 pub async fn import(
     guard: BackOffice<Admin>,
     req: HttpRequest,
@@ -37,7 +65,25 @@ pub async fn import(
     Ok(Answer(outcome))
 }
 
-/// `GET /api/v1/admin/imports?limit=&offset=`: imports newest first (100 by default).
+/// List imports
+///
+/// Every attempt, newest first. `data` is the list itself, not a page object: ask for
+/// the next page while a page comes back full.
+#[utoipa::path(
+    tag = "imports",
+    operation_id = "list_imports",
+    params(ImportListParams),
+    responses(
+        (status = 200, description = "The imports.", body = Vec<ImportRecord>),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[get("/admin/imports")]
 pub async fn list(
     _: BackOffice<Admin>,
     req: HttpRequest,
@@ -48,7 +94,25 @@ pub async fn list(
     Ok(Answer(state.importer.page(page).await?))
 }
 
-/// `GET /api/v1/admin/imports/{id}`: one import, what it changed or its problems.
+/// One import
+///
+/// Its record, what it changed per index (accepted) or its listed problems (rejected).
+#[utoipa::path(
+    tag = "imports",
+    operation_id = "import_detail",
+    params(("id" = String, Path, description = "the import's id")),
+    responses(
+        (status = 200, description = "The import.", body = ImportDetail),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[get("/admin/imports/{id}")]
 pub async fn detail(
     _: BackOffice<Admin>,
     id: web::Path<String>,

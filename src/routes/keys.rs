@@ -4,14 +4,33 @@
 //! appears once, in the answer that made it (creation, rotation), which no cache may keep.
 
 use actix_web::http::header::{CacheControl, CacheDirective};
-use actix_web::{web, HttpRequest, Responder};
-use iq_actors::accounts::{KeyRename, NewKey};
+use actix_web::{delete, get, patch, post, web, HttpRequest, Responder};
+use iq_actors::accounts;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::params::Params;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::openapi::prelude::*;
 use crate::state::AppState;
 
+/// List my keys
+///
+/// The caller's keys that are not deleted (never the key itself), each with today's
+/// counted calls.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "list_own_keys",
+    responses(
+        (status = 200, description = "The keys.", body = Vec<KeyView>),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+)]
+#[get("/keys")]
 pub async fn list(
     guard: BackOffice<AnyUser>,
     state: web::Data<AppState>,
@@ -21,9 +40,34 @@ pub async fn list(
     ))
 }
 
+/// Create a key
+///
+/// A new key with every scope. The full key is in this answer and nowhere else: store
+/// it. IP allow-lists are for professional members (403 / 40301 on the free tier); a
+/// tier's `max_keys` reached is 409 / 40901; API access switched off is 403 / 40301.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "create_key",
+    request_body(content = NewKey, content_type = "application/json"),
+    responses(
+        (
+            status = 200,
+            description = "The key's metadata and, once, the key.",
+            body = CreatedKey,
+            headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
+        ),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 409, response = Conflict),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/keys")]
 pub async fn create(
     guard: BackOffice<AnyUser>,
-    body: Body<NewKey>,
+    body: Body<accounts::NewKey>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
     let created = state
@@ -36,11 +80,31 @@ pub async fn create(
         .insert_header(CacheControl(vec![CacheDirective::NoStore])))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct Deleted {
+    /// the deleted key's id
     deleted: String,
 }
 
+/// Delete a key
+///
+/// The key is refused at once (401 / 40102); its calls of the day still count against the
+/// account. No body.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "delete_key",
+    params(("id" = String, Path, description = "the key's id")),
+    responses(
+        (status = 200, description = "The key is deleted.", body = Deleted),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[delete("/keys/{id}")]
 pub async fn delete(
     guard: BackOffice<AnyUser>,
     id: web::Path<String>,
@@ -55,7 +119,31 @@ pub async fn delete(
     }))
 }
 
-/// A new secret for the key; the old one is refused at once.
+/// Give a key a new secret
+///
+/// The key keeps its id, settings, state, usage and quota; only the secret and
+/// `key_hint` change. The old secret is refused from this answer on (within a second on
+/// other instances). The new key is in this answer and nowhere else. No body.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "rotate_key",
+    params(("id" = String, Path, description = "the key's id")),
+    responses(
+        (
+            status = 200,
+            description = "The key's metadata and, once, its new key.",
+            body = CreatedKey,
+            headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
+        ),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/keys/{id}/rotate")]
 pub async fn rotate(
     guard: BackOffice<AnyUser>,
     id: web::Path<String>,
@@ -71,10 +159,30 @@ pub async fn rotate(
         .insert_header(CacheControl(vec![CacheDirective::NoStore])))
 }
 
+/// Rename a key
+///
+/// Only `name` is accepted: spaces around it are dropped, then it must be 1 to 100
+/// characters without control characters.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "rename_key",
+    params(("id" = String, Path, description = "the key's id")),
+    request_body(content = KeyRename, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The key's metadata.", body = KeyView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[patch("/keys/{id}")]
 pub async fn rename(
     guard: BackOffice<AnyUser>,
     id: web::Path<String>,
-    body: Body<KeyRename>,
+    body: Body<accounts::KeyRename>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     let renamed = state
@@ -84,7 +192,26 @@ pub async fn rename(
     Ok(Answer(renamed))
 }
 
-/// `GET /api/v1/keys/{id}/usage?days=N`: the key's calls per UTC day, newest first.
+/// Usage of my key
+///
+/// The key's counted calls per UTC day, newest first (days without calls as 0), its
+/// limits in force, and its owner's account over the same days. Written by the instances
+/// every `QUOTA_FLUSH_MS`, so it may lag the calls by that much.
+#[utoipa::path(
+    tag = "keys",
+    operation_id = "own_key_usage",
+    params(("id" = String, Path, description = "the key's id"), DaysParam),
+    responses(
+        (status = 200, description = "The key's usage.", body = KeyUsage),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [])),
+)]
+#[get("/keys/{id}/usage")]
 pub async fn usage(
     guard: BackOffice<AnyUser>,
     req: HttpRequest,

@@ -13,55 +13,72 @@ mod membership;
 mod metrics;
 mod params;
 mod query;
+mod reference;
 mod session;
 
 use actix_web::web;
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
 
-/// The service's routes; `/metrics` too unless it has its own listener.
-pub fn configure(cfg: &mut web::ServiceConfig, with_metrics: bool) {
-    cfg.route("/healthz", web::get().to(health::healthz))
-        .route("/readyz", web::get().to(health::readyz));
+pub use reference::{document, json, pretty_json};
+
+/// The service's routes, each a described handler (`service` takes nothing else), so
+/// the OpenAPI document is exactly what is mounted; `/metrics` too unless it has its
+/// own listener. The website's pages are mounted last, outside the document.
+pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
+    cfg.service(
+        scope("/api/v1")
+            .service(query::query)
+            .service(config::config)
+            .service(membership::membership)
+            .service(session::setup)
+            .service(session::login)
+            .service(session::logout)
+            .service(keys::list)
+            .service(keys::create)
+            .service(keys::delete)
+            .service(keys::rename)
+            .service(keys::rotate)
+            .service(keys::usage)
+            .service(admin::list_users)
+            .service(admin::create_user)
+            .service(admin::user_detail)
+            .service(admin::patch_user)
+            .service(admin::tiers)
+            .service(admin::replace_tier)
+            .service(admin::list_keys)
+            .service(admin::patch_key)
+            .service(admin::key_usage)
+            .service(calendar::replace)
+            .service(admin::patch_index)
+            .service(imports::import)
+            .service(imports::list)
+            .service(imports::detail)
+            .service(reference::openapi_json),
+    );
+    cfg.service(health::healthz).service(health::readyz);
     if with_metrics {
         configure_metrics(cfg);
     }
-    cfg.service(
-        web::scope("/api/v1")
-            .route("/query", web::post().to(query::query))
-            .route("/openapi.json", web::get().to(crate::openapi::openapi_json))
-            .route("/config", web::get().to(config::config))
-            .route("/membership", web::get().to(membership::membership))
-            .route("/setup", web::post().to(session::setup))
-            .route("/auth/login", web::post().to(session::login))
-            .route("/auth/logout", web::post().to(session::logout))
-            .route("/keys", web::get().to(keys::list))
-            .route("/keys", web::post().to(keys::create))
-            .route("/keys/{id}", web::delete().to(keys::delete))
-            .route("/keys/{id}", web::patch().to(keys::rename))
-            .route("/keys/{id}/rotate", web::post().to(keys::rotate))
-            .route("/keys/{id}/usage", web::get().to(keys::usage))
-            .route("/admin/users", web::get().to(admin::list_users))
-            .route("/admin/users", web::post().to(admin::create_user))
-            .route("/admin/users/{id}", web::get().to(admin::user_detail))
-            .route("/admin/users/{id}", web::patch().to(admin::patch_user))
-            .route("/admin/imports", web::post().to(imports::import))
-            .route("/admin/imports", web::get().to(imports::list))
-            .route("/admin/imports/{id}", web::get().to(imports::detail))
-            .route("/admin/tiers", web::get().to(admin::tiers))
-            .route("/admin/tiers/{tier}", web::put().to(admin::replace_tier))
-            .route("/admin/keys", web::get().to(admin::list_keys))
-            .route("/admin/keys/{id}", web::patch().to(admin::patch_key))
-            .route("/admin/keys/{id}/usage", web::get().to(admin::key_usage))
-            .route("/admin/calendar", web::put().to(calendar::replace))
-            .route(
-                "/admin/indexes/{index_code}",
-                web::patch().to(admin::patch_index),
-            ),
-    );
-    cfg.route("/docs", web::get().to(crate::openapi::docs_page));
-    crate::site::configure(cfg);
+    cfg.service(reference::docs);
+    cfg.map(|cfg| {
+        crate::site::configure(cfg);
+        cfg
+    });
 }
 
 /// `/metrics` alone, for the listener of `METRICS_ADDR`.
-pub fn configure_metrics(cfg: &mut web::ServiceConfig) {
-    cfg.route("/metrics", web::get().to(metrics::metrics_text));
+fn configure_metrics(cfg: &mut ServiceConfig) {
+    cfg.service(metrics::metrics_text);
+}
+
+/// Mounts [`configure`]'s routes on an actix-web app (the description it collects is
+/// [`document`]'s, made once).
+pub fn mount(cfg: &mut web::ServiceConfig, with_metrics: bool) {
+    configure(&mut ServiceConfig::new(cfg), with_metrics);
+}
+
+/// Mounts `/metrics` alone.
+pub fn mount_metrics(cfg: &mut web::ServiceConfig) {
+    configure_metrics(&mut ServiceConfig::new(cfg));
 }

@@ -7,23 +7,41 @@
 use std::sync::atomic::Ordering;
 
 use actix_web::http::header::{CacheControl, CacheDirective};
-use actix_web::{web, HttpRequest, Responder};
+use actix_web::{post, web, HttpRequest, Responder};
 use chrono::{DateTime, Utc};
-use iq_actors::accounts::Credentials;
-use iq_actors::caller::Account;
+use iq_actors::{accounts, caller};
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
+use utoipa::ToSchema;
 
 use crate::front::ShowConfig;
 use crate::http::protection::Subject;
 use crate::http::session;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::openapi::prelude::*;
 use crate::state::AppState;
 
+/// Create the first super administrator
+///
+/// Once, on a fresh service: afterwards it answers 409 / 40901 at once, before reading
+/// anything. Until then it is limited to 10 calls a minute per client address.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "setup",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The super administrator.", body = UserView),
+        (status = 400, response = BadRequest),
+        (status = 409, response = Conflict),
+        (status = 429, response = TooManyRequests),
+        (status = 500, response = InternalError),
+    ),
+)]
+#[post("/setup")]
 pub async fn setup(
     req: HttpRequest,
-    body: Body<Credentials>,
+    body: Body<accounts::Credentials>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     let already = || ApiError::new(ErrorCode::Conflict, "the service is already initialised");
@@ -47,17 +65,51 @@ pub async fn setup(
     Ok(Answer(created))
 }
 
-#[derive(Serialize)]
+/// An open session.
+#[derive(Serialize, ToSchema)]
 struct LoggedIn {
-    user: Account,
-    /// Send it back as `X-CSRF-Token` on every back-office mutation.
+    #[schema(value_type = Account)]
+    user: caller::Account,
+    /// send it back as `X-CSRF-Token` on every back-office mutation
     csrf_token: String,
+    /// when the session ends however active it is (`SESSION_MAX_HOURS`)
+    #[schema(value_type = String, format = DateTime)]
     expires_at: DateTime<Utc>,
 }
 
+/// Log in
+///
+/// Opens a session: sets the cookie `iq_session` (`HttpOnly`, `SameSite=Lax`, `Path=/`,
+/// `Secure` with `COOKIE_SECURE=1`) and answers the CSRF token every back-office
+/// mutation must send back as `X-CSRF-Token`. A wrong password and an unknown user name
+/// get the same 401 / 40102; a disabled account 403 / 40301. After 5 failed logins for a
+/// user name, or 20 from an address, in a calendar minute, logins for it answer
+/// 429 / 42901 until the minute ends.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "login",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (
+            status = 200,
+            description = "The session is open.",
+            body = LoggedIn,
+            headers(
+                ("Set-Cookie" = String, description = "`iq_session=...`: the session cookie"),
+                ("Cache-Control" = String, description = "`no-store`: the body holds the CSRF token"),
+            ),
+        ),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 429, response = TooManyRequests),
+        (status = 500, response = InternalError),
+    ),
+)]
+#[post("/auth/login")]
 pub async fn login(
     req: HttpRequest,
-    body: Body<Credentials>,
+    body: Body<accounts::Credentials>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
     let opened = state
@@ -88,11 +140,33 @@ pub async fn login(
         .append_header(("set-cookie", cookie.to_string())))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct LoggedOut {
+    /// always true
     logged_out: bool,
 }
 
+/// Log out
+///
+/// Ends the session and clears the cookie.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "logout",
+    responses(
+        (
+            status = 200,
+            description = "The session is closed.",
+            body = LoggedOut,
+            headers(("Set-Cookie" = String, description = "an expired, empty `iq_session`")),
+        ),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 500, response = InternalError),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/auth/logout")]
 pub async fn logout(
     req: HttpRequest,
     _: BackOffice<AnyUser>,

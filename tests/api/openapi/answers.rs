@@ -15,7 +15,7 @@ use crate::helpers::{spawn_with_fixture, PASSWORD};
 #[actix_web::test]
 async fn real_answers_match_the_document() {
     let app = spawn_with_fixture().await;
-    let doc: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     let mut tour = Tour {
         app: &app,
         conformance: Conformance { doc: &doc },

@@ -50,7 +50,7 @@ fn field_names<T: DeserializeOwned>() -> BTreeSet<String> {
 #[test]
 fn documented_request_bodies_are_the_ones_the_domain_reads() {
     use iq_actors::accounts as a;
-    let doc: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     let bodies: Vec<(&str, &str, BTreeSet<String>)> = vec![
         ("POST", "/api/v1/setup", field_names::<a::Credentials>()),
         (

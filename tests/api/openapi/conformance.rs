@@ -214,7 +214,7 @@ fn matches(pattern: &str, text: &str) -> Option<bool> {
 
 #[test]
 fn the_pattern_check_reads_every_pattern_of_the_columns() {
-    let doc: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     for dataset in &DATASETS {
         let typed = &doc["components"]["schemas"][fields_schema_name(dataset)];
         for (field, schema) in typed["properties"].as_object().unwrap() {

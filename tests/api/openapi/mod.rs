@@ -1,10 +1,11 @@
 //! The OpenAPI document (`GET /api/v1/openapi.json`, `GET /docs`, `iq-service openapi`):
-//! it lists every route `src/routes/mod.rs` registers, every dataset of the catalogue
-//! and every error code with its status; the service's real answers match it; the
-//! request bodies it documents are the ones the domain reads; the page shows it.
+//! it is collected from the router (a handler is mounted only with its description), and
+//! every operation it lists is routed; it lists every dataset of the catalogue and every
+//! error code with its status; the service's real answers match it; the request bodies
+//! it documents are the ones the domain reads; the page shows it.
 //!
-//! A file per topic: `routes.rs` reads the routes the service registers; `document.rs`
-//! checks the document lists them all, every dataset and every error code;
+//! A file per topic: `document.rs` checks every operation is routed, and the document
+//! lists every dataset and every error code;
 //! `reference.rs` the `/docs` page and the `iq-service openapi` command;
 //! `conformance.rs` checks JSON against the document's schemas, which `tour.rs` applies
 //! to every answer `answers.rs` provokes; `bodies.rs` compares the documented request
@@ -16,7 +17,6 @@ mod bodies;
 mod conformance;
 mod document;
 mod reference;
-mod routes;
 mod tour;
 
 use std::collections::BTreeSet;
@@ -79,6 +79,6 @@ async fn served_document(app: &TestApp) -> Value {
     assert!(response.headers().contains_key("x-request-id"));
     let text = response.text().await.unwrap();
     // Built once, served as built.
-    assert_eq!(text, iq_service::openapi::json());
+    assert_eq!(text, iq_service::routes::json());
     serde_json::from_str(&text).expect("the document is JSON")
 }

@@ -9,7 +9,6 @@ use iq_service::openapi::errors::CODES;
 use serde_json::Value;
 
 use super::operations;
-use super::routes::registered_routes;
 use crate::helpers::spawn_app;
 
 #[actix_web::test]
@@ -33,15 +32,12 @@ async fn the_reference_page_shows_every_path_dataset_and_code() {
     let id = page.header("x-request-id").expect("X-Request-Id");
     page.assert_has(&format!(r#"<code id="request-id">{id}</code>"#));
 
-    let doc: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     let text = page.html.replace("&#39;", "'").replace("&#x27;", "'");
     for (method, path, operation) in operations(&doc) {
         page.assert_has(&format!("<code>{method} {path}</code>"));
         let summary = operation["summary"].as_str().unwrap();
         assert!(text.contains(summary), "the page lacks {summary:?}");
-    }
-    for (_, path) in registered_routes() {
-        page.assert_has(&path);
     }
     for dataset in &DATASETS {
         page.assert_has(&format!(r#"id="dataset-{}""#, dataset.api_name));
@@ -101,7 +97,7 @@ fn iq_service_openapi_prints_the_document_and_touches_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let served: Value = serde_json::from_str(iq_service::openapi::json()).unwrap();
+    let served: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     assert_eq!(printed, served);
     // No settings read (an unreachable database is fine), no data folder, no file.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
