@@ -36,6 +36,11 @@ impl fmt::Debug for Credentials {
 
 /// A back-office role, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "snake_case")
+)]
 pub enum Role {
     User,
     Admin,
@@ -64,11 +69,13 @@ impl serde::Serialize for Role {
     }
 }
 
-/// A signed-in account, as the membership endpoint and the back office show it.
+/// A signed-in account.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Account {
-    /// Opaque to clients (D7).
+    /// opaque
     #[serde(rename = "id", serialize_with = "as_string")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub user_id: i64,
     pub username: String,
     pub role: Role,

@@ -68,7 +68,6 @@ pub async fn setup(
 /// An open session.
 #[derive(Serialize, ToSchema)]
 struct LoggedIn {
-    #[schema(value_type = Account)]
     user: caller::Account,
     /// send it back as `X-CSRF-Token` on every back-office mutation
     csrf_token: String,

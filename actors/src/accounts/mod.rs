@@ -31,6 +31,8 @@ use tokio_postgres::Transaction;
 
 pub use back_office::USER_DETAIL_DAYS;
 pub use index_settings::{IndexPatch, IndexSettings, IndexView};
+#[cfg(feature = "openapi")]
+pub use keys::KeyState;
 pub use keys::{
     find as keys_find, CreatedKey, KeyOwner, KeyPatch, KeyRecord, KeyRename, KeyView, NewKey,
     OwnedKeyView,

@@ -17,34 +17,44 @@ use crate::{ApiError, ErrorCode};
 /// Longest history one request may ask for.
 pub const MAX_DAYS: u32 = 366;
 
+/// A key's calls per UTC day and the limits in force.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeyUsage {
     pub key_id: String,
-    /// The owner's user id (opaque, D7).
+    /// the owner's user id (opaque, D7)
     pub owner: String,
+    /// the owner's tier
     pub tier: String,
-    /// The limits step 7 applies now: the smaller of the key's and the tier's (D6).
+    /// the limit a minute in force now: the smaller of the key's and the tier's (D6)
     pub per_minute: i64,
+    /// the limit a day in force now
     pub per_day: i64,
-    /// Newest first, one entry per UTC day (0 where the key made no calls).
+    /// newest first, one entry per UTC day (0 where the key made no calls)
     pub days: Vec<DayUsage>,
-    /// The owner's account over the same days.
     pub account: AccountUsage,
 }
 
-/// An account's caps and calls (D11).
+/// The owner's account over the same days (D11).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AccountUsage {
-    /// The caps step 7 applies now; `null` when the tier has unlimited keys (no cap).
+    /// the account's cap a minute; null when the tier has unlimited keys
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub per_minute: Option<i64>,
+    /// the account's cap a day; null when the tier has unlimited keys
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub per_day: Option<i64>,
-    /// Newest first, as the key's.
+    /// all the account's keys, deleted ones included; newest first
     pub days: Vec<DayUsage>,
 }
 
+/// Counted calls on one UTC day.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DayUsage {
-    /// `YYYYMMDD`, UTC.
+    /// `YYYYMMDD`, UTC
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9]{8}$"))]
     pub date: String,
     pub calls: i64,
 }

@@ -18,11 +18,19 @@ use crate::paging::{Page, PageRequest, SearchText};
 use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
-/// `POST /api/v1/setup`, `POST /api/v1/auth/login`.
+/// A user name and a password.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
+    /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 3, max_length = 64, pattern = "^[A-Za-z0-9._@-]{3,64}$")
+    )]
     pub username: String,
+    /// 12 to 256 characters
+    #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 256, format = Password))]
     pub password: String,
 }
 

@@ -25,6 +25,8 @@ mod view;
 pub use admin::{find_by_id, list_all, patch, KeyPatch};
 pub use owned::{check_owned, create, delete, list, rename, rotate, KeyRename, NewKey};
 pub use record::{find, KeyRecord};
+#[cfg(feature = "openapi")]
+pub use view::KeyState;
 pub use view::{CreatedKey, KeyOwner, KeyView, OwnedKeyView};
 
 #[cfg(test)]

@@ -20,19 +20,32 @@ use crate::ApiError;
 
 /// `POST /api/v1/keys`.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewKey {
+    /// 1 to 100 characters without control characters, once spaces around it are dropped
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub name: String,
+    /// existing index codes the key may read; null or absent: every index of the tier;
+    /// an empty list is refused
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub index_codes: Option<Vec<String>>,
+    /// addresses or CIDR ranges the key may be used from (at most 64; professional members
+    /// only); empty, null or absent: anywhere
+    #[cfg_attr(feature = "openapi", schema(max_items = 64))]
     pub ip_allowlist: Option<Vec<String>>,
+    /// when the key stops working: RFC 3339 with an offset, in the future
     #[serde(default, deserialize_with = "crate::wire_date::timestamp::optional")]
     pub expires_at: Option<DateTime<Utc>>,
 }
 
-/// `PATCH /api/v1/keys/{id}`: the owner renames a key.
+/// `PATCH /api/v1/keys/{id}`: only the name.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct KeyRename {
+    /// 1 to 100 characters without control characters, once spaces around it are dropped
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub name: String,
 }
 

@@ -8,35 +8,57 @@ use serde::Serialize;
 
 use crate::{ApiError, ErrorCode};
 
-/// Key metadata as owners and administrators see it: never the key itself.
+/// Key metadata: never the key itself.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeyView {
+    /// opaque
     pub id: String,
     pub name: String,
-    /// The first characters of the key, to tell keys apart.
+    /// the first 9 characters of the key, to tell keys apart
     pub key_hint: String,
-    /// `active`, `disabled` or `expired`.
+    #[cfg_attr(feature = "openapi", schema(value_type = KeyState, inline))]
     pub state: &'static str,
+    /// what the key may read: `index:read`, `quote:read`, `calendar:read`
     pub scopes: Vec<String>,
-    /// `null`: every index the owner's tier covers.
+    /// null: every index the owner's tier covers
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub index_codes: Option<Vec<String>>,
+    /// addresses or CIDR ranges the key may be used from; empty: anywhere
     pub ip_allowlist: Vec<String>,
-    /// The key's own limits; `null`: the tier's.
+    /// the key's own limit a minute; null: the tier's
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub per_minute: Option<i32>,
+    /// the key's own limit a day; null: the tier's
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub per_day: Option<i32>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
-    /// Calls counted today (UTC) as flushed; in key lists and the administrators' view of
-    /// one key, not in the answer to a change.
+    /// calls counted today (UTC), as last written; in lists only
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls_today: Option<i64>,
 }
 
-/// A created key: its metadata and, once, the key. `Debug` leaves the key out.
+// What `KeyView::state` says, for the schema: `active`, `disabled` or `expired`.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum KeyState {
+    Active,
+    Disabled,
+    Expired,
+}
+
+/// A created (or rotated) key: its metadata and, this once, the key.
+// `Debug` leaves the key out.
 #[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedKey {
     #[serde(flatten)]
     pub view: KeyView,
+    /// the key: `iq_` and 40 characters; shown this once
+    #[cfg_attr(feature = "openapi", schema(pattern = "^iq_[0-9A-Za-z]{40}$"))]
     pub key: String,
 }
 
