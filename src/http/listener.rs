@@ -45,6 +45,10 @@ use super::RequestId;
 /// connections (the Kubernetes grace period is sized from it and `startup::DRAIN_TIMEOUT`).
 pub const IN_FLIGHT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long an idle keep-alive connection stays open. A client that pools connections
+/// should forget one sooner: a request it sends as the server closes it is lost.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
 /// How the listener runs.
 #[derive(Debug, Clone)]
 pub struct ListenOptions {
@@ -91,7 +95,7 @@ where
         // closes each connection after its next answer instead (`Connection: close`,
         // `drain::stop_on_signal`), and an idle one at its keep-alive timeout.
         let http = HttpService::build()
-            .keep_alive(Duration::from_secs(5))
+            .keep_alive(KEEP_ALIVE)
             .client_request_timeout(Duration::from_secs(5))
             .client_disconnect_timeout(Duration::from_secs(1))
             .local_addr(addr)

@@ -265,6 +265,25 @@ error_responses! {
     InternalError => INTERNAL_SERVER_ERROR, "The service failed; quote the `request_id`.";
 }
 
+/// What any signed-in (back-office) operation may be refused with: a malformed request
+/// (400), no valid session (401), not allowed (403), a fault (500). An operation lists it
+/// in its `responses(...)` beside its own answers.
+pub struct BackOfficeRefusals;
+
+impl utoipa::IntoResponses for BackOfficeRefusals {
+    fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
+        [
+            ("400", BadRequest::response()),
+            ("401", Unauthorized::response()),
+            ("403", Forbidden::response()),
+            ("500", InternalError::response()),
+        ]
+        .into_iter()
+        .map(|(status, (name, _))| (status.to_owned(), Ref::from_response_name(name).into()))
+        .collect()
+    }
+}
+
 /// 503 / 50000: up but not ready (`/readyz` only, the one answer whose status is not its
 /// code's).
 pub struct NotReady;

@@ -25,11 +25,8 @@ use crate::state::AppState;
     request_body(content = CalendarChange, content_type = "application/json"),
     responses(
         (status = 200, description = "The whole calendar after the change.", body = CalendarSummary),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 409, response = Conflict),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [], "csrf" = [])),
     extensions(("x-role" = json!("admin"))),

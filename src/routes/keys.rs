@@ -23,10 +23,7 @@ use crate::state::AppState;
     operation_id = "list_own_keys",
     responses(
         (status = 200, description = "The keys.", body = Vec<KeyView>),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
+        BackOfficeRefusals,
     ),
     security(("session" = [])),
 )]
@@ -56,11 +53,8 @@ pub async fn list(
             body = CreatedKey,
             headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
         ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 409, response = Conflict),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -96,11 +90,8 @@ struct Deleted {
     params(("id" = String, Path, description = "the key's id")),
     responses(
         (status = 200, description = "The key is deleted.", body = Deleted),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -135,11 +126,8 @@ pub async fn delete(
             body = CreatedKey,
             headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
         ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -170,11 +158,8 @@ pub async fn rotate(
     request_body(content = KeyRename, content_type = "application/json"),
     responses(
         (status = 200, description = "The key's metadata.", body = KeyView),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -203,11 +188,8 @@ pub async fn rename(
     params(("id" = String, Path, description = "the key's id"), DaysParam),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 404, response = NotFound),
-        (status = 500, response = InternalError),
     ),
     security(("session" = [])),
 )]

@@ -29,10 +29,7 @@ use crate::state::AppState;
     operation_id = "membership",
     responses(
         (status = 200, description = "The caller's entitlements.", body = Membership),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
+        BackOfficeRefusals,
     ),
     security((), ("api_key" = []), ("bearer" = []), ("session" = [])),
 )]

@@ -98,11 +98,8 @@ struct LoggedIn {
                 ("Cache-Control" = String, description = "`no-store`: the body holds the CSRF token"),
             ),
         ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        BackOfficeRefusals,
         (status = 429, response = TooManyRequests),
-        (status = 500, response = InternalError),
     ),
 )]
 #[post("/auth/login")]
@@ -158,10 +155,7 @@ struct LoggedOut {
             body = LoggedOut,
             headers(("Set-Cookie" = String, description = "an expired, empty `iq_session`")),
         ),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 500, response = InternalError),
+        BackOfficeRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iq_actors::clock::ManualClock;
+use iq_service::http::listener::KEEP_ALIVE;
 use iq_service::settings::{Database, KeySecret, Millis, Settings};
 use iq_service::startup::Application;
 use iq_service::telemetry::LogFormat;
@@ -33,6 +34,16 @@ impl Default for Spawn {
             tune: |_| {},
         }
     }
+}
+
+/// The tests' HTTP client: it forgets an idle connection well before the service closes
+/// it ([`KEEP_ALIVE`]), so a request is never sent on a connection the service is closing
+/// at that moment (the upload of a phone test was lost that way, as `IncompleteMessage`).
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(KEEP_ALIVE / 2)
+        .build()
+        .expect("an HTTP client")
 }
 
 /// Settings for a test instance, from the declaration's defaults: one worker, a small
@@ -114,7 +125,7 @@ async fn start(
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         address,
-        http: reqwest::Client::new(),
+        http: http_client(),
         db,
         clock,
         database_url,
@@ -133,7 +144,7 @@ impl TestApp {
         actix_web::rt::spawn(connection);
         TestApp {
             address: address.to_string(),
-            http: reqwest::Client::new(),
+            http: http_client(),
             db,
             clock: Arc::new(ManualClock::new(now())),
             database_url: database_url.to_string(),
