@@ -170,20 +170,4 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("\"nope\""), "{err}");
     }
-
-    #[test]
-    fn help_names_every_setting_with_its_variable() {
-        let help = Cli::clap_command().render_long_help().to_string();
-        for variable in crate::settings::reference::variables() {
-            assert!(help.contains(&variable), "--help does not name {variable}");
-        }
-        let mut command = Cli::clap_command();
-        command.build();
-        let serve = command
-            .find_subcommand_mut("serve")
-            .expect("serve")
-            .render_long_help()
-            .to_string();
-        assert!(serve.contains("[env: LISTEN_ADDR="), "{serve}");
-    }
 }

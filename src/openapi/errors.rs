@@ -265,12 +265,12 @@ error_responses! {
     InternalError => INTERNAL_SERVER_ERROR, "The service failed; quote the `request_id`.";
 }
 
-/// What any signed-in (back-office) operation may be refused with: a malformed request
-/// (400), no valid session (401), not allowed (403), a fault (500). An operation lists it
-/// in its `responses(...)` beside its own answers.
-pub struct BackOfficeRefusals;
+/// What any operation that checks its caller may be refused with: a malformed request
+/// (400), no valid credentials (401), not allowed (403), a fault (500). An operation
+/// lists it in its `responses(...)` beside its own answers.
+pub struct CallerRefusals;
 
-impl utoipa::IntoResponses for BackOfficeRefusals {
+impl utoipa::IntoResponses for CallerRefusals {
     fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
         [
             ("400", BadRequest::response()),

@@ -112,8 +112,8 @@ pub mod prelude {
     pub use super::admin::*;
     pub use super::auth::*;
     pub use super::errors::{
-        BackOfficeRefusals, BadRequest, Conflict, Forbidden, ImportRejected, InternalError,
-        NotFound, NotReady, TooManyRequests, Unauthorized,
+        BadRequest, CallerRefusals, Conflict, Forbidden, ImportRejected, InternalError, NotFound,
+        NotReady, TooManyRequests, Unauthorized,
     };
     pub use super::health::*;
     pub use super::imports::*;

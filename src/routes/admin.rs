@@ -22,7 +22,7 @@ type Reply<T> = Result<Answer<T>, HttpError>;
     request_body(content = NewUser, content_type = "application/json"),
     responses(
         (status = 200, description = "The user.", body = UserView),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 409, response = Conflict),
     ),
     security(("session" = [], "csrf" = [])),
@@ -47,7 +47,7 @@ pub async fn create_user(
     params(UserListParams),
     responses(
         (status = 200, description = "One page of users.", body = UserPage),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [])),
     extensions(("x-role" = json!("super_admin"))),
@@ -73,7 +73,7 @@ pub async fn list_users(
     params(("id" = String, Path, description = "the user's id")),
     responses(
         (status = 200, description = "The user.", body = UserDetail),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [])),
@@ -97,7 +97,7 @@ pub async fn user_detail(
     params(KeyListParams),
     responses(
         (status = 200, description = "One page of keys.", body = KeyPage),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [])),
     extensions(("x-role" = json!("super_admin"))),
@@ -128,7 +128,7 @@ pub async fn list_keys(
     request_body(content = UserPatch, content_type = "application/json"),
     responses(
         (status = 200, description = "The user.", body = UserView),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
         (status = 409, response = Conflict),
     ),
@@ -153,7 +153,7 @@ pub async fn patch_user(
     operation_id = "list_tiers",
     responses(
         (status = 200, description = "The tiers.", body = Vec<Tier>),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [])),
     extensions(("x-role" = json!("super_admin"))),
@@ -173,7 +173,7 @@ pub async fn tiers(_: BackOffice<SuperAdmin>, state: web::Data<AppState>) -> Rep
     request_body(content = TierSettings, content_type = "application/json"),
     responses(
         (status = 200, description = "The tier.", body = Tier),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -200,7 +200,7 @@ pub async fn replace_tier(
     request_body(content = KeyPatch, content_type = "application/json"),
     responses(
         (status = 200, description = "The key's metadata.", body = KeyView),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -226,7 +226,7 @@ pub async fn patch_key(
     request_body(content = IndexPatch, content_type = "application/json"),
     responses(
         (status = 200, description = "The index's settings.", body = IndexSettings),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -256,7 +256,7 @@ pub async fn patch_index(
     params(("id" = String, Path, description = "the key's id"), DaysParam),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [])),

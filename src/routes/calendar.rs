@@ -25,7 +25,7 @@ use crate::state::AppState;
     request_body(content = CalendarChange, content_type = "application/json"),
     responses(
         (status = 200, description = "The whole calendar after the change.", body = CalendarSummary),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 409, response = Conflict),
     ),
     security(("session" = [], "csrf" = [])),

@@ -33,7 +33,7 @@ use crate::openapi::prelude::*;
     request_body(content = ImportUpload, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The file was accepted.", body = ImportOutcome),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 409, response = Conflict),
         (status = 422, response = ImportRejected),
     ),
@@ -72,7 +72,7 @@ pub async fn import(
     params(ImportListParams),
     responses(
         (status = 200, description = "The imports.", body = Vec<ImportRecord>),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [])),
     extensions(("x-role" = json!("admin"))),
@@ -97,7 +97,7 @@ pub async fn list(
     params(("id" = String, Path, description = "the import's id")),
     responses(
         (status = 200, description = "The import.", body = ImportDetail),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [])),

@@ -23,7 +23,7 @@ use crate::state::AppState;
     operation_id = "list_own_keys",
     responses(
         (status = 200, description = "The keys.", body = Vec<KeyView>),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [])),
 )]
@@ -53,7 +53,7 @@ pub async fn list(
             body = CreatedKey,
             headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
         ),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 409, response = Conflict),
     ),
     security(("session" = [], "csrf" = [])),
@@ -90,7 +90,7 @@ struct Deleted {
     params(("id" = String, Path, description = "the key's id")),
     responses(
         (status = 200, description = "The key is deleted.", body = Deleted),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -126,7 +126,7 @@ pub async fn delete(
             body = CreatedKey,
             headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
         ),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -158,7 +158,7 @@ pub async fn rotate(
     request_body(content = KeyRename, content_type = "application/json"),
     responses(
         (status = 200, description = "The key's metadata.", body = KeyView),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [], "csrf" = [])),
@@ -188,7 +188,7 @@ pub async fn rename(
     params(("id" = String, Path, description = "the key's id"), DaysParam),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 404, response = NotFound),
     ),
     security(("session" = [])),

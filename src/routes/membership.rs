@@ -29,7 +29,7 @@ use crate::state::AppState;
     operation_id = "membership",
     responses(
         (status = 200, description = "The caller's entitlements.", body = Membership),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security((), ("api_key" = []), ("bearer" = []), ("session" = [])),
 )]

@@ -98,7 +98,7 @@ struct LoggedIn {
                 ("Cache-Control" = String, description = "`no-store`: the body holds the CSRF token"),
             ),
         ),
-        BackOfficeRefusals,
+        CallerRefusals,
         (status = 429, response = TooManyRequests),
     ),
 )]
@@ -155,7 +155,7 @@ struct LoggedOut {
             body = LoggedOut,
             headers(("Set-Cookie" = String, description = "an expired, empty `iq_session`")),
         ),
-        BackOfficeRefusals,
+        CallerRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]

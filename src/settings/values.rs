@@ -14,49 +14,42 @@ use clap::builder::TypedValueParser;
 use clap::error::ErrorKind;
 use ipnet::IpNet;
 
-/// A duration written in whole milliseconds (`..._MS` variables).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct Millis(pub Duration);
+/// A duration newtype written in one whole unit: parsed and printed in it (`--help`
+/// shows defaults in the unit the variable names), `Debug` with the unit's suffix.
+macro_rules! duration_in {
+    ($(#[$doc:meta])* $name:ident, $whole:ident, $suffix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Default)]
+        pub struct $name(pub Duration);
 
-/// A duration written in whole seconds (`..._SECS` variables).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Seconds(pub Duration);
+        impl From<Duration> for $name {
+            fn from(duration: Duration) -> $name {
+                $name(duration)
+            }
+        }
 
-impl From<Duration> for Millis {
-    fn from(duration: Duration) -> Millis {
-        Millis(duration)
-    }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0.$whole())
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}{}", self.0.$whole(), $suffix)
+            }
+        }
+    };
 }
 
-impl From<Duration> for Seconds {
-    fn from(duration: Duration) -> Seconds {
-        Seconds(duration)
-    }
-}
-
-impl fmt::Display for Millis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.as_millis())
-    }
-}
-
-impl fmt::Display for Seconds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.as_secs())
-    }
-}
-
-impl fmt::Debug for Millis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}ms", self.0.as_millis())
-    }
-}
-
-impl fmt::Debug for Seconds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}s", self.0.as_secs())
-    }
-}
+duration_in!(
+    /// A duration written in whole milliseconds (`..._MS` variables).
+    Millis, as_millis, "ms"
+);
+duration_in!(
+    /// A duration written in whole seconds (`..._SECS` variables).
+    Seconds, as_secs, "s"
+);
 
 /// Milliseconds within `range`.
 pub fn millis(range: impl RangeBounds<u64> + 'static) -> impl TypedValueParser<Value = Millis> {
