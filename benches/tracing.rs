@@ -28,6 +28,7 @@ mod child;
 #[allow(dead_code)]
 mod helpers;
 #[path = "../tests/api/otlp.rs"]
+#[allow(dead_code)]
 mod otlp;
 
 #[path = "support.rs"]
@@ -144,7 +145,7 @@ async fn main() {
         let output = service.stop();
         assert!(output.status.success(), "{}", output.stderr);
     }
-    let bodies = receiver.bodies();
+    let bodies: Vec<_> = receiver.exports().into_iter().map(|e| e.body).collect();
     receiver.stop().await;
     for instance in [&off, &on, &sampled] {
         drop_database(&database_name(&instance.database_url)).await;

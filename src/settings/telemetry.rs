@@ -45,8 +45,8 @@ pub const OTEL_VARIABLES: &[(&str, &str, &str)] = &[
     (
         "OTEL_EXPORTER_OTLP_ENDPOINT",
         "unset: no export",
-        "OTLP/HTTP (protobuf) collector, e.g. http://collector:4318; /v1/traces is \
-         appended; plain http only, anything else turns export off with an error at start",
+        "OTLP/HTTP (protobuf) collector, http or https, e.g. https://collector:4318; \
+         /v1/traces is appended",
     ),
     (
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
@@ -61,19 +61,18 @@ pub const OTEL_VARIABLES: &[(&str, &str, &str)] = &[
     (
         "OTEL_TRACES_SAMPLER",
         "parentbased_always_on",
-        "the standard samplers, e.g. parentbased_traceidratio",
+        "the standard samplers; in production parentbased_traceidratio (deploy/kubernetes)",
     ),
     (
         "OTEL_TRACES_SAMPLER_ARG",
         "unset",
-        "the sampler's argument, e.g. 0.1 for parentbased_traceidratio",
+        "the sampler's argument: 0.1 in production (one trace in ten)",
     ),
     (
         "OTEL_EXPORTER_OTLP_HEADERS",
         "unset",
-        "headers sent with every export (key=value,..., percent-decoded; also \
-         OTEL_EXPORTER_OTLP_TRACES_HEADERS); a malformed value turns export off with an \
-         error at start",
+        "headers sent with every export, e.g. a back end's API key (key=value,..., \
+         percent-decoded; also OTEL_EXPORTER_OTLP_TRACES_HEADERS)",
     ),
     (
         "OTEL_EXPORTER_OTLP_TIMEOUT",
@@ -83,7 +82,20 @@ pub const OTEL_VARIABLES: &[(&str, &str, &str)] = &[
     (
         "OTEL_EXPORTER_OTLP_PROTOCOL",
         "http/protobuf",
-        "the only protocol (also OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)",
+        "the only protocol; another turns export off with an error at start (also \
+         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_COMPRESSION",
+        "unset: none",
+        "gzip compresses every export (also OTEL_EXPORTER_OTLP_TRACES_COMPRESSION)",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_CERTIFICATE",
+        "unset: the system's CAs",
+        "a PEM file of CA certificates to trust besides the system's, for a collector \
+         with a private CA (also OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE); unreadable: \
+         export off with an error at start",
     ),
     (
         "OTEL_BSP_MAX_QUEUE_SIZE",

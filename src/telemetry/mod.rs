@@ -4,34 +4,24 @@
 //!   and `span_id` of the request it belongs to) or a readable format for development.
 //!   `RUST_LOG` filters them (default `info`). A thread of their own writes them,
 //!   many lines a write ([`log_writer`]).
-//! - OpenTelemetry spans, exported over OTLP/HTTP (protobuf) when
-//!   `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, by
-//!   the OpenTelemetry SDK's batch processor and [`otlp`], which honour the standard
-//!   variables: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
-//!   `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_HEADERS`/`_TIMEOUT`;
-//!   `OTEL_SDK_DISABLED=true` turns export off. Unless `OTEL_BSP_*` say otherwise, the
-//!   batch processor queues up to 32,768 spans and sends 4,096 a request (the SDK's
-//!   2,048 and 512 dropped spans under load). [`export`] builds the spans it exports.
-//!   Every span has trace and span ids ([`ids`]), exported or not, so log lines can be
-//!   correlated all the same, and a caller's `traceparent` is continued.
+//! - OpenTelemetry spans, exported over OTLP/HTTP (protobuf, over TLS for an `https`
+//!   endpoint) when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) is set, by
+//!   `tracing-opentelemetry`, the SDK's batch processor and `opentelemetry-otlp`
+//!   ([`traces`]), which honour the standard variables. Every span has a trace and a
+//!   span id ([`ids`]), exported or not, so log lines can be correlated all the same,
+//!   and a caller's `traceparent` is continued ([`propagation`]).
 //!
 //! Nothing here may log a secret: the database driver, which logs statement parameters
 //! at debug level, is capped at `info` in both outputs.
 
-mod export;
 mod ids;
 mod json_log;
 mod log_filter;
 mod log_writer;
-mod otlp;
 pub mod propagation;
+mod traces;
 
-use std::sync::Arc;
-
-use opentelemetry_sdk::trace::{
-    BatchConfig, BatchConfigBuilder, BatchSpanProcessor, Config, SpanProcessor,
-};
-use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::level_filters::LevelFilter;
 use tracing::Dispatch;
 use tracing_subscriber::layer::SubscriberExt;
@@ -56,8 +46,8 @@ const SERVICE_NAME: &str = "iq-service";
 /// What [`init`] set up; [`Telemetry::shutdown`] flushes the spans and log lines still
 /// queued.
 pub struct Telemetry {
-    /// The batch processor, when spans are exported.
-    spans: Option<Arc<BatchSpanProcessor>>,
+    /// The provider whose spans are exported, when they are.
+    traces: Option<SdkTracerProvider>,
     /// The log writer's thread: log lines are written off the request path, and
     /// dropping this writes out what is still queued.
     logs: log_writer::LogGuard,
@@ -67,8 +57,8 @@ impl Telemetry {
     /// Exports every span still queued and stops the exporter's thread, then writes out
     /// the queued log lines. Blocking: call it last, after the server has stopped.
     pub fn shutdown(self) {
-        if let Some(spans) = self.spans {
-            match spans.shutdown() {
+        if let Some(traces) = self.traces {
+            match traces.shutdown() {
                 Ok(()) => tracing::info!("traces flushed"),
                 Err(err) => tracing::error!(error = %err, "traces could not all be exported"),
             }
@@ -81,25 +71,18 @@ impl Telemetry {
 /// `default_level`: `info` for the service, `warn` for commands, whose own output is the
 /// progress. Traces are always recorded at `info`, whatever the log level.
 pub fn init(format: LogFormat, filter: Option<&str>, default_level: &str) -> Telemetry {
-    let (spans, problem) = span_processor();
+    let (traces, problem) = match traces::provider() {
+        Ok(traces) => (traces, None),
+        Err(problem) => (None, Some(problem)),
+    };
 
     let log_filter = LogFilter::new(filter, default_level);
-    // Spans get ids up to the most verbose level anything records: traces are `info`.
-    let ids = ids::Ids::up_to(log_filter.most_verbose().max(LevelFilter::INFO));
-    // The exporter's own crates log through `tracing` too; their events must not become
-    // parts of the trace they are exporting. The access line is left out too: its span
-    // already has what it says. Spans are exported at `info` and above, whatever the
-    // log level.
-    let traces = spans.clone().map(|processor| {
-        let processor: Arc<dyn SpanProcessor> = processor;
-        let sampler = Config::default().sampler;
-        export::Export::new(
-            processor,
-            sampler,
-            SERVICE_NAME,
-            &[ACCESS_TARGET, "opentelemetry", "reqwest", "hyper"],
-        )
-    });
+    // Without export, spans get ids of their own, up to the most verbose level anything
+    // records (traces are `info`); with it, their OpenTelemetry spans' ids.
+    let ids = traces
+        .is_none()
+        .then(|| ids::Ids::up_to(log_filter.most_verbose().max(LevelFilter::INFO)));
+    let exported = traces.as_ref().map(traces::layer);
 
     // Lines collect in a buffer a thread of their own writes to stderr, many a write: a
     // request never waits on the terminal or the log collector's pipe, nor wakes a
@@ -117,70 +100,19 @@ pub fn init(format: LogFormat, filter: Option<&str>, default_level: &str) -> Tel
             .with_filter(log_filter)
             .boxed(),
     };
-    // Ids first: the export layer reads them.
-    let dispatch = Dispatch::new(Registry::default().with(ids).with(traces).with(logs));
+    let dispatch = Dispatch::new(Registry::default().with(ids).with(exported).with(logs));
     if let Err(err) = tracing::dispatcher::set_global_default(dispatch) {
         eprintln!("logging was already initialised: {err}");
     }
     if let Some(problem) = problem {
         tracing::error!(%problem, "trace export is off");
-    } else if spans.is_some() {
+    } else if traces.is_some() {
         tracing::info!("exporting traces over OTLP/HTTP");
     }
     Telemetry {
-        spans,
+        traces,
         logs: logs_guard,
     }
-}
-
-/// The batch processor, when an endpoint is configured (and the SDK is not disabled).
-/// Also answers why export is off when it was asked for but could not be set up.
-fn span_processor() -> (Option<Arc<BatchSpanProcessor>>, Option<String>) {
-    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
-        return (None, None);
-    }
-    let target = match otlp::Target::from_vars(var) {
-        Ok(Some(target)) => target,
-        Ok(None) => return (None, None),
-        Err(problem) => return (None, Some(problem)),
-    };
-    let protocol =
-        var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
-    if let Some(protocol) = protocol.filter(|p| p != "http/protobuf") {
-        eprintln!("OTEL_EXPORTER_OTLP_PROTOCOL {protocol:?} is not supported; using http/protobuf");
-    }
-    let mut resource = Resource::builder();
-    if var("OTEL_SERVICE_NAME").is_none() {
-        resource = resource.with_service_name(SERVICE_NAME);
-    }
-    // The batch processor exports from its own thread, so a slow collector never holds
-    // up a request; spans it cannot queue are counted and reported.
-    let mut processor = BatchSpanProcessor::builder(otlp::OtlpHttp::new(target))
-        .with_batch_config(batch_config())
-        .build();
-    processor.set_resource(&resource.build());
-    (Some(Arc::new(processor)), None)
-}
-
-/// Spans the batch processor holds before it drops new ones, and sends per request,
-/// when `OTEL_BSP_MAX_QUEUE_SIZE` and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` do not say. The
-/// SDK's defaults (2,048 and 512) dropped about 4% of the spans of a saturated cached
-/// query (five spans a request, 20,000 requests a second on two cores): the exporter's
-/// thread, sharing the cores, falls behind in bursts. A trace an SRE looks for must be
-/// there; this queue holds about 0.3 s of that load (its memory when full is not
-/// measured: at a few hundred bytes a span, on the order of ten MB).
-const QUEUE_SPANS: usize = 32_768;
-const BATCH_SPANS: usize = 4_096;
-
-fn batch_config() -> BatchConfig {
-    let mut config = BatchConfigBuilder::default();
-    if var("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
-        config = config.with_max_queue_size(QUEUE_SPANS);
-    }
-    if var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
-        config = config.with_max_export_batch_size(BATCH_SPANS);
-    }
-    config.build()
 }
 
 /// An OpenTelemetry variable, when set to something other than blanks.

@@ -2,7 +2,8 @@
 //!
 //! A small OTLP receiver runs inside the test; the real binary runs as a child process
 //! pointed at it, with a batch delay of a minute, so spans can only arrive through the
-//! shutdown flush: the test also proves nothing queued is lost at a graceful stop.
+//! shutdown flush: the tests also prove nothing queued is lost at a graceful stop. One
+//! receiver speaks HTTPS with a certificate of its own, as managed collectors do.
 
 use std::collections::HashMap;
 
@@ -12,7 +13,7 @@ use opentelemetry_proto::tonic::trace::v1::Span as ProtoSpan;
 use prost::Message;
 use serde_json::{json, Value};
 
-use crate::child::{database_name, drop_database, Service};
+use crate::child::{database_name, drop_database, Output, Service};
 use crate::helpers::{create_database, TestApp, PASSWORD};
 use crate::otlp::Receiver;
 
@@ -83,6 +84,17 @@ fn flatten(request: ExportTraceServiceRequest) -> Vec<Received> {
         }
     }
     spans
+}
+
+/// Every span the receiver got so far.
+fn received(receiver: &Receiver) -> Vec<Received> {
+    receiver
+        .exports()
+        .iter()
+        .flat_map(|export| {
+            flatten(ExportTraceServiceRequest::decode(&export.body[..]).expect("an OTLP body"))
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -206,11 +218,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
         "{}",
         output.logs()
     );
-    let spans: Vec<Received> = receiver
-        .bodies()
-        .into_iter()
-        .flat_map(|body| flatten(ExportTraceServiceRequest::decode(body).expect("an OTLP body")))
-        .collect();
+    let spans = received(&receiver);
     receiver.stop().await;
     drop_database(&database_name(&database_url)).await;
     assert!(!spans.is_empty(), "no span arrived: {}", output.logs());
@@ -417,4 +425,74 @@ async fn without_export_log_lines_carry_ids_and_continue_the_callers_trace() {
         "{fresh}"
     );
     assert_ne!(fresh["trace_id"], remote_trace);
+}
+
+/// Over HTTPS, spans reach a collector whose certificate the service was told to trust
+/// (`OTEL_EXPORTER_OTLP_CERTIFICATE`), gzipped when asked; told nothing, the service
+/// refuses the unknown certificate, sends nothing, says so, and serves all the same.
+#[actix_web::test]
+async fn traces_reach_an_https_collector_only_when_its_certificate_is_trusted() {
+    let receiver = Receiver::start_tls();
+    let endpoint = receiver.endpoint();
+    let ca = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(ca.path(), receiver.certificate.as_deref().unwrap()).unwrap();
+    let ca_path = ca.path().to_str().unwrap();
+    let database_url = create_database().await;
+    let exporting = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+        ("RUST_LOG", "info"),
+    ];
+    let (_, untrusted) = one_request(&database_url, &exporting).await;
+    assert!(
+        receiver.exports().is_empty(),
+        "an unknown certificate was accepted"
+    );
+    assert!(
+        untrusted.stderr.lines().any(|line| {
+            serde_json::from_str::<Value>(line).is_ok_and(|l| {
+                l["level"] == "ERROR"
+                    && l["target"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("opentelemetry"))
+            })
+        }),
+        "the failed export is logged as an error:\n{}",
+        untrusted.stderr
+    );
+
+    let mut trusted = exporting.to_vec();
+    trusted.push(("OTEL_EXPORTER_OTLP_CERTIFICATE", ca_path));
+    trusted.push(("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"));
+    let (request, output) = one_request(&database_url, &trusted).await;
+    let exports = receiver.exports();
+    assert!(!exports.is_empty(), "nothing arrived: {}", output.logs());
+    assert!(
+        exports
+            .iter()
+            .all(|e| e.encoding.as_deref() == Some("gzip")),
+        "every export gzipped"
+    );
+    let spans = received(&receiver);
+    receiver.stop().await;
+    drop_database(&database_name(&database_url)).await;
+    let (root, _) = trace_of(&spans, &request);
+    assert_eq!(root.name, "POST /api/v1/query");
+    assert_eq!(root.service_name, "iq-service");
+}
+
+/// A service started with `env`, asked one visitor query, and stopped: the query's
+/// request id and the service's output.
+async fn one_request(database_url: &str, env: &[(&str, &str)]) -> (String, Output) {
+    let mut service = Service::start(database_url, env).await;
+    let app = TestApp::attach(&service.base, database_url).await;
+    let reply = app.query(json!({"api_name": "index_latest"})).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let output = service.stop();
+    assert!(
+        output.status.success() && !output.killed,
+        "{}",
+        output.logs()
+    );
+    (request_id(&reply.body), output)
 }
