@@ -136,7 +136,7 @@ async fn main() {
             .build()
             .expect("load runtime");
         runtime.block_on(async {
-            let http = reqwest::Client::new();
+            let http = helpers::http_client();
             if let Some((url, key, probe)) = paced_calls {
                 let rate = per_minute as f64 / 60.0;
                 statements(&http, &url, &body, &key, &probe, rate, quota_calls).await;

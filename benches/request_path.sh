@@ -17,12 +17,13 @@
 #     PostgreSQL's, wrk's own and the rest, and the ratio to nginx the cached key query
 #     would reach if the service's user-space code cost nothing;
 #   - p99 latency of the cached key query at half its maximum throughput (paced wrk);
-#   - throughput with span export to an OTLP/HTTP sink / without (a second instance of
-#     the service on the same database, run in the same rounds);
-#   - user-space instructions per cached key query, counted by callgrind on a third
-#     instance: the one figure that is the same on a busy and a quiet machine, to
-#     compare two builds (BENCH_INSTRUCTIONS=0 skips it; valgrind is installed when
-#     missing);
+#   - throughput with span export to an OTLP/HTTP sink / without, every request traced
+#     and one in BENCH_TRACE_RATIO (two more instances of the service on the same
+#     database, run in the same rounds);
+#   - user-space instructions per cached key query, counted by callgrind on an instance
+#     of its own, untraced, every request traced and one in BENCH_TRACE_RATIO: the one
+#     figure that is the same on a busy and a quiet machine, to compare two builds
+#     (BENCH_INSTRUCTIONS=0 skips it; valgrind is installed when missing);
 #   - with BASE_BIN, the same figures for a second build (an older commit's release
 #     binary, say) run in the same rounds, each on a fresh database of its own (the two
 #     may differ in migrations), and this build / the base build side by side: the
@@ -47,6 +48,7 @@
 #   SERVICE_ENV=        extra settings for both instances, e.g. "PAGE_CACHE_MB=64"
 #   READY_TIMEOUT=180   seconds to wait for /readyz (the first start loads demo data)
 #   BENCH_INSTRUCTIONS=1  count instructions per request under callgrind (0: skip)
+#   BENCH_TRACE_RATIO=0.1  the sampled instance's parentbased_traceidratio, production's
 #   BASE_BIN=           a second iq-service to measure beside this one, e.g. one built
 #                       from an older commit:
 #                         git worktree add /tmp/base <commit> &&
@@ -69,6 +71,7 @@ pgurl=${PGURL:-postgres://postgres@127.0.0.1:5432}
 pgurl=${pgurl%/}
 index_code=${INDEX_CODE:-GPU_Index}
 ready_timeout=${READY_TIMEOUT:-180}
+trace_ratio=${BENCH_TRACE_RATIO:-0.1}
 
 # Filled in as things start, so that cleanup removes exactly what was made.
 tmp=""
@@ -77,6 +80,7 @@ base_database=""
 service_pid=""
 base_pid=""
 traced_pid=""
+sampled_pid=""
 counted_pid=""
 nginx_pid=""
 # A command the next start_service runs the binary under (callgrind, once).
@@ -147,12 +151,14 @@ cleanup() {
     trap - EXIT INT TERM
     if ((status != 0)) && [[ -n $tmp ]]; then
         local log
-        for log in "$tmp"/service.log "$tmp"/base.log "$tmp"/traced.log "$tmp"/nginx/error.log; do
+        for log in "$tmp"/service.log "$tmp"/base.log "$tmp"/traced.log "$tmp"/sampled.log \
+            "$tmp"/nginx/error.log; do
             [[ -s $log ]] && { say "--- last lines of $(basename "$log"):"; tail -n 15 "$log"; }
         done
     fi
     stop_process "$counted_pid"
     stop_process "$traced_pid"
+    stop_process "$sampled_pid"
     stop_process "$service_pid"
     stop_process "$base_pid"
     stop_process "$nginx_pid"
@@ -339,6 +345,7 @@ pids_of() {
     service) echo "$service_pid" ;;
     base) echo "$base_pid" ;;
     traced) echo "$traced_pid" ;;
+    sampled) echo "$sampled_pid" ;;
     nginx) echo "$nginx_pid" $(pgrep -P "$nginx_pid") ;;
     esac
 }
@@ -348,6 +355,7 @@ port_of() {
     service) echo "$service_port" ;;
     base) echo "$base_port" ;;
     traced) echo "$traced_port" ;;
+    sampled) echo "$sampled_port" ;;
     counted) echo "$counted_port" ;;
     nginx) echo "$nginx_port" ;;
     esac
@@ -391,8 +399,8 @@ measure() {
     # Spans the traced instance could not queue are dropped with a warning: then it
     # did less work than tracing every request costs.
     local dropped=""
-    [[ $target == traced ]] &&
-        dropped="drop_warnings=$(grep -ci 'dropped' "$tmp/traced.log" || true)"
+    [[ $target == traced || $target == sampled ]] &&
+        dropped="drop_warnings=$(grep -ci 'dropped' "$tmp/$target.log" || true)"
     echo "run round=$round shape=$shape target=$target rps=$(rate "$result") $result $cpu $dropped" \
         >>"$tmp/results"
     printf '  round %s  %-8s %-7s %7s req/s  p99 %6s us  CPU %6s us/req  busiest thread %s\n' \
@@ -402,6 +410,7 @@ measure() {
     # are of interest (they are printed on failure).
     : >"$tmp/service.log"
     : >"$tmp/traced.log"
+    : >"$tmp/sampled.log"
     : >"$tmp/base.log"
 }
 
@@ -413,7 +422,7 @@ run_rounds() {
     for ((round = 1; round <= rounds; round++)); do
         for shape in key visitor healthz; do
             targets=(service)
-            [[ $shape == key ]] && targets+=(traced)
+            [[ $shape == key ]] && targets+=(traced sampled)
             [[ -n $base_pid ]] && targets+=(base)
             targets+=(nginx)
             if ((round % 2 == 0)); then
@@ -481,9 +490,10 @@ count_instructions() {
     [[ ${BENCH_INSTRUCTIONS:-1} != 0 ]] || return 0
     local build=$1 binary=$2 db=$3 port result out=$tmp/callgrind.$1.out
     counted_key=$4
+    shift 4
     port=$(free_port)
     launcher=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out")
-    start_service counted "$binary" "$db" "$port"
+    start_service counted "$binary" "$db" "$port" "$@"
     launcher=()
     counted_pid=$started_pid
     wait_ready "$counted_pid" "$port"
@@ -560,31 +570,40 @@ main() {
     capture_answers
     start_nginx
     say "nginx: pid $nginx_pid on port $nginx_port (OTLP sink on $sink_port)"
+    every_request=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port")
+    sampled_requests=("${every_request[@]}" OTEL_TRACES_SAMPLER=parentbased_traceidratio
+        OTEL_TRACES_SAMPLER_ARG="$trace_ratio")
     [[ -n $base_bin ]] && start_base
 
-    # The traced instance: the same binary, database and key, exporting every span
-    # (default sampler, the service's own batch settings) to the sink.
+    # The traced instances: the same binary, database and key, exporting to the sink
+    # with the service's own batch settings: every request (the default sampler), and
+    # one in BENCH_TRACE_RATIO (production's sampler).
     traced_port=$(free_port)
-    start_service traced "$bin" "$database" "$traced_port" \
-        OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port"
+    start_service traced "$bin" "$database" "$traced_port" "${every_request[@]}"
     traced_pid=$started_pid
     wait_ready "$traced_pid" "$traced_port"
-    say "traced service: pid $traced_pid on port $traced_port"
+    sampled_port=$(free_port)
+    start_service sampled "$bin" "$database" "$sampled_port" "${sampled_requests[@]}"
+    sampled_pid=$started_pid
+    wait_ready "$sampled_pid" "$sampled_port"
+    say "traced service: pid $traced_pid on port $traced_port;" \
+        "1 in $trace_ratio sampled: pid $sampled_pid on port $sampled_port"
 
     # Warm-up, not measured: caches, connection pools, the key's first lease.
     local shape target
-    for target in service traced ${base_pid:+base}; do
+    for target in service traced sampled ${base_pid:+base}; do
         for shape in key visitor; do
             wrk_run "$shape" "$target" 2 >/dev/null
         done
     done
     : >"$tmp/service.log"
     : >"$tmp/traced.log"
+    : >"$tmp/sampled.log"
     : >"$tmp/base.log"
     : >"$tmp/nginx/otlp.log"
 
-    printf 'meta secs=%s threads=%s clients=%s workers=%s build=%s base=%s\n' \
-        "$secs" "$threads" "$clients" "$workers" "$(build_name "$bin")" \
+    printf 'meta secs=%s threads=%s clients=%s workers=%s trace_ratio=%s build=%s base=%s\n' \
+        "$secs" "$threads" "$clients" "$workers" "$trace_ratio" "$(build_name "$bin")" \
         "${base_bin:+$(build_name "$base_bin")}" >>"$tmp/results"
     say "rounds: $rounds x (3 requests on the service${base_pid:+, the base build} and nginx," \
         "the key query traced too), $secs s each, wrk -t$threads -c$clients"
@@ -594,7 +613,15 @@ main() {
     paced_runs
     say "instructions per cached key query (callgrind, $secs s)"
     count_instructions service "$bin" "$database" "$api_key"
-    [[ -n $base_pid ]] && count_instructions base "$base_bin" "$base_database" "$base_key"
+    count_instructions traced "$bin" "$database" "$api_key" "${every_request[@]}"
+    count_instructions sampled "$bin" "$database" "$api_key" "${sampled_requests[@]}"
+    if [[ -n $base_pid ]]; then
+        count_instructions base "$base_bin" "$base_database" "$base_key"
+        count_instructions base_traced "$base_bin" "$base_database" "$base_key" \
+            "${every_request[@]}"
+        count_instructions base_sampled "$base_bin" "$base_database" "$base_key" \
+            "${sampled_requests[@]}"
+    fi
 
     say ""
     say "request_path: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average" \

@@ -117,7 +117,7 @@ async fn main() {
             .build()
             .expect("load runtime");
         runtime.block_on(async move {
-            let http = reqwest::Client::new();
+            let http = helpers::http_client();
             // Warm-up: fill each page cache and open the connections.
             for (_, url, key) in &variants {
                 run(&http, url, &body, key, 1, clients).await;

@@ -105,7 +105,7 @@ async fn main() {
 }
 
 async fn rounds_of(variants: &[(&str, Call)], secs: u64, rounds: u64, clients: u64) {
-    let http = reqwest::Client::new();
+    let http = helpers::http_client();
     for (name, call) in variants {
         assert!(call.send(&http).await, "{name}: the warm-up call failed");
     }

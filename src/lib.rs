@@ -17,3 +17,4 @@ pub mod site;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod tls;

@@ -5,12 +5,13 @@
 
 RESULTS has one record a line, a kind then key=value fields:
 
-    run round=R shape=key|visitor|healthz target=service|traced|base|nginx rps=...
+    run round=R shape=key|visitor|healthz target=service|traced|sampled|base|nginx rps=...
         p99_us=... status_errors=... socket_errors=... process_us=... system_us=...
         postgres_us=... load_us=... machine_us=... idle_share=... busiest_share=...
     paced target=service|base|nginx target_rps=... rps=... p50_us=... p99_us=... ...
     sink batches=N bytes=B
-    instructions build=service|base requests=N total=I
+    instructions build=service|traced|sampled|base|base_traced|base_sampled requests=N
+        total=I
     meta name=value ...
 
 `base` is the second build of BASE_BIN, when the script was given one: a table then
@@ -97,6 +98,7 @@ def main(path):
     for rnd in rounds:
         for shape, label in SHAPES:
             s, n, t = run(rnd, shape, "service"), run(rnd, shape, "nginx"), run(rnd, shape, "traced")
+            sampled = run(rnd, shape, "sampled")
             rows.append([
                 rnd, label,
                 fmt(s and s["rps"], ".0f"), fmt(s and s["p99_us"] / 1000),
@@ -104,9 +106,10 @@ def main(path):
                 fmt(s and n and s["rps"] / n["rps"], ".3f"),
                 fmt(t and t["rps"], ".0f"),
                 fmt(t and s and t["rps"] / s["rps"], ".3f"),
+                fmt(sampled and s and sampled["rps"] / s["rps"], ".3f"),
             ])
     table(["round", "request", "service", "p99", "nginx", "p99", "service/nginx",
-           "traced", "traced/service"], rows)
+           "traced", "traced/service", "sampled/service"], rows)
 
     # CPU per request, every shape (median over the rounds).
     print("\nCPU per request (median over the rounds; busiest thread of the service):")
@@ -157,7 +160,8 @@ def main(path):
         if not sink["batches"]:
             print("WARNING: the traced instance exported nothing; the tracing ratio "
                   "does not measure export")
-    dropped = sum(r.get("drop_warnings", 0) for r in runs if r["target"] == "traced")
+    dropped = sum(r.get("drop_warnings", 0) for r in runs
+                  if r["target"] in ("traced", "sampled"))
     if dropped:
         print(f"WARNING: the traced instance logged {int(dropped)} lines about dropped "
               "spans (queue full): it exported less than every request's spans")
@@ -168,7 +172,6 @@ def main(path):
     health_ratio = median(ratios("healthz", "service", "nginx"))
     cpu = figure("key", "service", "process_us")
     share = figure("key", "service", "busiest_share")
-    tracing = median(ratios("key", "traced", "service"))
     workers = int(meta.get("workers", 0))
 
     def verdict(value, ok, acceptable=None):
@@ -204,15 +207,18 @@ def main(path):
             f"  nginx at that rate ({paced_nginx['rps']:.0f} rps)",
             f"{paced_nginx['p99_us'] / 1000:.2f} ms", "(the machine's own)", "",
         ])
-    rows.append(["tracing on / off (cached key)", fmt(tracing, ".3f"), ">= 0.9",
-                 verdict(tracing, lambda v: v >= 0.9)])
     # Steadier than the throughput ratio on a shared machine: CPU per request does not
     # move with what else runs (much).
-    tracing_cpu = median([
-        run(rnd, "key", "traced")["process_us"] / run(rnd, "key", "service")["process_us"]
-        for rnd in rounds if run(rnd, "key", "traced") and run(rnd, "key", "service")
-    ])
-    rows.append(["  CPU per request, on / off", fmt(tracing_cpu, ".3f"), "(reported)", ""])
+    sampled = f"1 in {1 / float(meta.get('trace_ratio', 0.1)):.0f} sampled"
+    for traced, label in (("traced", "every request"), ("sampled", sampled)):
+        ratio = median(ratios("key", traced, "service"))
+        rows.append([f"tracing on ({label}) / off (cached key)", fmt(ratio, ".3f"),
+                     ">= 0.9", verdict(ratio, lambda v: v >= 0.9)])
+        cpu_ratio = median([
+            run(rnd, "key", traced)["process_us"] / run(rnd, "key", "service")["process_us"]
+            for rnd in rounds if run(rnd, "key", traced) and run(rnd, "key", "service")
+        ])
+        rows.append(["  CPU per request, on / off", fmt(cpu_ratio, ".3f"), "(reported)", ""])
     counted = instructions(records, "service")
     if counted:
         rows.append([
@@ -239,7 +245,7 @@ def machine_budget(runs, figure):
     if not any("machine_us" in r for r in runs):
         return
     print("\nThe machine's CPU per saturated request, us (medians over the rounds):")
-    targets = [t for t in ("service", "traced", "base", "nginx")
+    targets = [t for t in ("service", "traced", "sampled", "base", "nginx")
                if any(r["target"] == t for r in runs)]
     rows, machine = [], {}
     for shape, label in SHAPES:
@@ -301,10 +307,19 @@ def against_base(records, meta, rounds, run, ratios, figure, paced_median):
     if paced and paced_base:
         print(f"  p99 of the cached key query at {paced['target_rps']:.0f} req/s: "
               f"this {paced['p99_us'] / 1000:.2f} ms, base {paced_base['p99_us'] / 1000:.2f} ms")
-    this, base = instructions(records, "service"), instructions(records, "base")
-    if this and base:
-        print(f"  instructions per cached key request: this {this / 1000:.1f}k, "
-              f"base {base / 1000:.1f}k ({this / base:.3f})")
+    rows = []
+    sampled = f"1 in {1 / float(meta.get('trace_ratio', 0.1)):.0f} sampled"
+    for this_build, base_build, label in (("service", "base", "untraced"),
+                                          ("traced", "base_traced", "every request traced"),
+                                          ("sampled", "base_sampled", sampled)):
+        this, base = instructions(records, this_build), instructions(records, base_build)
+        if this and base:
+            rows.append([label, f"{this / 1000:.1f}k", f"{base / 1000:.1f}k",
+                         f"{this / base:.3f}"])
+    if rows:
+        print("  instructions per cached key request (callgrind, every thread of the "
+              "process, the exporter's among them):")
+        table(["", "this", "base", "this/base"], rows)
 
 
 if __name__ == "__main__":

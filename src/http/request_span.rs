@@ -7,9 +7,7 @@
 //! never a credential.
 
 use actix_web::dev::ServiceRequest;
-use opentelemetry::trace::TraceContextExt as _;
 use tracing::{field, Span};
-use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::request_id::RequestId;
 use crate::telemetry::propagation::continue_trace;
@@ -18,6 +16,7 @@ use crate::telemetry::propagation::continue_trace;
 pub(super) fn open(req: &ServiceRequest, request_id: &RequestId) -> Span {
     let span = tracing::info_span!(
         "request",
+        otel.name = field::Empty,
         otel.kind = "server",
         otel.status_code = field::Empty,
         request_id = request_id.as_str(),
@@ -45,23 +44,18 @@ pub(super) fn record_answer(
     code: u32,
     dataset: &str,
 ) {
+    // `otel.name` is exported as `{method} {route}`, as the conventions name server
+    // spans; formatted only by the export layer, so a process that exports nothing
+    // never builds it.
     tracing::record_all!(
         span,
+        otel.name = format_args!("{method} {route}"),
         http.route = route,
         http.response.status_code = status,
         code = code,
         dataset = (!dataset.is_empty()).then_some(dataset),
         otel.status_code = (status >= 500).then_some("error"),
     );
-    // The exported span is named `{method} {route}`, as the conventions name server
-    // spans. Set on the OpenTelemetry span itself: by now it has started (its children
-    // needed it), and `tracing-opentelemetry` renames only a span not yet started. A
-    // process that exports nothing has no such span and never formats the name.
-    let exported = span.context();
-    let exported = exported.span();
-    if exported.span_context().is_valid() {
-        exported.update_name(format!("{method} {route}"));
-    }
 }
 
 /// Records who is calling on the request's root span (`caller` and the key or user id),

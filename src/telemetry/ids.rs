@@ -1,26 +1,36 @@
-//! Trace and span ids of every span, the ids log lines carry.
+//! Trace and span ids of every span: what log lines carry, and what exported spans
+//! ([`super::export`]) are named by.
 //!
-//! When traces are exported, a span's ids are its OpenTelemetry span's
-//! (`tracing-opentelemetry`'s). Otherwise [`Ids`] gives each span ids of its own, far
-//! cheaper than building OpenTelemetry spans nobody receives (docs/performance.md): a
-//! span continues its parent's trace, a request continues the trace its caller named
-//! ([`adopt`]), and any other span starts a trace of its own. Either way a log line of a
-//! request names its trace.
+//! A span continues its parent's trace, a request continues the trace its caller named
+//! ([`adopt`]), and any other span starts a trace of its own. Ids are drawn for every
+//! span, exported or not: a log line of a request that is not sampled still names its
+//! trace.
 //!
 //! It keeps ids only; it must never decide what is exported.
 
-use opentelemetry::trace::TraceContextExt;
 use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id};
 use tracing::{Span, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
-use tracing_subscriber::registry::{LookupSpan, Registry, SpanRef};
+use tracing_subscriber::registry::{LookupSpan, Registry};
 
-/// A span's ids.
+/// A span's ids, kept in its extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpanIds {
     pub trace: u128,
     pub span: u64,
+    /// The caller's span this one continues ([`adopt`]), if any.
+    pub remote: Option<Remote>,
+}
+
+/// A span in another process that a request continues: the W3C `traceparent` of its
+/// caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remote {
+    pub trace: u128,
+    pub span: u64,
+    /// Whether the caller records its trace (the `sampled` flag).
+    pub sampled: bool,
 }
 
 /// The layer. It records nothing of its own, so it says how verbose the spans it must
@@ -67,15 +77,16 @@ where
         let ids = SpanIds {
             trace: parent.map_or_else(|| nonzero(rand::random::<u128>), |p| p.trace),
             span: nonzero(rand::random::<u64>),
+            remote: None,
         };
         span.extensions_mut().insert(ids);
     }
 }
 
-/// Makes `span` (just created, before any child) continue the trace `trace` of its
-/// caller. Does nothing when this layer is not installed, or for a zero id.
-pub fn adopt(span: &Span, trace: u128) {
-    if trace == 0 {
+/// Makes `span` (just created, before any child) continue the trace of `remote`, the
+/// span of a caller. Does nothing when this layer is not installed.
+pub fn adopt(span: &Span, remote: Remote) {
+    if remote.trace == 0 || remote.span == 0 {
         return;
     }
     span.with_subscriber(|(id, dispatch)| {
@@ -84,31 +95,19 @@ pub fn adopt(span: &Span, trace: u128) {
         };
         if let Some(span) = registry.span(id) {
             if let Some(ids) = span.extensions_mut().get_mut::<SpanIds>() {
-                ids.trace = trace;
+                ids.trace = remote.trace;
+                ids.remote = Some(remote);
             }
         }
     });
 }
 
-/// A span's ids: those [`Ids`] gave it, else its OpenTelemetry span's. Call it holding
-/// no guard of the span's extensions.
-pub fn of<S>(span: &SpanRef<'_, S>) -> Option<SpanIds>
+/// A span's ids, if this layer gave it some.
+pub fn of<S>(span: &tracing_subscriber::registry::SpanRef<'_, S>) -> Option<SpanIds>
 where
     S: for<'a> LookupSpan<'a>,
 {
-    if let Some(ids) = span.extensions().get::<SpanIds>().copied() {
-        return Some(ids);
-    }
-    let context = tracing::dispatcher::get_default(|dispatch| {
-        tracing_opentelemetry::get_otel_context(&span.id(), dispatch)
-    })?;
-    let exported = context.span();
-    let exported = exported.span_context();
-    let ids = SpanIds {
-        trace: u128::from_be_bytes(exported.trace_id().to_bytes()),
-        span: u64::from_be_bytes(exported.span_id().to_bytes()),
-    };
-    (ids.trace != 0 && ids.span != 0).then_some(ids)
+    span.extensions().get::<SpanIds>().copied()
 }
 
 #[cfg(test)]
@@ -130,12 +129,24 @@ mod tests {
         let subscriber = tracing_subscriber::registry().with(Ids::up_to(LevelFilter::TRACE));
         let (root, child, other) = tracing::subscriber::with_default(subscriber, || {
             let root = tracing::info_span!("request");
-            adopt(&root, 0xabc);
+            adopt(
+                &root,
+                Remote {
+                    trace: 0xabc,
+                    span: 0xdef,
+                    sampled: true,
+                },
+            );
             let child = tracing::info_span!(parent: &root, "front");
             let other = tracing::info_span!("other");
             (read(&root), read(&child), read(&other))
         });
         assert_eq!(root.trace, 0xabc);
+        assert_eq!(root.remote.map(|r| r.span), Some(0xdef));
+        assert_eq!(
+            child.remote, None,
+            "only the request continues the caller's span"
+        );
         assert_eq!(child.trace, 0xabc, "a child continues its parent's trace");
         assert_ne!(child.span, root.span);
         assert_ne!(other.trace, 0xabc, "a span without a parent starts its own");

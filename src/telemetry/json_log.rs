@@ -183,15 +183,11 @@ impl<W> JsonLog<W> {
                 let Some(fields) = extensions.get::<Fields>() else {
                     continue;
                 };
-                let first = path.is_empty();
-                path.push(span.name());
-                write_fields(out, written, fields);
-                // Released first: an exported span's ids are read through its
-                // extensions again.
-                drop(extensions);
-                if first {
+                if path.is_empty() {
                     ids = super::ids::of(&span);
                 }
+                path.push(span.name());
+                write_fields(out, written, fields);
             }
             if !path.is_empty() && !written.contains(&"span") {
                 // Outermost first: `request>front.run_query`.

@@ -7,9 +7,8 @@ use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::TraceContextExt;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tracing::Span;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use super::ids::adopt;
+use super::ids::{adopt, Remote};
 
 /// The header that says a request continues a trace; without it there is nothing to
 /// extract (`tracestate` alone names no parent).
@@ -28,26 +27,28 @@ impl Extractor for Headers<'_> {
 }
 
 /// The remote parent the request's headers name, if any (an empty context otherwise).
-fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
+pub fn remote_parent(headers: &HeaderMap) -> opentelemetry::Context {
     TraceContextPropagator::new().extract(&Headers(headers))
 }
 
 /// Makes the request's root `span` (just created, not yet entered) continue the trace
-/// its headers name: the trace id its log lines carry, and the parent of its exported
-/// span (whose `sampled` flag the default sampler follows).
+/// its headers name: the trace id its log lines carry, and its exported parent (whose
+/// `sampled` flag the default sampler follows).
 pub fn continue_trace(span: &Span, headers: &HeaderMap) {
     // Most requests start a trace: asked by name, not by text, that costs one look-up.
     if !headers.contains_key(TRACEPARENT) {
         return;
     }
     let parent = remote_parent(headers);
-    let caller = parent.span().span_context().clone();
-    // No valid `traceparent` gives zero ids and an invalid context: nothing to continue.
-    if !caller.is_valid() {
-        return;
-    }
-    // Whichever of the two keeps this span's ids: `Ids` without export, the
-    // OpenTelemetry layer with it; the other call does nothing.
-    adopt(span, u128::from_be_bytes(caller.trace_id().to_bytes()));
-    let _ = span.set_parent(parent);
+    let caller = parent.span();
+    let caller = caller.span_context();
+    // No valid `traceparent` gives zero ids, which `adopt` ignores.
+    adopt(
+        span,
+        Remote {
+            trace: u128::from_be_bytes(caller.trace_id().to_bytes()),
+            span: u64::from_be_bytes(caller.span_id().to_bytes()),
+            sampled: caller.is_sampled(),
+        },
+    );
 }

@@ -1,35 +1,31 @@
-//! Trace export: `tracing` spans become OpenTelemetry spans (`tracing-opentelemetry`),
-//! which the SDK's batch processor sends over OTLP/HTTP in protobuf
-//! (`opentelemetry-otlp`) from a thread of its own, so a slow or absent collector never
-//! holds up a request; spans it cannot queue are dropped and counted.
+//! Trace export: the OpenTelemetry SDK's batch processor, which sends the spans
+//! [`super::export`] builds over OTLP/HTTP in protobuf (`opentelemetry-otlp`) from a
+//! thread of its own, so a slow or absent collector never holds up a request; spans it
+//! cannot queue are dropped and counted.
 //!
 //! On when `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set,
 //! unless `OTEL_SDK_DISABLED=true`. The SDK and the exporter read the standard variables
-//! themselves (the sampler, the resource, the batch processor, headers, compression);
+//! themselves (the resource, the batch processor, headers, compression, the endpoint);
 //! this module adds what they leave to the application: the HTTP client, with its
-//! timeout, no redirects, and the collector's CA from `OTEL_EXPORTER_OTLP_CERTIFICATE`.
+//! timeout, no redirects, TLS through rustls, and the collector's CA from
+//! `OTEL_EXPORTER_OTLP_CERTIFICATE`.
 //!
-//! It must never export the exporter's own events (they would become spans of the
-//! traces being exported) nor the access line, whose span already says what it says.
+//! It must never block a request: everything here runs at start-up or on the SDK's
+//! thread.
 
 use std::time::Duration;
 
-use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{SpanExporter, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::trace::{
-    BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider,
+    BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SpanProcessor as _,
 };
 use opentelemetry_sdk::Resource;
-use tracing::Subscriber;
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::registry::LookupSpan;
-use tracing_subscriber::Layer;
 
-use super::{var, ACCESS_TARGET, SERVICE_NAME};
+use super::{var, SERVICE_NAME};
 
-/// The provider whose spans are exported, when export is configured; `Err` says why it
+/// The batch processor that exports spans, when export is configured; `Err` says why it
 /// was asked for and could not be set up.
-pub fn provider() -> Result<Option<SdkTracerProvider>, String> {
+pub fn processor() -> Result<Option<BatchSpanProcessor>, String> {
     if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
         return Ok(None);
     }
@@ -51,56 +47,21 @@ pub fn provider() -> Result<Option<SdkTracerProvider>, String> {
         .with_http_client(http_client()?)
         .build()
         .map_err(|err| err.to_string())?;
-    let processor = BatchSpanProcessor::builder(exporter)
+    let mut processor = BatchSpanProcessor::builder(exporter)
         .with_batch_config(batch_config())
         .build();
     let mut resource = Resource::builder();
     if var("OTEL_SERVICE_NAME").is_none() {
         resource = resource.with_service_name(SERVICE_NAME);
     }
-    // The sampler is the SDK's default, which reads `OTEL_TRACES_SAMPLER(_ARG)`.
-    Ok(Some(
-        SdkTracerProvider::builder()
-            .with_span_processor(processor)
-            .with_resource(resource.build())
-            .build(),
-    ))
-}
-
-/// The layer that turns spans at `info` and above into OpenTelemetry spans, leaving out
-/// the exporter's own crates and the access line. A span it leaves out is skipped: its
-/// children hang from the nearest span it keeps.
-pub fn layer<S>(provider: &SdkTracerProvider) -> impl Layer<S>
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
-    let kept = Targets::new()
-        .with_default(tracing::Level::INFO)
-        .with_targets(
-            [ACCESS_TARGET, "opentelemetry", "reqwest", "hyper", "rustls"]
-                .map(|target| (target, tracing::level_filters::LevelFilter::OFF)),
-        );
-    tracing_opentelemetry::layer()
-        .with_tracer(provider.tracer(SERVICE_NAME))
-        // Span names say what a span is; the Rust module, file, line and thread would
-        // only add bytes to every exported span (docs/performance.md).
-        .with_target(false)
-        .with_location(false)
-        .with_threads(false)
-        // Busy and idle time read the clock at every poll of every instrumented future;
-        // the span's own start and end say how long it took.
-        .with_tracked_inactivity(false)
-        // Nothing here reads OpenTelemetry's current context, so entering a span need not
-        // set it.
-        .with_context_activation(false)
-        .with_filter(kept)
+    processor.set_resource(&resource.build());
+    Ok(Some(processor))
 }
 
 /// The client the exporter posts with: built on a thread of its own, since a blocking
 /// client cannot be made inside the async runtime `main` runs in.
 fn http_client() -> Result<reqwest::blocking::Client, String> {
-    // rustls' crypto; installing it twice (a second `init` in tests) is harmless.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::tls::install_crypto();
     let timeout = timeout()?;
     let certificates = certificates()?;
     std::thread::spawn(move || {

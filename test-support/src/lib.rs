@@ -48,4 +48,7 @@ pub use endpoints::sessions::{Session, PASSWORD};
 pub use fixture::{now, FIXTURE};
 pub use poll::eventually;
 pub use reply::Reply;
-pub use spawn::{spawn_app, spawn_with, spawn_with_demo, spawn_with_fixture, test_settings, Spawn};
+pub use spawn::{
+    http_client, http_client_builder, spawn_app, spawn_with, spawn_with_demo, spawn_with_fixture,
+    test_settings, Spawn,
+};

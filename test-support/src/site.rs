@@ -57,7 +57,7 @@ pub struct SignedIn {
 
 impl TestApp {
     fn plain_client() -> reqwest::Client {
-        reqwest::Client::builder()
+        crate::http_client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("an HTTP client")

@@ -39,11 +39,16 @@ impl Default for Spawn {
 /// The tests' HTTP client: it forgets an idle connection well before the service closes
 /// it ([`KEEP_ALIVE`]), so a request is never sent on a connection the service is closing
 /// at that moment (the upload of a phone test was lost that way, as `IncompleteMessage`).
-fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .pool_idle_timeout(KEEP_ALIVE / 2)
-        .build()
-        .expect("an HTTP client")
+pub fn http_client() -> reqwest::Client {
+    http_client_builder().build().expect("an HTTP client")
+}
+
+/// [`http_client`]'s settings, for a test that adds its own (a timeout, no redirects).
+/// Every test client starts here: reqwest needs the process's TLS crypto installed
+/// before it builds any client.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    iq_service::tls::install_crypto();
+    reqwest::Client::builder().pool_idle_timeout(KEEP_ALIVE / 2)
 }
 
 /// Settings for a test instance, from the declaration's defaults: one worker, a small

@@ -169,7 +169,9 @@ impl Service {
     /// [`Service::spawn`], then [`Service::wait_until_ready`].
     pub async fn start(database_url: &str, env: &[(&str, &str)]) -> Service {
         let mut service = Service::spawn(database_url, env);
-        service.wait_until_ready(&reqwest::Client::new()).await;
+        service
+            .wait_until_ready(&crate::helpers::http_client())
+            .await;
         service
     }
 

@@ -17,7 +17,7 @@ fn settings(dir: &std::path::Path) -> iq_service::settings::Settings {
 }
 
 async fn latest_rows(port: u16) -> usize {
-    let body: serde_json::Value = reqwest::Client::new()
+    let body: serde_json::Value = crate::helpers::http_client()
         .post(format!("http://127.0.0.1:{port}/api/v1/query"))
         .json(&serde_json::json!({"api_name": "index_latest"}))
         .send()

@@ -194,7 +194,7 @@ async fn metrics_are_on_the_service_listener_only_when_asked() {
         &[("RUST_LOG", "warn"), ("METRICS_ADDR", "api")],
     )
     .await;
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let answer = http
         .get(format!("{}/metrics", service.base))
         .send()

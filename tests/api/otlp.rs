@@ -42,7 +42,7 @@ impl Receiver {
         let rcgen::CertifiedKey { cert, signing_key } =
             rcgen::generate_simple_self_signed(vec!["localhost".to_string()])
                 .expect("a self-signed certificate");
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        iq_service::tls::install_crypto();
         let config = rustls::ServerConfig::builder()
             .with_no_client_auth()
             .with_single_cert(

@@ -266,7 +266,7 @@ async fn spread(
     clients: usize,
     refusal: i64,
 ) -> (usize, usize) {
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let targets = Arc::new(targets);
     let mut tasks = Vec::new();
     for client in 0..clients {

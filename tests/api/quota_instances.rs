@@ -15,7 +15,7 @@ const CLIENTS: usize = 24;
 /// Sends `calls` queries with `key`, round-robin over `instances` from `CLIENTS`
 /// concurrent clients; answers (admitted, refused with `refusal`).
 async fn spread(instances: &[String], key: &Key, calls: usize, refusal: i64) -> (usize, usize) {
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let instances = Arc::new(instances.to_vec());
     let mut clients = Vec::new();
     for client in 0..CLIENTS {

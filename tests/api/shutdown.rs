@@ -207,7 +207,7 @@ async fn a_stop_signal_drains_before_the_server_stops_accepting() {
         &[("SHUTDOWN_DELAY_MS", "2000"), ("RUST_LOG", "info")],
     )
     .await;
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let ready = |http: reqwest::Client, base: String| async move {
         http.get(format!("{base}/readyz")).send().await.unwrap()
     };

@@ -377,7 +377,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
 async fn without_export_log_lines_carry_ids_and_continue_the_callers_trace() {
     let database_url = create_database().await;
     let mut service = Service::start(&database_url, &[("RUST_LOG", "info")]).await;
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let get = |traceparent: Option<String>| {
         let mut request = http.get(format!("{}/api/v1/nowhere", service.base));

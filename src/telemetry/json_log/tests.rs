@@ -1,4 +1,4 @@
-use super::super::ids::{adopt, Ids};
+use super::super::ids::{adopt, Ids, Remote};
 use super::*;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
@@ -146,7 +146,12 @@ fn a_line_outside_spans_and_odd_values_stay_valid_json() {
 fn a_line_in_a_span_names_its_trace_and_span_in_hex() {
     let lines = lines(|| {
         let span = tracing::info_span!("request");
-        adopt(&span, 0xabc);
+        let caller = Remote {
+            trace: 0xabc,
+            span: 0xdef,
+            sampled: true,
+        };
+        adopt(&span, caller);
         span.in_scope(|| tracing::info!("inside"));
     });
     assert_eq!(lines[0]["trace_id"], format!("{:032x}", 0xabc));

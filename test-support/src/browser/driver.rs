@@ -118,7 +118,7 @@ impl Driver {
             ),
         };
 
-        let http = reqwest::Client::builder()
+        let http = crate::http_client_builder()
             .timeout(Duration::from_secs(2))
             .build()
             .expect("a plain HTTP client");

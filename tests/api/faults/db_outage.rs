@@ -105,9 +105,14 @@ async fn a_database_outage_under_load_fails_fast_recovers_and_counts_exactly() {
         .collect();
 
     let started = Instant::now();
-    let clients = Clients::start(reqwest::Client::new(), CLIENTS, targets, plan, PACE, |_| {
-        false
-    });
+    let clients = Clients::start(
+        crate::helpers::http_client(),
+        CLIENTS,
+        targets,
+        plan,
+        PACE,
+        |_| false,
+    );
     let warm = until(Duration::from_secs(10), || {
         clients.count(|a| a.target == WARM && a.ok()) >= FRESH_FROM
     })

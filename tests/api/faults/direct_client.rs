@@ -51,7 +51,7 @@ async fn ten_sigterms_under_direct_load_lose_no_request_on_an_accepted_connectio
             key: key.clone(),
         };
         // A pooled client: requests go over keep-alive connections, as a script's do.
-        let http = reqwest::Client::new();
+        let http = crate::helpers::http_client();
         let clients = Clients::start(
             http,
             CLIENTS,

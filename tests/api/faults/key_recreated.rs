@@ -85,7 +85,7 @@ async fn a_key_deleted_and_recreated_across_instances_restores_no_quota() {
 
     // The old key under load on A.
     let first = Clients::start(
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
         2,
         vec![target(&a, &old.key)],
         |_, _| Some(0),
@@ -116,7 +116,7 @@ async fn a_key_deleted_and_recreated_across_instances_restores_no_quota() {
         target(&b, &new.key),
     ];
     let second = Clients::start(
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
         6,
         targets,
         |client, _| Some(client % 3),

@@ -86,7 +86,7 @@ async fn used_today(app: &TestApp, key: &Key) -> i64 {
 /// instance's leases were reclaimed and the recheck has passed. Answers the calls
 /// admitted and when the reclaim was first seen.
 async fn until_refused(app: &TestApp, base: &str, key: &Key, killed: Instant) -> (usize, Instant) {
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let (mut admitted, mut seen) = (0, None::<Instant>);
     loop {
         match call(&http, base, key)
@@ -121,7 +121,7 @@ async fn a_killed_instances_leases_come_back_after_a_restart() {
     let mut first = Service::start(&database_url, ENV).await;
     let app = TestApp::attach(&first.base, &database_url).await;
     let (_, key) = pro_key(&app, 100).await;
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     for n in 1..=5 {
         assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
     }
@@ -164,7 +164,7 @@ async fn a_lowered_day_limit_keeps_its_crash_bound() {
     let mut first = Service::start(&database_url, ENV).await;
     let app = TestApp::attach(&first.base, &database_url).await;
     let (admin, key) = pro_key(&app, 10_000).await;
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     for n in 1..=5 {
         assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
     }
@@ -218,7 +218,7 @@ async fn sigkill_under_load_on_one_of_three_never_over_admits_nor_under_counts()
             let (admitted, lost, stop) = (admitted.clone(), lost.clone(), stop.clone());
             let doomed = (i == 0).then(|| doomed.clone());
             clients.push(actix_web::rt::spawn(async move {
-                let http = reqwest::Client::new();
+                let http = crate::helpers::http_client();
                 while !stop.load(Ordering::Relaxed) {
                     match call(&http, &base, &key).await {
                         Ok(0) => {

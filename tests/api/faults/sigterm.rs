@@ -81,7 +81,7 @@ async fn sigterm_under_load_answers_every_accepted_request_and_counts_them() {
     };
 
     // A connection per request, so every request goes through the listener.
-    let http = reqwest::Client::builder()
+    let http = crate::helpers::http_client_builder()
         .pool_max_idle_per_host(0)
         .build()
         .expect("an HTTP client");

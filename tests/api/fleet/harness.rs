@@ -79,7 +79,7 @@ impl Fleet {
         drop(db);
 
         let ports = [free_port(), free_port(), free_port()];
-        let http = reqwest::Client::new();
+        let http = crate::helpers::http_client();
         // Started side by side: migrations run under an advisory lock.
         let mut instances: Vec<Service> = ports
             .iter()
@@ -291,7 +291,7 @@ impl Load {
                     .build()
                     .expect("a runtime for the load");
                 runtime.block_on(async move {
-                    let http = reqwest::Client::builder()
+                    let http = crate::helpers::http_client_builder()
                         .pool_max_idle_per_host(0)
                         .build()
                         .expect("an HTTP client");
@@ -347,7 +347,7 @@ pub fn failures(outcomes: &[Outcome]) -> Vec<&Outcome> {
 /// Sends `calls` queries with `key` through `base` from [`CONCURRENCY`] clients at once,
 /// as fast as they are answered; every answer.
 pub async fn burst(base: &str, key: &Key, calls: usize) -> Vec<Outcome> {
-    let http = reqwest::Client::new();
+    let http = crate::helpers::http_client();
     let clients: Vec<_> = (0..CONCURRENCY)
         .map(|client| {
             let (http, base, key) = (http.clone(), base.to_string(), key.key.clone());
