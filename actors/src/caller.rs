@@ -122,15 +122,23 @@ pub enum Audience {
 
 /// A tier's entitlements (spec part 8, D7), as stored in the `tiers` table.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tier {
+    /// `free` or `pro`
     #[serde(rename = "tier")]
     pub name: String,
+    /// a key's calls a UTC minute
     pub per_minute: i64,
+    /// a key's calls a UTC day
     pub per_day: i64,
+    /// the most rows a page may hold
     pub max_rows: u32,
-    /// `None`: unlimited.
+    /// keys an account may hold; null: unlimited
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub max_keys: Option<u32>,
+    /// open trading days of delay
     pub delay_days: u32,
+    /// whether `member` indexes are included
     pub member_indexes: bool,
 }
 

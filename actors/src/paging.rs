@@ -87,12 +87,23 @@ impl Default for PageRequest {
 /// matching row; `has_more` says whether rows follow this page (ask again with
 /// `offset + items.len()`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Page<T> {
+    #[cfg_attr(feature = "openapi", schema(schema_with = rows_of::<T>))]
     pub items: Vec<T>,
+    /// rows matching the filters
     pub total: i64,
     pub limit: i64,
     pub offset: i64,
+    /// whether rows follow this page
     pub has_more: bool,
+}
+
+/// The schema of a page's `items`: references to `T`'s schema. utoipa would inline `T`'s
+/// whole schema into every page of it, a second copy of the contract.
+#[cfg(feature = "openapi")]
+fn rows_of<T: utoipa::ToSchema>() -> utoipa::openapi::schema::Array {
+    utoipa::openapi::schema::Array::new(utoipa::openapi::Ref::from_schema_name(T::name()))
 }
 
 /// A case-insensitive substring to look for, checked (at most [`MAX_SEARCH_CHARS`]

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use actix_web::http::StatusCode;
+use iq_actors::imports::RowError;
 use iq_actors::ErrorCode;
 use serde_json::json;
 use utoipa::openapi::extensions::ExtensionsBuilder;
@@ -101,47 +102,6 @@ impl ToSchema for ErrorCodeSchema {
     }
 }
 
-/// One problem of a rejected quote file.
-pub struct RowErrorSchema;
-
-impl PartialSchema for RowErrorSchema {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .description(Some("One problem of a rejected quote file."))
-            .property(
-                "row",
-                ObjectBuilder::new()
-                    .schema_type(Type::Integer)
-                    .minimum(Some(1))
-                    .description(Some(
-                        "the row as a spreadsheet numbers it (the header is row 1)",
-                    )),
-            )
-            .required("row")
-            .property(
-                "column",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .description(Some("the column of the problem")),
-            )
-            .required("column")
-            .property(
-                "reason",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .description(Some("what is wrong with it")),
-            )
-            .required("reason")
-            .into()
-    }
-}
-
-impl ToSchema for RowErrorSchema {
-    fn name() -> Cow<'static, str> {
-        "RowError".into()
-    }
-}
-
 /// `{request_id, code, message, data: null, errors?, errors_total?}`.
 pub struct ErrorEnvelope;
 
@@ -173,7 +133,7 @@ impl PartialSchema for ErrorEnvelope {
             .property(
                 "errors",
                 ArrayBuilder::new()
-                    .items(Ref::from_schema_name(RowErrorSchema::name()))
+                    .items(Ref::from_schema_name(RowError::name()))
                     .max_items(Some(1000))
                     .description(Some(
                         "40002 only: the file's first problems, in row order (at most 1,000)",
@@ -197,7 +157,7 @@ impl ToSchema for ErrorEnvelope {
 
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
         schemas.push((ErrorCodeSchema::name().into(), ErrorCodeSchema::schema()));
-        schemas.push((RowErrorSchema::name().into(), RowErrorSchema::schema()));
+        schemas.push((RowError::name().into(), RowError::schema()));
     }
 }
 

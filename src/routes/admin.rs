@@ -46,7 +46,7 @@ pub async fn create_user(
     operation_id = "list_users",
     params(UserListParams),
     responses(
-        (status = 200, description = "One page of users.", body = UserPage),
+        (status = 200, description = "One page of users.", body = Page<UserSummary>),
         CallerRefusals,
     ),
     security(("session" = [])),
@@ -96,7 +96,7 @@ pub async fn user_detail(
     operation_id = "list_all_keys",
     params(KeyListParams),
     responses(
-        (status = 200, description = "One page of keys.", body = KeyPage),
+        (status = 200, description = "One page of keys.", body = Page<OwnedKeyView>),
         CallerRefusals,
     ),
     security(("session" = [])),
@@ -225,7 +225,7 @@ pub async fn patch_key(
     params(("index_code" = String, Path, description = "the index code (case-sensitive)")),
     request_body(content = IndexPatch, content_type = "application/json"),
     responses(
-        (status = 200, description = "The index's settings.", body = IndexSettings),
+        (status = 200, description = "The index's settings.", body = IndexView),
         CallerRefusals,
         (status = 404, response = NotFound),
     ),

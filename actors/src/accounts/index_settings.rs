@@ -54,35 +54,57 @@ impl IndexSettings {
     }
 }
 
-/// `PATCH /api/v1/admin/indexes/{index_code}`: the fields sent are changed, the others
-/// left alone.
+/// `PATCH /api/v1/admin/indexes/{index_code}`: the fields sent are changed, absent ones
+/// left alone. Texts are trimmed, must not be blank, and may not start with `=`, `+` or
+/// `@` or hold a control character; a bad field is 400 / 40001 naming it.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IndexPatch {
+    /// `aggregate`, `index_only`, `member` or `private`
     pub visibility: Option<String>,
     pub sort_no: Option<i32>,
+    /// 1 to 200 characters
     pub index_name: Option<String>,
+    /// what the index measures, 1 to 1,000 characters
     pub description: Option<String>,
+    /// unit of the index points, 1 to 50 characters
     pub unit: Option<String>,
+    /// ISO 4217 code of the index's prices: three capital letters
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Z]{3}$", example = "USD"))]
     pub currency: Option<String>,
+    /// what a price includes, 1 to 500 characters
     pub price_basis: Option<String>,
+    /// where prices come from, 1 to 500 characters
     pub source: Option<String>,
+    /// `HH:MM` in the service time zone: when a trading day's values are published
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$", example = "18:00")
+    )]
     pub publish_time: Option<String>,
+    /// the methodology's version, 1 to 50 characters
     pub methodology_version: Option<String>,
 }
 
 /// One index's settings and facts (D20), as the back office shows them.
+// Its schema is named `IndexSettings` in the document, as it always was (the service of
+// that name here has no schema).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = IndexSettings))]
 pub struct IndexView {
     pub index_code: String,
     pub index_name: String,
     pub sort_no: i32,
+    /// `aggregate`, `index_only`, `member` or `private`
     pub visibility: String,
     pub description: String,
     pub unit: String,
+    /// ISO 4217 code of the index's prices
     pub currency: String,
     pub price_basis: String,
     pub source: String,
+    /// `HH:MM` in the service time zone
     pub publish_time: String,
     pub methodology_version: String,
 }

@@ -96,8 +96,10 @@ fn from_row(row: &tokio_postgres::Row) -> Result<Tier, ApiError> {
     })
 }
 
-/// `PUT /api/v1/admin/tiers/{tier}`: every setting, as D7 lists them.
+/// `PUT /api/v1/admin/tiers/{tier}`: every setting, as D7 lists them, `max_keys` included
+/// (null: unlimited).
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TierSettings {
     pub per_minute: i32,
@@ -105,6 +107,7 @@ pub struct TierSettings {
     pub max_rows: i32,
     /// Required; `null` means unlimited.
     #[serde(deserialize_with = "super::present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i32>, required = true))]
     pub max_keys: Option<Option<i32>>,
     pub delay_days: i32,
     pub member_indexes: bool,

@@ -36,21 +36,35 @@ pub struct Credentials {
 
 /// `POST /api/v1/admin/users`.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewUser {
+    /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 3, max_length = 64, pattern = "^[A-Za-z0-9._@-]{3,64}$")
+    )]
     pub username: String,
+    /// 12 to 256 characters
+    #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 256, format = Password))]
     pub password: String,
+    /// default `user`
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Role>))]
     pub role: Option<String>,
+    /// `free` (the default) or `pro`
     pub tier: Option<String>,
 }
 
-/// `PATCH /api/v1/admin/users/{id}`.
+/// `PATCH /api/v1/admin/users/{id}`: absent fields are left alone.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UserPatch {
+    /// `free` or `pro`
     pub tier: Option<String>,
     /// `user`, `admin` or `super_admin`. The last active super administrator keeps the
     /// role (and stays active): the back office would have no one left to run it.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Role>))]
     pub role: Option<String>,
     pub active: Option<bool>,
     pub api_access: Option<bool>,
@@ -58,17 +72,21 @@ pub struct UserPatch {
 
 /// A user as the back office shows it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserView {
     #[serde(flatten)]
     pub account: Account,
+    /// `free` or `pro`
     pub tier: String,
     pub active: bool,
+    /// whether the user's keys may be used
     pub api_access: bool,
     pub created_at: DateTime<Utc>,
 }
 
 /// A user as the back office's user list shows them.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserSummary {
     #[serde(flatten)]
     pub user: UserView,
@@ -81,10 +99,13 @@ pub struct UserSummary {
 /// One user with their live keys (each with `calls_today`) and the account's calls per
 /// UTC day, newest first.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserDetail {
     #[serde(flatten)]
     pub user: UserView,
+    /// keys not deleted, each with `calls_today`
     pub keys: Vec<KeyView>,
+    /// the account's calls per UTC day over the last 30 days, newest first
     pub usage: Vec<DayUsage>,
 }
 

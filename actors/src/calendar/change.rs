@@ -50,6 +50,72 @@ pub struct CalendarChange {
     pub weekend: Option<Vec<String>>,
 }
 
+// The schema says the two forms the flat struct above reads (`oneOf` the two below),
+// which a derived schema of its optional fields could not: what each form requires.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for CalendarChange {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{OneOfBuilder, Ref};
+        use utoipa::ToSchema;
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name(OpenDays::name()))
+            .item(Ref::from_schema_name(CalendarYears::name()))
+            .description(Some(
+                "`PUT /api/v1/admin/calendar`: one of two forms, not both.",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for CalendarChange {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "CalendarChange".into()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        for (name, schema) in [
+            (OpenDays::name(), OpenDays::schema()),
+            (CalendarYears::name(), CalendarYears::schema()),
+        ] {
+            schemas.push((name.into(), schema));
+        }
+    }
+}
+
+/// The whole calendar: exactly these open days.
+// Form A of `CalendarChange`, for its schema only.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct OpenDays {
+    /// 1 to 20000 distinct real dates (`YYYYMMDD`) in 1990-2100
+    #[schema(min_items = 1, max_items = 20000)]
+    pub open_days: Vec<String>,
+}
+
+/// 1 January `from_year` to 31 December `to_year` rebuilt: every day not on a `weekend`
+/// day and not a holiday is open.
+// Form B of `CalendarChange`, for its schema only.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct CalendarYears {
+    #[schema(minimum = 1990, maximum = 2100)]
+    pub from_year: i64,
+    /// at most 50 years after `from_year`
+    #[schema(minimum = 1990, maximum = 2100)]
+    pub to_year: i64,
+    /// closed days inside the span (`YYYYMMDD`)
+    pub holidays: Option<Vec<String>>,
+    /// closed days of the week (`mon` ... `sun`); default `["sat", "sun"]`
+    pub weekend: Option<Vec<String>>,
+}
+
 /// A checked change: what the calendar (or a span of it) becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CalendarPlan {
@@ -82,11 +148,15 @@ impl CalendarPlan {
 
 /// The answer: the whole calendar after the change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CalendarSummary {
     /// Open days in the whole calendar.
     pub open_days: i64,
-    /// The first and last open day, `YYYYMMDD`; null when the calendar is empty.
+    /// the first open day (`YYYYMMDD`); null when the calendar is empty
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub first: Option<String>,
+    /// the last open day (`YYYYMMDD`); null when the calendar is empty
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub last: Option<String>,
 }
 

@@ -15,20 +15,34 @@ use crate::paging::{Page, PageRequest, SearchText};
 use crate::quota::Window;
 use crate::ApiError;
 
-/// `PATCH /api/v1/admin/keys/{id}`: an absent field is left alone, `null` clears it.
+/// `PATCH /api/v1/admin/keys/{id}`: an absent field is left alone, `null` clears a
+/// nullable one.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct KeyPatch {
+    /// false disables the key (403 / 40301 on use)
     pub active: Option<bool>,
+    /// the key's own limit a minute; null: the tier's
     #[serde(default, deserialize_with = "crate::accounts::present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i32>))]
     pub per_minute: Option<Option<i32>>,
+    /// the key's own limit a day; null: the tier's
     #[serde(default, deserialize_with = "crate::accounts::present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i32>))]
     pub per_day: Option<Option<i32>>,
+    /// `index:read`, `quote:read`, `calendar:read`
     pub scopes: Option<Vec<String>>,
+    /// existing index codes; null: every index of the tier
     #[serde(default, deserialize_with = "crate::accounts::present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<String>>, min_items = 1))]
     pub index_codes: Option<Option<Vec<String>>>,
+    /// addresses or CIDR ranges (at most 64); empty: anywhere
+    #[cfg_attr(feature = "openapi", schema(max_items = 64))]
     pub ip_allowlist: Option<Vec<String>>,
+    /// RFC 3339 with an offset, in the future; null: never
     #[serde(default, deserialize_with = "crate::wire_date::timestamp::present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<DateTime<Utc>>))]
     pub expires_at: Option<Option<DateTime<Utc>>>,
 }
 

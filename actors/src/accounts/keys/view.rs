@@ -134,6 +134,7 @@ pub(super) fn view_with_calls(
 
 /// Whose a key is, as the administrators' key list shows it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeyOwner {
     /// The owner's user id (opaque, D7).
     pub id: String,
@@ -142,6 +143,7 @@ pub struct KeyOwner {
 
 /// A key in the administrators' list: its metadata (with `calls_today`) and its owner.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnedKeyView {
     #[serde(flatten)]
     pub key: KeyView,

@@ -92,18 +92,26 @@ impl Source {
 
 /// An accepted import.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ImportOutcome {
     pub import_id: String,
     pub file_name: String,
     /// Quote rows stored.
+    #[cfg_attr(feature = "openapi", schema(format = Int64))]
     pub quotes: usize,
     /// `index_daily` rows written by the recalculation.
+    #[cfg_attr(feature = "openapi", schema(format = Int64))]
     pub daily_rows: usize,
     /// The earliest recalculated date of each index (`YYYYMMDD`).
     pub recalculated_from: BTreeMap<String, String>,
     /// What changed for each recalculated index (the composite included), by code.
     pub changes: Vec<IndexChanges>,
     /// When its data was published: `as_of` this instant or later sees it (D17).
+    // `None` only inside the import, before it publishes: never in an answer.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = DateTime<Utc>, required = true)
+    )]
     pub published_at: Option<DateTime<Utc>>,
     /// The vintage it publishes.
     #[serde(skip)]

@@ -17,13 +17,16 @@ use crate::{ApiError, ErrorCode};
 
 /// An import as `GET /api/v1/admin/imports` lists it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ImportRecord {
     pub id: String,
     /// Who imported it; `null` for the command line and the demo data.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub username: Option<String>,
+    /// `http`, `command` or `demo`
     pub source: String,
     pub file_name: String,
-    /// Data rows in the file (header excluded).
+    /// Data rows read (header excluded); 0 when refused before reading.
     pub rows: i32,
     /// `accepted`, `rejected` or `failed`.
     pub result: String,
@@ -34,21 +37,25 @@ pub struct ImportRecord {
     pub finished_at: DateTime<Utc>,
     /// When an accepted import's data was published (`as_of` this instant or later
     /// sees it, D17); `null` for one not accepted or accepted before this was kept.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub published_at: Option<DateTime<Utc>>,
     /// Per recalculated index, by code: `[]` for an import that was not accepted (it
     /// changed nothing); `null` for an accepted one recorded before these were kept.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub changes: Option<Vec<IndexChanges>>,
 }
 
 /// One import as `GET /api/v1/admin/imports/{id}` shows it: its record (with what it
 /// changed) and, when it was rejected, its listed problems.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ImportDetail {
     #[serde(flatten)]
     pub record: ImportRecord,
     /// The first problems of a refused file (at most 1,000, in row order, as its answer
     /// listed them): `[]` for an accepted import or a refusal not about rows; `null`
     /// for one recorded before these were kept.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub row_errors: Option<Vec<RowError>>,
 }
 

@@ -55,11 +55,14 @@ use crate::quotes::recalc::QuoteRow;
 /// One problem, as the `errors` array of a 422 / 40002 lists it (and the import's
 /// record keeps it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RowError {
     /// As the spreadsheet shows it: the header is row 1.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub row: u32,
     /// The column's header name (`trade_date`, `index_code`, ...).
     pub column: String,
+    /// what is wrong with it
     pub reason: String,
 }
 
