@@ -107,7 +107,7 @@ pub struct OpenDays {
 pub struct CalendarYears {
     #[schema(minimum = 1990, maximum = 2100)]
     pub from_year: i64,
-    /// at most 50 years after `from_year`
+    /// the span from `from_year` to `to_year`, both included, is at most 50 years
     #[schema(minimum = 1990, maximum = 2100)]
     pub to_year: i64,
     /// closed days inside the span (`YYYYMMDD`)
