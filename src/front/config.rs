@@ -10,8 +10,10 @@ use iq_actors::catalogue;
 use iq_actors::ApiError;
 use serde::Serialize;
 use tracing::Span;
+use utoipa::ToSchema;
 
 use super::FrontActor;
+use crate::openapi::query::DatasetName;
 
 /// `GET /api/v1/config` (D9).
 #[derive(Message)]
@@ -20,18 +22,29 @@ pub struct ShowConfig {
     pub span: Span,
 }
 
-#[derive(Debug, Serialize)]
+/// Site configuration before login.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct SiteConfig {
+    /// `SITE_NAME`
     pub site_name: String,
+    /// whether the first super administrator exists (`POST /api/v1/setup` is closed)
     pub initialized: bool,
+    /// `v1`
+    #[schema(value_type = String)]
     pub api_version: &'static str,
+    /// the datasets of `POST /api/v1/query`
+    #[schema(value_type = Vec<DatasetName>)]
     pub datasets: Vec<&'static str>,
+    /// the server's cap on `limit` (`MAX_LIMIT`)
+    #[schema(minimum = 1, maximum = 5000)]
     pub max_limit: u32,
     pub login: LoginPolicy,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct LoginPolicy {
+    /// failed logins for one user name a calendar minute before logins for it answer 429
+    #[schema(value_type = u32)]
     pub max_failures_per_minute: i32,
 }
 

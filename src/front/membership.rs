@@ -15,6 +15,7 @@ use iq_actors::quota::{account_limits, Charge};
 use iq_actors::ApiError;
 use serde::Serialize;
 use tracing::{Instrument, Span};
+use utoipa::ToSchema;
 
 use super::{FrontActor, Links};
 use crate::http::request_span::record_caller;
@@ -29,56 +30,98 @@ pub struct ShowMembership {
     pub span: Span,
 }
 
-#[derive(Debug, Serialize)]
+/// Who is asking and what they may see.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Membership {
+    /// `visitor`, `session` or `key`
+    #[schema(inline, value_type = IdentityKind)]
     pub identity: &'static str,
+    /// the signed-in user, or with a key the key's owner; null for a visitor
+    #[schema(required = true)]
     pub user: Option<Account>,
+    /// the tier: `free` or `pro`
     pub tier: String,
+    /// the tier's delay in open trading days
     pub delay_days: u32,
+    /// the latest date whose rows this caller sees (`YYYYMMDD`); null when the calendar
+    /// has no open day old enough
+    #[schema(required = true, pattern = "^[0-9]{8}$")]
     pub data_cutoff: Option<String>,
+    /// the index codes this caller sees, in display order
     pub indexes: Vec<String>,
-    /// The key asked about (key identities only).
+    /// the key asked about; only with a key
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<KeyMembership>,
     pub quota: Quota,
-    /// The per-minute protection of callers without a key (website identities only);
-    /// set by the HTTP handler, which owns it.
+    /// the per-minute protection of callers without a key; only without a key
+    // Set by the HTTP handler, which owns it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protection: Option<KeylessProtection>,
 }
 
-#[derive(Debug, Serialize)]
+// The identities `Caller::kind` names, for the schema.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)] // a schema only: the answer writes `Caller::kind`'s text
+enum IdentityKind {
+    Visitor,
+    Session,
+    Key,
+}
+
+/// The key a membership was asked with.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct KeyMembership {
     pub id: String,
     pub name: String,
+    /// what the key may read
     pub scopes: Vec<&'static str>,
-    /// `null`: every index the tier covers.
+    /// null: every index the tier covers
+    #[schema(required = true)]
     pub index_codes: Option<Vec<String>>,
+    #[schema(required = true)]
     pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-#[derive(Debug, Serialize)]
+/// The protection of callers without a key.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct KeylessProtection {
+    /// queries and pages a minute (`WEBSITE_PER_MINUTE`; 0: no limit)
     pub per_minute: u32,
 }
 
-/// For a key, its effective limits (the key's own, its tier's and its account's caps,
-/// the tighter of each) and today's use; for a website identity, the tier's key quota.
-#[derive(Debug, Serialize)]
+/// For a key, its effective limits (the tightest of the key's own, its tier's and its
+/// account's) and today's use; for a website identity, the tier's key quota.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = MembershipQuota)]
 pub struct Quota {
     pub per_minute: i64,
     pub per_day: i64,
+    /// keys an account of the tier may hold; null: unlimited
+    #[schema(required = true)]
     pub max_keys: Option<u32>,
+    /// the most rows a page may hold (the tier's, capped by the server's)
     pub max_rows: u32,
+    // Absent for a website identity, so the schema lists its fields as optional.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = QuotaUse)]
     pub used: Option<QuotaUse>,
 }
 
-#[derive(Debug, Serialize)]
+/// Today's use of a key, in its membership's quota: all four with a key, none without.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct QuotaUse {
+    /// with a key: calls counted this UTC minute
+    #[schema(required = false)]
     pub used_minute: i64,
+    /// with a key: calls counted this UTC day
+    #[schema(required = false)]
     pub used_day: i64,
+    /// with a key: calls left this minute
+    #[schema(required = false)]
     pub remaining_minute: i64,
+    /// with a key: calls left today
+    #[schema(required = false)]
     pub remaining_day: i64,
 }
 

@@ -14,7 +14,7 @@ use utoipa::{Modify, PartialSchema, ToSchema};
 use super::{headers, operations_mut};
 
 /// Answers that are not enveloped: the document itself.
-const RAW: [&str; 1] = [super::health::DOCUMENT_PATH];
+const RAW: [&str; 1] = [super::DOCUMENT_PATH];
 
 pub struct Success;
 

@@ -18,7 +18,6 @@ mod auth;
 mod envelope;
 pub mod errors;
 mod headers;
-mod health;
 mod imports;
 mod keys;
 mod ordered;
@@ -30,7 +29,6 @@ mod page_views;
 mod params;
 pub mod query;
 mod security;
-mod site;
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::OpenApi as Document;
@@ -116,13 +114,14 @@ pub mod prelude {
         BadRequest, CallerRefusals, Conflict, Forbidden, ImportRejected, InternalError, NotFound,
         NotReady, TooManyRequests, Unauthorized,
     };
-    pub use super::health::*;
     pub use super::imports::*;
     pub use super::keys::*;
     pub use super::params::*;
     pub use super::query::{QueryPage, QueryRequest};
-    pub use super::site::*;
 }
+
+/// Where the document is served.
+pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
 
 /// The query endpoint's path, whose answers carry the rate-limit headers.
 const QUERY_PATH: &str = "/api/v1/query";

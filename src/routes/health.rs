@@ -4,7 +4,8 @@
 //! unready, so a probe needs no body parsing.
 
 use actix_web::{get, web, HttpResponse};
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::http::{envelope, Answer, RequestId};
 use crate::migrations;
@@ -20,8 +21,36 @@ use crate::state::AppState;
     responses((status = 200, description = "The process is up.", body = Up)),
 )]
 #[get("/healthz")]
-pub async fn healthz() -> Answer<Value> {
-    Answer(json!({"status": "up"}))
+pub async fn healthz() -> Answer<Up> {
+    Answer(Up {
+        status: UpStatus::Up,
+    })
+}
+
+/// `/healthz`: `{"status": "up"}`.
+#[derive(Serialize, ToSchema)]
+pub struct Up {
+    #[schema(inline)]
+    status: UpStatus,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+enum UpStatus {
+    Up,
+}
+
+/// `/readyz`: `{"status": "ready"}`.
+#[derive(Serialize, ToSchema)]
+pub struct Ready {
+    #[schema(inline)]
+    status: ReadyStatus,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+enum ReadyStatus {
+    Ready,
 }
 
 /// Readiness
@@ -42,7 +71,12 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         return envelope::unavailable(&RequestId::current(), "not ready: shutting down".into());
     }
     match migrations::check_ready(&state.pool).await {
-        Ok(()) => envelope::success(&RequestId::current(), json!({"status": "ready"})),
+        Ok(()) => envelope::success(
+            &RequestId::current(),
+            Ready {
+                status: ReadyStatus::Ready,
+            },
+        ),
         Err(reason) => {
             tracing::warn!(%reason, "not ready");
             envelope::unavailable(&RequestId::current(), format!("not ready: {reason}"))
