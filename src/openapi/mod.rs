@@ -4,10 +4,10 @@
 //! The operations are described where they are handled: `#[utoipa::path]` on each
 //! handler in `src/routes/`, collected from the router that mounts them (see
 //! `routes::reference`). Here: the document's frame ([`base`]: info, tags, shared
-//! responses), the schemas of what the handlers take and answer (most derived on the
-//! domain types themselves and re-exported here, mirrors where the domain has none yet;
-//! all checked against the real answers by `tests/api/openapi/`; [`prelude`] is what a
-//! handler's attribute names), and what is read from the code when the document is
+//! responses), the schemas of what the handlers take and answer (derived on the domain
+//! types and the answers themselves and re-exported here; only the multipart upload,
+//! which has no type, is described by hand; all checked against the real answers by
+//! `tests/api/openapi/`; [`prelude`] is what a handler's attribute names), and what is read from the code when the document is
 //! finished ([`finish`]): the datasets from the catalogue ([`query`]), the error codes
 //! from `ErrorCode` and their statuses from `status_for` ([`errors`]), the list bounds
 //! from the domain's constants ([`params`]), the envelope and the common headers. It
