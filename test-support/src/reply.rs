@@ -1,6 +1,6 @@
 //! [`Reply`]: one answer of the service read back (status, headers, cookies, the JSON
-//! envelope), with accessors for its parts and [`Reply::assert_error`]. Reading a
-//! response is [`TestApp::reply`]. It must never send a request.
+//! envelope), with accessors for its parts and [`Reply::assert_error`] and its kin.
+//! Reading a response is [`TestApp::reply`]. It must never send a request.
 
 use serde_json::Value;
 
@@ -67,7 +67,20 @@ impl Reply {
         self.items().iter().map(|row| row[i].clone()).collect()
     }
 
+    /// Asserts this HTTP status and envelope code; `context` says which of several calls
+    /// a failure is about (an attempt, an endpoint), before the body.
+    #[track_caller]
+    pub fn assert_status_code(&self, status: u16, code: i64, context: impl std::fmt::Display) {
+        assert_eq!(
+            (self.status, self.code()),
+            (status, code),
+            "{context}: {}",
+            self.body
+        );
+    }
+
     /// Asserts an error envelope with this HTTP status and code.
+    #[track_caller]
     pub fn assert_error(&self, status: u16, code: i64) {
         assert_eq!((self.status, self.code()), (status, code), "{}", self.body);
         assert!(self.body["data"].is_null(), "{}", self.body);
@@ -75,6 +88,14 @@ impl Reply {
             .as_str()
             .unwrap()
             .starts_with("req_"));
+    }
+
+    /// Asserts an error envelope as [`Reply::assert_error`] does, whose message names
+    /// `text` (the field or value it is about).
+    #[track_caller]
+    pub fn assert_error_mentioning(&self, status: u16, code: i64, text: &str) {
+        self.assert_error(status, code);
+        assert!(self.message().contains(text), "{}", self.body);
     }
 }
 

@@ -233,12 +233,7 @@ async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute()
 
     for attempt in 1..=5 {
         let (reply, _) = app.login("alice", "wrong password here").await;
-        assert_eq!(
-            (reply.status, reply.code()),
-            (401, 40102),
-            "attempt {attempt}: {}",
-            reply.body
-        );
+        reply.assert_status_code(401, 40102, format_args!("attempt {attempt}"));
     }
     let (blocked, session) = app.login("alice", PASSWORD).await;
     blocked.assert_error(429, 42901);
@@ -269,12 +264,7 @@ async fn twenty_failures_from_one_address_block_it_until_the_next_calendar_minut
         let (reply, _) = app
             .login(&format!("nobody{n}"), "wrong password here")
             .await;
-        assert_eq!(
-            (reply.status, reply.code()),
-            (401, 40102),
-            "attempt {n}: {}",
-            reply.body
-        );
+        reply.assert_status_code(401, 40102, format_args!("attempt {n}"));
     }
     let (fresh_name, _) = app.login("nobody21", "wrong password here").await;
     fresh_name.assert_error(429, 42901);

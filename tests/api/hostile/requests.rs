@@ -83,20 +83,14 @@ async fn duplicate_json_names_are_refused_by_path_d13() {
             "application/json",
         )
         .await;
-    reply.assert_error(400, 40001);
-    assert!(
-        reply.message().contains("params.index_code"),
-        "{}",
-        reply.body
-    );
+    reply.assert_error_mentioning(400, 40001, "params.index_code");
     let reply = app
         .query_raw(
             r#"{"api_name":"index_daily","limit":1,"limit":5000}"#,
             "application/json",
         )
         .await;
-    reply.assert_error(400, 40001);
-    assert!(reply.message().contains("'limit'"), "{}", reply.body);
+    reply.assert_error_mentioning(400, 40001, "'limit'");
     // Back-office bodies too.
     let login = app
         .http

@@ -53,8 +53,7 @@ async fn bad_instants_are_refused_with_the_parameter_named() {
                 Some(&key.key),
             )
             .await;
-        reply.assert_error(400, 40001);
-        assert!(reply.message().contains(name), "{}", reply.body);
+        reply.assert_error_mentioning(400, 40001, name);
     }
     // Datasets without history do not take them.
     let reply = app
