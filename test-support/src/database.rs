@@ -1,6 +1,7 @@
 //! Test databases: each test gets its own, cloned from a template migrated once per
 //! schema, and dropped when the last instance on it goes, on the server
-//! [`crate::server`] finds (or starts). Nothing here knows HTTP.
+//! [`crate::server`] finds (or starts); [`run_sql`] to set one up past what the API
+//! allows, and [`count_rows`] to see what a test left in it. Nothing here knows HTTP.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -150,4 +151,18 @@ pub fn database_url(name: &str) -> String {
         .map(|p| format!(":{}", String::from_utf8_lossy(p)))
         .unwrap_or_default();
     format!("postgres://{user}{password}@{host}:{port}/{name}")
+}
+
+/// Runs `statements` (fixed SQL, never input) in the database `db` is connected to;
+/// any error fails the test.
+pub async fn run_sql(db: &tokio_postgres::Client, statements: &str) {
+    db.batch_execute(statements).await.unwrap();
+}
+
+/// The rows of `table` (a fixed name, never input) in the database `db` is connected to.
+pub async fn count_rows(db: &tokio_postgres::Client, table: &str) -> i64 {
+    db.query_one(&format!("SELECT count(*) FROM {table}"), &[])
+        .await
+        .unwrap()
+        .get(0)
 }

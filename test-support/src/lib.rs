@@ -42,7 +42,7 @@ mod reply;
 mod spawn;
 
 pub use app::TestApp;
-pub use database::{create_database, database_url, server_url, DropDatabase};
+pub use database::{count_rows, create_database, database_url, run_sql, server_url, DropDatabase};
 pub use endpoints::keys::Key;
 pub use endpoints::sessions::{Session, PASSWORD};
 pub use fixture::{now, FIXTURE};

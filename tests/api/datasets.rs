@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{spawn_app, spawn_with_fixture};
+use crate::helpers::{run_sql, spawn_app, spawn_with_fixture};
 
 #[actix_web::test]
 async fn index_basic_lists_the_visible_indexes_in_display_order_with_all_fields() {
@@ -53,12 +53,11 @@ async fn index_basic_lists_the_visible_indexes_in_display_order_with_all_fields(
 #[actix_web::test]
 async fn display_order_follows_sort_no_then_code_point() {
     let app = spawn_with_fixture().await;
-    app.db
-        .batch_execute(
-            "UPDATE indexes SET sort_no = 1 WHERE index_code IN ('SSD_Index', 'Server_Index')",
-        )
-        .await
-        .unwrap();
+    run_sql(
+        &app.db,
+        "UPDATE indexes SET sort_no = 1 WHERE index_code IN ('SSD_Index', 'Server_Index')",
+    )
+    .await;
     let reply = app
         .query(json!({"api_name": "index_basic", "fields": ["index_code"]}))
         .await;

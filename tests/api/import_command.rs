@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::NoTls;
 
 use crate::child::{database_name, drop_database, KEY_SECRET};
-use crate::helpers::create_database;
+use crate::helpers::{count_rows, create_database};
 
 /// Weekdays 2026-11-02 .. 2026-11-13.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -127,13 +127,6 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
-async fn count(db: &tokio_postgres::Client, table: &str) -> i64 {
-    db.query_one(&format!("SELECT count(*) FROM {table}"), &[])
-        .await
-        .unwrap()
-        .get(0)
-}
-
 /// Every `imports` row: (source, file_name, rows, result, errors), oldest first.
 async fn imports(db: &tokio_postgres::Client) -> Vec<(String, String, i32, String, i32)> {
     db.query(
@@ -172,7 +165,7 @@ async fn a_valid_file_is_imported_and_recorded() {
         );
     }
 
-    assert_eq!(count(&db, "index_quotes").await, 5);
+    assert_eq!(count_rows(&db, "index_quotes").await, 5);
     let price: String = db
         .query_one(
             "SELECT price::text FROM index_quotes WHERE index_code = 'GPU_Index'",
@@ -264,8 +257,8 @@ async fn an_invalid_file_lists_its_bad_rows_and_stores_nothing() {
         "no result line for a rejected file: {out:?}"
     );
 
-    assert_eq!(count(&db, "index_quotes").await, 0);
-    assert_eq!(count(&db, "index_daily").await, 0);
+    assert_eq!(count_rows(&db, "index_quotes").await, 0);
+    assert_eq!(count_rows(&db, "index_daily").await, 0);
     let recorded = imports(&db).await;
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let (source, name, rows, result, errors) = &recorded[0];
@@ -295,7 +288,7 @@ async fn a_missing_file_fails_with_a_clear_message() {
             .any(|l| l.contains(missing) && l.contains("No such file")),
         "{out:?}"
     );
-    assert_eq!(count(&db, "index_quotes").await, 0);
+    assert_eq!(count_rows(&db, "index_quotes").await, 0);
 
     // Files are imported one by one: a good file next to a missing one still goes in,
     // and the missing one still makes the run fail.
@@ -304,7 +297,7 @@ async fn a_missing_file_fails_with_a_clear_message() {
     assert!(!out.status.success(), "{out:?}");
     assert!(out.stdout.starts_with("quotes.csv: "), "{out:?}");
     assert!(out.stderr.contains(missing), "{out:?}");
-    assert_eq!(count(&db, "index_quotes").await, 5);
+    assert_eq!(count_rows(&db, "index_quotes").await, 5);
 
     drop(db);
     drop_database(&database_name(&url)).await;

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::spawn_with_fixture;
+use crate::helpers::{run_sql, spawn_with_fixture};
 
 #[actix_web::test]
 async fn a_named_member_index_is_refused_and_an_omitted_one_filtered() {
@@ -44,10 +44,11 @@ async fn quotes_of_index_only_indexes_are_refused_when_named_and_filtered_when_o
 #[actix_web::test]
 async fn private_indexes_are_never_returned() {
     let app = spawn_with_fixture().await;
-    app.db
-        .batch_execute("UPDATE indexes SET visibility = 'private' WHERE index_code = 'SSD_Index'")
-        .await
-        .unwrap();
+    run_sql(
+        &app.db,
+        "UPDATE indexes SET visibility = 'private' WHERE index_code = 'SSD_Index'",
+    )
+    .await;
     let basic = app.query(json!({"api_name": "index_basic"})).await;
     assert!(!basic.column("index_code").contains(&json!("SSD_Index")));
     let named = app
@@ -97,10 +98,11 @@ async fn rows_after_the_delay_cutoff_are_silently_omitted() {
 #[actix_web::test]
 async fn the_delay_follows_the_tier_setting() {
     let app = spawn_with_fixture().await;
-    app.db
-        .batch_execute("UPDATE tiers SET delay_days = 0 WHERE tier = 'free'")
-        .await
-        .unwrap();
+    run_sql(
+        &app.db,
+        "UPDATE tiers SET delay_days = 0 WHERE tier = 'free'",
+    )
+    .await;
     let daily = app
         .query(json!({"api_name": "index_daily", "params": {"index_code": "Server_Index"}}))
         .await;

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{
     daily, dec, round6, spawn, spawn_with_three_days, stored_daily, OPEN_DAYS, THREE_DAYS,
 };
-use crate::helpers::Session;
+use crate::helpers::{count_rows, Session};
 
 /// A file of `specs` specifications for each of four indexes on every open day, the
 /// weights of each (date, index) summing to 1; the price of day `d` is `100 + d`.
@@ -56,12 +56,7 @@ async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
         before,
         "nothing changed"
     );
-    let quotes: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM index_quotes", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let quotes = count_rows(&app.db, "index_quotes").await;
     assert_eq!(quotes, 6, "only THREE_DAYS' quotes");
     let list = app.get_as(&admin, "/api/v1/admin/imports").await;
     assert_eq!(list.data()[0]["rows"], rows);

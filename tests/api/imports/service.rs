@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{daily, spawn, THREE_DAYS};
-use crate::helpers::eventually;
+use crate::helpers::{count_rows, eventually};
 
 #[actix_web::test]
 async fn a_second_import_while_one_runs_is_refused() {
@@ -83,23 +83,13 @@ async fn the_demo_data_and_its_correction_come_in_through_the_import_path() {
     );
     let demo = &list.data()[1];
     // The correction revised published values: the demo has revisions to show.
-    let revisions: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM index_revisions", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let revisions = count_rows(&app.db, "index_revisions").await;
     assert!(revisions > 0);
     // Inside every plan's delay: a visitor's page of the index lists it.
     let page = app.page("/indexes/GPU_Index").await;
     assert_eq!(page.status, 200, "{}", page.html);
     page.assert_lacks("has been revised");
     page.assert_has("GPU_Index?range=3M&#38;as_of=");
-    let quotes: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM index_quotes", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let quotes = count_rows(&app.db, "index_quotes").await;
     assert_eq!(demo["rows"].as_i64(), Some(quotes));
 }

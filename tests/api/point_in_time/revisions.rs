@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::helpers::count_rows;
 use crate::helpers::quotes::import;
 
 const REVISION_FIELDS: [&str; 7] = [
@@ -194,12 +195,7 @@ async fn corrections_are_listed_with_before_after_and_change_newest_first() {
         "SELECT count(*) FROM ((({backfill}) EXCEPT TABLE index_revisions) \
          UNION ALL (TABLE index_revisions EXCEPT ({backfill}))) d"
     );
-    let written: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM index_revisions", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let written = count_rows(&app.db, "index_revisions").await;
     assert_eq!(written, all.len() as i64);
     let differing: i64 = app.db.query_one(&differ, &[]).await.unwrap().get(0);
     assert_eq!(differing, 0);
