@@ -14,15 +14,15 @@ use std::collections::hash_map::DefaultHasher;
 use std::ffi::OsString;
 use std::fs;
 use std::hash::{Hash, Hasher};
-use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::helpers::{now, spawn_with_demo, Key, TestApp};
+use crate::python_run::run_until;
 use crate::python_venv::{self, Venv};
 
 /// How long the whole pytest run may take before it is killed.
@@ -180,45 +180,19 @@ fn python() -> PathBuf {
 /// Runs `python -m pytest` in `clients/python` with `env`; the exit status's success
 /// and everything it printed.
 fn pytest(python: &Path, env: &[(String, String)]) -> (bool, String) {
-    let mut log = tempfile::tempfile().expect("a temporary file for pytest's output");
-    let mut child = Command::new(python)
+    let mut command = Command::new(python);
+    command
         .args(["-m", "pytest", "-q", "tests"])
         .current_dir(client_dir())
         .env_remove("IQ_API_KEY")
         .env_remove("IQ_BASE_URL")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        // The service is local: a proxy set for CI (HTTP_PROXY...) must never carry it.
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("no_proxy", "127.0.0.1,localhost")
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().expect("clone the log file"))
-        .stderr(log.try_clone().expect("clone the log file"))
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {} -m pytest: {e}", python.display()));
-    let deadline = Instant::now() + PYTEST_DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for pytest") {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut output = String::new();
-    log.rewind().expect("rewind the log");
-    log.read_to_string(&mut output)
-        .expect("read pytest's output");
-    match status {
-        Some(status) => (status.success(), output),
-        None => (
-            false,
-            format!("{output}\npytest was killed after {PYTEST_DEADLINE:?}"),
-        ),
-    }
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    run_until(
+        &mut command,
+        &format!("{} -m pytest", python.display()),
+        Instant::now() + PYTEST_DEADLINE,
+        || format!("pytest was killed after {PYTEST_DEADLINE:?}"),
+    )
 }
 
 /// The keys the Python integration tests use, as `IQ_TEST_*` variables.

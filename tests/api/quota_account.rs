@@ -6,12 +6,11 @@
 //! in the UTC day. A tier's `max_keys` can be lowered below the keys a member already
 //! holds, which is how these tests give an account more keys than its cap allows for.
 
-use std::sync::Arc;
-
 use chrono::TimeDelta;
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_with_fixture, Key, Reply, Session, TestApp};
+use crate::spread::spread;
 
 fn latest() -> Value {
     json!({"api_name": "index_latest"})
@@ -256,48 +255,6 @@ async fn the_accounts_minute_refuses_with_42901_and_rolls_over_with_the_clock() 
         reply.header("ratelimit"),
         Some("\"minute\";r=2;t=60, \"day\";r=96;t=71940")
     );
-}
-
-/// Sends `calls` queries round-robin over `(instance, key)` pairs from `clients`
-/// concurrent clients; answers (admitted, refused with `refusal`).
-async fn spread(
-    targets: Vec<(String, String)>,
-    calls: usize,
-    clients: usize,
-    refusal: i64,
-) -> (usize, usize) {
-    let http = crate::helpers::http_client();
-    let targets = Arc::new(targets);
-    let mut tasks = Vec::new();
-    for client in 0..clients {
-        let (http, targets) = (http.clone(), targets.clone());
-        tasks.push(actix_web::rt::spawn(async move {
-            let (mut admitted, mut refused) = (0, 0);
-            for n in (client..calls).step_by(clients) {
-                let (instance, key) = &targets[n % targets.len()];
-                let response = http
-                    .post(format!("{instance}/api/v1/query"))
-                    .header("X-API-Key", key)
-                    .json(&latest())
-                    .send()
-                    .await
-                    .expect("request");
-                let reply = TestApp::reply(response).await;
-                match reply.code() {
-                    0 => admitted += 1,
-                    code if code == refusal => refused += 1,
-                    _ => panic!("unexpected answer: {}", reply.body),
-                }
-            }
-            (admitted, refused)
-        }));
-    }
-    let mut total = (0, 0);
-    for task in tasks {
-        let (admitted, refused) = task.await.expect("client");
-        total = (total.0 + admitted, total.1 + refused);
-    }
-    total
 }
 
 #[actix_web::test]

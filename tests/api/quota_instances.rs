@@ -3,11 +3,9 @@
 //! the limit exactly, run after run: never more (the limit holds), never fewer (no
 //! budget stranded while demand lasts).
 
-use std::sync::Arc;
-
 use serde_json::json;
 
-use crate::helpers::{spawn_with_fixture, Key, TestApp};
+use crate::helpers::{spawn_with_fixture, Key};
 
 /// Concurrent clients; each sends its share of the calls one after another.
 const CLIENTS: usize = 24;
@@ -15,43 +13,11 @@ const CLIENTS: usize = 24;
 /// Sends `calls` queries with `key`, round-robin over `instances` from `CLIENTS`
 /// concurrent clients; answers (admitted, refused with `refusal`).
 async fn spread(instances: &[String], key: &Key, calls: usize, refusal: i64) -> (usize, usize) {
-    let http = crate::helpers::http_client();
-    let instances = Arc::new(instances.to_vec());
-    let mut clients = Vec::new();
-    for client in 0..CLIENTS {
-        let (http, instances, key) = (http.clone(), instances.clone(), key.key.clone());
-        clients.push(actix_web::rt::spawn(async move {
-            let (mut admitted, mut refused) = (0, 0);
-            for n in (client..calls).step_by(CLIENTS) {
-                let url = format!("{}/api/v1/query", instances[n % instances.len()]);
-                let response = http
-                    .post(url)
-                    .header("X-API-Key", &key)
-                    .json(&json!({"api_name": "index_latest"}))
-                    .send()
-                    .await
-                    .expect("request");
-                let reply = TestApp::reply(response).await;
-                match reply.code() {
-                    0 => admitted += 1,
-                    code if code == refusal => refused += 1,
-                    _ => panic!(
-                        "unexpected answer: {} (RateLimit-Policy {:?}, RateLimit {:?})",
-                        reply.body,
-                        reply.header("ratelimit-policy"),
-                        reply.header("ratelimit")
-                    ),
-                }
-            }
-            (admitted, refused)
-        }));
-    }
-    let mut total = (0, 0);
-    for client in clients {
-        let (admitted, refused) = client.await.expect("client");
-        total = (total.0 + admitted, total.1 + refused);
-    }
-    total
+    let targets = instances
+        .iter()
+        .map(|instance| (instance.clone(), key.key.clone()))
+        .collect();
+    crate::spread::spread(targets, calls, CLIENTS, refusal).await
 }
 
 #[actix_web::test]

@@ -19,14 +19,14 @@
 //! wall-clock limit for the runs together, past which schemathesis is killed. The
 //! stateful phase is off: the document has no links.
 
-use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::helpers::{spawn_with_fixture, TestApp};
+use crate::python_run::run_until;
 use crate::python_venv::{self, Venv};
 
 /// The schemathesis release the checks below are written for.
@@ -65,7 +65,6 @@ fn run(
     deadline: Instant,
 ) -> (bool, String) {
     let work = tempfile::tempdir().expect("a working directory for schemathesis");
-    let mut log = tempfile::tempfile().expect("a temporary file for schemathesis's output");
     let mut command = Command::new(schemathesis);
     command
         .args(["--no-color", "run"])
@@ -82,40 +81,13 @@ fn run(
     for header in headers {
         command.arg("-H").arg(header);
     }
-    let mut child = command
-        .current_dir(work.path())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        // The service is local: a proxy set for CI (HTTP_PROXY...) must never carry it.
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("no_proxy", "127.0.0.1,localhost")
-        .env("COLUMNS", "120")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().expect("clone the log file"))
-        .stderr(log.try_clone().expect("clone the log file"))
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {}: {e}", schemathesis.display()));
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for schemathesis") {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut output = String::new();
-    log.rewind().expect("rewind the log");
-    log.read_to_string(&mut output)
-        .expect("read schemathesis's output");
-    match status {
-        Some(status) => (status.success(), output),
-        None => (
-            false,
-            format!("{output}\nschemathesis was killed: the runs took more than {DEADLINE:?}"),
-        ),
-    }
+    command.current_dir(work.path()).env("COLUMNS", "120");
+    run_until(
+        &mut command,
+        &schemathesis.display().to_string(),
+        deadline,
+        || format!("schemathesis was killed: the runs took more than {DEADLINE:?}"),
+    )
 }
 
 /// What the key fuzzes: the query, the site's configuration and membership, the probes,

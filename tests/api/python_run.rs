@@ -1,0 +1,48 @@
+//! Runs a Python tool (pytest, schemathesis) against the local service: its output in
+//! a log, a deadline past which it is killed, so that a hung run fails the test with
+//! what it printed instead of hanging the suite.
+
+use std::io::{Read, Seek};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `command`, `what` in messages, until it exits or `deadline` passes (then it is
+/// killed, and `killed` is added to the output); the exit status's success and
+/// everything it printed.
+pub fn run_until(
+    command: &mut Command,
+    what: &str,
+    deadline: Instant,
+    killed: impl FnOnce() -> String,
+) -> (bool, String) {
+    let mut log = tempfile::tempfile().expect("a temporary file for the tool's output");
+    let mut child = command
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        // The service is local: a proxy set for CI (HTTP_PROXY...) must never carry it.
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("clone the log file"))
+        .stderr(log.try_clone().expect("clone the log file"))
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {what}: {e}"));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the tool") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut output = String::new();
+    log.rewind().expect("rewind the log");
+    log.read_to_string(&mut output)
+        .unwrap_or_else(|e| panic!("read {what}'s output: {e}"));
+    match status {
+        Some(status) => (status.success(), output),
+        None => (false, format!("{output}\n{}", killed())),
+    }
+}
