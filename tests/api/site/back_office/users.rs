@@ -1,7 +1,35 @@
 //! The users' pages: found by a part of their name, created, given a tier and a role,
 //! and the last active super administrator kept from stepping down.
 
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use crate::helpers::site::{PageReply, SignedIn};
+use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+
+/// The address of the first user page a search for `q` links to, and the search page's
+/// CSRF token.
+async fn first_user_page(app: &TestApp, admin: &SignedIn, q: &str) -> (String, String) {
+    let users = app
+        .page_with(&admin.cookies, &format!("/admin/users?q={q}"))
+        .await;
+    let start = users.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
+    let page = users.html[start..start + users.html[start..].find('"').unwrap()].to_owned();
+    (page, users.csrf())
+}
+
+/// Saves the user page `page` as a free, active administrator with API access.
+async fn make_admin(app: &TestApp, admin: &SignedIn, page: &str, token: &str) -> PageReply {
+    app.post_form(
+        &admin.cookies,
+        page,
+        &[
+            ("csrf", token),
+            ("tier", "free"),
+            ("role", "admin"),
+            ("active", "1"),
+            ("api_access", "1"),
+        ],
+    )
+    .await
+}
 
 #[actix_web::test]
 async fn users_are_found_created_and_changed_from_their_pages() {
@@ -77,23 +105,8 @@ async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays(
     let admin = app.admin().await;
     app.user(&admin, "ada", "free").await;
     let root = app.form_login("root", PASSWORD).await;
-    let users = app.page_with(&root.cookies, "/admin/users?q=ada").await;
-    let start = users.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
-    let ada_page = users.html[start..start + users.html[start..].find('"').unwrap()].to_owned();
-    let token = users.csrf();
-    let promoted = app
-        .post_form(
-            &root.cookies,
-            &ada_page,
-            &[
-                ("csrf", &token),
-                ("tier", "free"),
-                ("role", "admin"),
-                ("active", "1"),
-                ("api_access", "1"),
-            ],
-        )
-        .await;
+    let (ada_page, token) = first_user_page(&app, &root, "ada").await;
+    let promoted = make_admin(&app, &root, &ada_page, &token).await;
     assert_eq!(promoted.status, 303, "{}", promoted.html);
     let ada = app.form_login("ada", PASSWORD).await;
     assert_eq!(
@@ -101,22 +114,8 @@ async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays(
         200
     );
     // Root may not step down while no other super administrator exists.
-    let me = app.page_with(&root.cookies, "/admin/users?q=root").await;
-    let start = me.html.find(r#"<a href="/admin/users/"#).unwrap() + 9;
-    let root_page = me.html[start..start + me.html[start..].find('"').unwrap()].to_owned();
-    let refused = app
-        .post_form(
-            &root.cookies,
-            &root_page,
-            &[
-                ("csrf", &token),
-                ("tier", "free"),
-                ("role", "admin"),
-                ("active", "1"),
-                ("api_access", "1"),
-            ],
-        )
-        .await;
+    let (root_page, _) = first_user_page(&app, &root, "root").await;
+    let refused = make_admin(&app, &root, &root_page, &token).await;
     assert_eq!(refused.status, 400, "{}", refused.html);
     refused.assert_has("last active super administrator");
     assert_eq!(

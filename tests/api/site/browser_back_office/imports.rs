@@ -5,7 +5,7 @@
 use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
-use super::{root_in_the_browser, save_file, upload, BAD, FILE_NAME};
+use super::{root_in_the_browser, save_file, to_back_office_section, upload, BAD, FILE_NAME};
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{js, mark_page, next_page, open, path_of, scroll_to};
 
@@ -78,12 +78,7 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
     root_in_the_browser(&browser, &app).await;
 
     // To the imports by the links a person follows.
-    mark_page(&browser).await;
-    browser.click("#back-office-link").await;
-    next_page(&browser, "#back-office").await;
-    mark_page(&browser).await;
-    browser.click("#back-office a[href='/admin/imports']").await;
-    next_page(&browser, "#import-form").await;
+    to_back_office_section(&browser, "/admin/imports", "#import-form").await;
     assert!(
         browser.text_of("main").await.contains("No imports yet."),
         "a fresh service's history"

@@ -30,6 +30,20 @@ async fn root_in_the_browser(browser: &Browser, app: &TestApp) {
     browser.wait_for("#back-office-link").await;
 }
 
+/// From any page of the signed-in administrator: to the back office by its link, then to
+/// the section at `href` by the back office's own link, as a person would, waiting for
+/// `ready` there.
+async fn to_back_office_section(browser: &Browser, href: &str, ready: &str) {
+    mark_page(browser).await;
+    browser.click("#back-office-link").await;
+    next_page(browser, "#back-office").await;
+    mark_page(browser).await;
+    browser
+        .click(&format!("#back-office a[href='{href}']"))
+        .await;
+    next_page(browser, ready).await;
+}
+
 /// The name the quote file has on disk, and so on the import's page and in the history.
 const FILE_NAME: &str = "november-quotes.csv";
 

@@ -5,8 +5,8 @@
 use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
-use super::root_in_the_browser;
-use crate::helpers::spawn_with_fixture;
+use super::{root_in_the_browser, to_back_office_section};
+use crate::helpers::{spawn_with_fixture, Key, TestApp};
 use crate::site::browser_steps::{js, mark_page, next_page, path_of};
 
 #[actix_web::test]
@@ -23,24 +23,11 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         "the free tier allows {before} calls a day"
     );
     // The key's limit as it is now, which the service may keep in its caches.
-    let reply = app
-        .query_with(json!({"api_name": "index_basic"}), Some(&key.key))
-        .await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
-    assert_eq!(
-        reply.header("x-ratelimit-limit"),
-        Some(before.to_string().as_str()),
-        "the free key's limit before"
-    );
+    assert_limit(&app, &key, before, "the free key's limit before").await;
 
     let browser = Browser::open(Viewport::Desktop).await;
     root_in_the_browser(&browser, &app).await;
-    mark_page(&browser).await;
-    browser.click("#back-office-link").await;
-    next_page(&browser, "#back-office").await;
-    mark_page(&browser).await;
-    browser.click("#back-office a[href='/admin/tiers']").await;
-    next_page(&browser, "#tier-free #free-per-day").await;
+    to_back_office_section(&browser, "/admin/tiers", "#tier-free #free-per-day").await;
     let field = browser.find("#free-per-day").await;
     assert_eq!(
         field.prop("value").await.unwrap(),
@@ -116,14 +103,20 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         .await;
 
     // The very next query with the free key runs under the new limit.
+    assert_limit(&app, &key, lowered, "the free key's limit after the change").await;
+    browser.close().await;
+}
+
+/// Asserts that a query with `key` is answered, under the limit `limit`
+/// (`X-RateLimit-Limit`); `what` names the moment in a failure.
+async fn assert_limit(app: &TestApp, key: &Key, limit: i64, what: &str) {
     let reply = app
         .query_with(json!({"api_name": "index_basic"}), Some(&key.key))
         .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     assert_eq!(
         reply.header("x-ratelimit-limit"),
-        Some(lowered.to_string().as_str()),
-        "the free key's limit after the change"
+        Some(limit.to_string().as_str()),
+        "{what}"
     );
-    browser.close().await;
 }
