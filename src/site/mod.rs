@@ -16,6 +16,7 @@ mod back_office;
 mod calendar_grid;
 mod chart;
 mod chrome;
+mod expiry;
 mod form;
 pub mod form_token;
 mod format;

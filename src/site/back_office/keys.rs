@@ -6,7 +6,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{NaiveTime, TimeDelta};
+use chrono::TimeDelta;
 use iq_actors::accounts::{KeyPatch, OwnedKeyView};
 use iq_actors::paging::SearchText;
 use iq_actors::ApiError;
@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::users::{url_encode, Pager};
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
+use crate::site::expiry::expiry_of;
 use crate::site::form::Form;
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
@@ -210,19 +211,7 @@ fn patch_of(form: &Form) -> Result<KeyPatch, ApiError> {
             .collect()
     };
     let index_codes = list("index_codes", &[',', ' ', '\n', '\r']);
-    let expires_at = match form.one("expires_on").map(str::trim).unwrap_or_default() {
-        "" => None,
-        text => {
-            let date = iq_actors::wire_date::WireDate::parse(text)
-                .map_err(|_| ApiError::invalid("The expiry date must be a date like 2027-01-31."))?
-                .0;
-            Some(
-                (date + TimeDelta::days(1))
-                    .and_time(NaiveTime::MIN)
-                    .and_utc(),
-            )
-        }
-    };
+    let expires_at = expiry_of(form.one("expires_on"))?;
     Ok(KeyPatch {
         active: Some(form.one("active").is_some()),
         per_minute: Some(limit("per_minute", "Calls a minute")?),

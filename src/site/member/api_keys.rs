@@ -7,7 +7,6 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{NaiveTime, TimeDelta};
 use iq_actors::accounts::{KeyView, NewKey};
 use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
@@ -15,6 +14,7 @@ use serde::Deserialize;
 
 use super::member;
 use crate::site::chrome::Chrome;
+use crate::site::expiry::expiry_of;
 use crate::site::form::Form;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
@@ -158,19 +158,7 @@ fn new_key(
     index_codes: Vec<String>,
     expires_on: Option<&str>,
 ) -> Result<NewKey, ApiError> {
-    let expires_at = match expires_on.map(str::trim).filter(|s| !s.is_empty()) {
-        None => None,
-        Some(text) => {
-            let date = iq_actors::wire_date::WireDate::parse(text)
-                .map_err(|_| ApiError::invalid("The expiry date must be a date like 2027-01-31."))?
-                .0;
-            Some(
-                (date + TimeDelta::days(1))
-                    .and_time(NaiveTime::MIN)
-                    .and_utc(),
-            )
-        }
-    };
+    let expires_at = expiry_of(expires_on)?;
     Ok(NewKey {
         name,
         index_codes: (!index_codes.is_empty()).then_some(index_codes),
