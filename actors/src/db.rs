@@ -9,7 +9,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::{Error, GenericClient, NoTls, Row, ToStatement};
 use tracing::Instrument;
 
@@ -141,6 +141,25 @@ pub trait Traced: GenericClient + Sync {
             let row = self.query_opt(statement, params).await?;
             Ok((u64::from(row.is_some()), row))
         })
+    }
+
+    /// The first column of every row, collected (a list, a set): the statements that
+    /// read one column, with each value's conversion checked.
+    fn query_column_named<'a, T, V, C>(
+        &'a self,
+        name: &'static str,
+        statement: &'a T,
+        params: &'a [&'a (dyn ToSql + Sync)],
+    ) -> impl Future<Output = Result<C, Error>> + Send + 'a
+    where
+        T: ?Sized + ToStatement + Sync + Send,
+        V: for<'r> FromSql<'r>,
+        C: FromIterator<V>,
+    {
+        async move {
+            let rows = self.query_named(name, statement, params).await?;
+            rows.iter().map(|r| r.try_get(0)).collect()
+        }
     }
 
     fn execute_named<'a, T>(

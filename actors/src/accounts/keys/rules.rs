@@ -48,15 +48,12 @@ pub(super) async fn check_index_codes(
         .into_iter()
         .collect();
     let known: Vec<String> = client
-        .query_named(
+        .query_column_named(
             "keys.check_index_codes",
             "SELECT index_code FROM indexes WHERE index_code = ANY($1)",
             &[&codes],
         )
-        .await?
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<Result<_, _>>()?;
+        .await?;
     if let Some(unknown) = codes.iter().find(|c| !known.contains(c)) {
         return Err(ApiError::invalid(format!(
             "field 'index_codes': no index named '{unknown}'"

@@ -302,15 +302,12 @@ async fn store(
         ));
     }
     let quote_indexes: BTreeSet<String> = tx
-        .query_named(
+        .query_column_named(
             "imports.read_indexes",
             "SELECT index_code FROM indexes WHERE has_quotes",
             &[],
         )
-        .await?
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<Result<_, _>>()?;
+        .await?;
     // A calendar change waits for this import (and this import for it): no quote can
     // land on a day closed between this read and the commit. Calendar, then data, is
     // the lock order of both.
@@ -320,15 +317,12 @@ async fn store(
     )
     .await?;
     let open_days: BTreeSet<NaiveDate> = tx
-        .query_named(
+        .query_column_named(
             "imports.read_calendar",
             "SELECT trade_date FROM trade_calendar",
             &[],
         )
-        .await?
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<Result<_, _>>()?;
+        .await?;
     let composites = store::composites(tx).await?;
     let reference = Arc::new(Reference {
         quote_indexes,
