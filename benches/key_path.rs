@@ -44,6 +44,8 @@
 
 use iq_test_support as helpers;
 
+#[path = "load_runtime.rs"]
+mod load_runtime;
 #[path = "support.rs"]
 mod support;
 
@@ -130,11 +132,7 @@ async fn main() {
 
     // The load runs on its own threads so it does not share the actors' event loop.
     let load = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("load runtime");
+        let runtime = load_runtime::build();
         runtime.block_on(async {
             let http = helpers::http_client();
             if let Some((url, key, probe)) = paced_calls {

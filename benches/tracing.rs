@@ -31,6 +31,8 @@ mod helpers;
 #[allow(dead_code)]
 mod otlp;
 
+#[path = "load_runtime.rs"]
+mod load_runtime;
 #[path = "support.rs"]
 mod support;
 
@@ -111,11 +113,7 @@ async fn main() {
     ];
     // The load runs on its own thread so it does not share the receiver's event loop.
     let load = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("load runtime");
+        let runtime = load_runtime::build();
         runtime.block_on(async move {
             let http = helpers::http_client();
             // Warm-up: fill each page cache and open the connections.

@@ -14,6 +14,8 @@
 
 use iq_test_support as helpers;
 
+#[path = "load_runtime.rs"]
+mod load_runtime;
 #[path = "support.rs"]
 mod support;
 
@@ -90,11 +92,7 @@ async fn main() {
     ];
     // The load runs on its own thread so it does not share the service's event loop.
     let load = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("load runtime");
+        let runtime = load_runtime::build();
         runtime.block_on(rounds_of(&variants, secs, rounds, clients))
     });
     actix_web::rt::task::spawn_blocking(move || load.join())
