@@ -3,7 +3,6 @@
 //! keys (D7). Someone else's key is 404, never 403, so ids cannot be probed. A full key
 //! appears once, in the answer that made it (creation, rotation), which no cache may keep.
 
-use actix_web::http::header::{CacheControl, CacheDirective};
 use actix_web::{delete, get, patch, post, web, HttpRequest, Responder};
 use iq_actors::accounts;
 use serde::Serialize;
@@ -69,9 +68,7 @@ pub async fn create(
         .create_key(&guard.session.account, body.value()?)
         .await?;
     // The new key is in the body, once.
-    Ok(Answer(created)
-        .customize()
-        .insert_header(CacheControl(vec![CacheDirective::NoStore])))
+    Ok(Answer(created).unstored())
 }
 
 #[derive(Serialize, ToSchema)]
@@ -142,9 +139,7 @@ pub async fn rotate(
         .rotate_key(&guard.session.account, &id)
         .await?;
     // The new key is in the body, once.
-    Ok(Answer(rotated)
-        .customize()
-        .insert_header(CacheControl(vec![CacheDirective::NoStore])))
+    Ok(Answer(rotated).unstored())
 }
 
 /// Rename a key

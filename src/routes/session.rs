@@ -6,7 +6,6 @@
 
 use std::sync::atomic::Ordering;
 
-use actix_web::http::header::{CacheControl, CacheDirective};
 use actix_web::{post, web, HttpRequest, Responder};
 use chrono::{DateTime, Utc};
 use iq_actors::{accounts, caller};
@@ -131,8 +130,7 @@ pub async fn login(
     };
     // The CSRF token is in the body: no cache may keep it.
     Ok(Answer(logged_in)
-        .customize()
-        .insert_header(CacheControl(vec![CacheDirective::NoStore]))
+        .unstored()
         .append_header(("set-cookie", cookie.to_string())))
 }
 
