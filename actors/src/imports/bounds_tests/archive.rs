@@ -202,13 +202,10 @@ fn a_shared_string_count_calamine_would_reserve_terabytes_for_is_refused() {
     assert!(message.contains("holds 13 texts"), "{message}");
 }
 
-#[test]
-fn styles_calamine_would_multiply_are_refused() {
-    // calamine copies a font's name into every cell format that uses it: a 10 KB name
-    // and 10,000 formats would be 100 MB, and it grows with the square of the part.
-    let name = "F".repeat(10_000);
-    let formats = "<xf fontId=\"0\"/>".repeat(10_000);
-    let bytes = with_part(&sample_xlsx(), "xl/styles.xml", |xml| {
+/// The sample workbook with its font named `name` and `formats` (cell formats using that
+/// font) added to its one.
+fn with_styles(name: &str, formats: &str) -> Vec<u8> {
+    with_part(&sample_xlsx(), "xl/styles.xml", |xml| {
         xml.replace(
             "<name val=\"Calibri\"/>",
             &format!("<name val=\"{name}\"/>"),
@@ -217,25 +214,23 @@ fn styles_calamine_would_multiply_are_refused() {
             "<cellXfs count=\"1\">",
             &format!("<cellXfs count=\"1\">{formats}"),
         )
-    });
-    let message = refused_xlsx(&bytes);
+    })
+}
+
+#[test]
+fn styles_calamine_would_multiply_are_refused() {
+    // calamine copies a font's name into every cell format that uses it: a 10 KB name
+    // and 10,000 formats would be 100 MB, and it grows with the square of the part.
+    let name = "F".repeat(10_000);
+    let formats = "<xf fontId=\"0\"/>".repeat(10_000);
+    let message = refused_xlsx(&with_styles(&name, &formats));
     assert!(
         message.contains("styles (part 'xl/styles.xml')"),
         "{message}"
     );
     // The long name alone, or many formats alone, are fine.
     for (name, formats) in [(name.as_str(), ""), ("Calibri", formats.as_str())] {
-        let bytes = with_part(&sample_xlsx(), "xl/styles.xml", |xml| {
-            xml.replace(
-                "<name val=\"Calibri\"/>",
-                &format!("<name val=\"{name}\"/>"),
-            )
-            .replace(
-                "<cellXfs count=\"1\">",
-                &format!("<cellXfs count=\"1\">{formats}"),
-            )
-        });
-        read(FileKind::Xlsx, &bytes).expect("readable");
+        read(FileKind::Xlsx, &with_styles(name, formats)).expect("readable");
     }
 }
 

@@ -6,8 +6,22 @@ use crate::imports::bounds::{ImportLimits, MAX_COLUMNS, MAX_ROWS};
 use crate::imports::workbook::tests::{sample_rows, with_sheet_xml};
 use crate::imports::workbook::{read, read_rows, read_with, Cell, FileKind};
 use crate::imports::write::to_csv;
+use crate::ApiError;
 
 use super::{refused, refused_xlsx, sample_xlsx, with_cell_in_row_1};
+
+/// The refusal of `bytes` read row by row, which must be 40001, and how many rows were
+/// handed on before it.
+fn refused_rows(kind: FileKind, bytes: &[u8], what: &str) -> (ApiError, usize) {
+    let mut rows = 0;
+    let error = read_rows(kind, bytes, &ImportLimits::default(), &mut |_| {
+        rows += 1;
+        true
+    })
+    .expect_err(what);
+    assert_eq!(error.code.as_u32(), 40001);
+    (error, rows)
+}
 
 fn inline(reference: &str) -> String {
     format!("<c r=\"{reference}\" t=\"inlineStr\"><is><t>x</t></is></c>")
@@ -17,18 +31,7 @@ fn inline(reference: &str) -> String {
 fn a_cell_in_column_lxqeasv_is_refused_before_anything_is_allocated() {
     // Before the bound, `put` resized row 1 to four billion cells: an abort.
     let bytes = with_cell_in_row_1(&inline("LXQEASV1"));
-    let mut rows = 0;
-    let error = read_rows(
-        FileKind::Xlsx,
-        &bytes,
-        &ImportLimits::default(),
-        &mut |_| {
-            rows += 1;
-            true
-        },
-    )
-    .expect_err("refused");
-    assert_eq!(error.code.as_u32(), 40001);
+    let (error, rows) = refused_rows(FileKind::Xlsx, &bytes, "refused");
     assert!(
         error.message.contains("row 1 has a cell in column"),
         "{}",
@@ -105,18 +108,7 @@ fn a_declared_range_past_the_sheet_is_refused_before_any_row() {
                 &format!("<dimension ref=\"{range}\"/>"),
             )
         });
-        let mut rows = 0;
-        let error = read_rows(
-            FileKind::Xlsx,
-            &bytes,
-            &ImportLimits::default(),
-            &mut |_| {
-                rows += 1;
-                true
-            },
-        )
-        .expect_err(range);
-        assert_eq!(error.code.as_u32(), 40001);
+        let (error, rows) = refused_rows(FileKind::Xlsx, &bytes, range);
         assert!(
             error.message.contains("declares the range"),
             "{}",
@@ -204,13 +196,7 @@ fn two_million_junk_csv_lines_are_refused_before_they_are_read() {
     for _ in 0..2_000_000 {
         junk.extend_from_slice(b"x\n");
     }
-    let mut rows = 0;
-    let error = read_rows(FileKind::Csv, &junk, &ImportLimits::default(), &mut |_| {
-        rows += 1;
-        true
-    })
-    .expect_err("refused");
-    assert_eq!(error.code.as_u32(), 40001);
+    let (error, rows) = refused_rows(FileKind::Csv, &junk, "refused");
     assert!(
         error.message.contains("row 1048577, past the last row"),
         "{}",
