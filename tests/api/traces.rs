@@ -170,23 +170,8 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     // An import the D8 rules refuse: traced like any other, with its own span.
     let csv = "trade_date,index_code,specification,weight,price\n\
                2026-11-19,No_Such_Index,H100,1,100\n";
-    let form = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(csv.as_bytes().to_vec()).file_name("bad.csv"),
-    );
-    let import: Value = app
-        .http
-        .post(format!("{}/api/v1/admin/imports", app.address))
-        .header("Cookie", &admin.cookie)
-        .header("X-CSRF-Token", &admin.csrf)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(import["code"], 40002, "{import}");
+    let import = app.import_file(&admin, "bad.csv", csv.into()).await;
+    assert_eq!(import.code(), 40002, "{}", import.body);
 
     // The key's membership: the front actor's span says the key came from memory.
     let membership = app.membership_with(&key.key).await;
@@ -296,7 +281,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     assert_eq!(membership_root.name, "GET /api/v1/membership");
     let shown = child_named(&membership_trace, membership_root, "front.show_membership");
     assert_eq!(shown.attr("auth.cache.hit"), Some("true"), "{shown:#?}");
-    let (import_root, import_trace) = trace_of(&spans, &request_id(&import));
+    let (import_root, import_trace) = trace_of(&spans, &request_id(&import.body));
     assert_eq!(import_root.name, "POST /api/v1/admin/imports");
     let import_span = child_named(&import_trace, import_root, "import");
     assert_eq!(
