@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with_fixture, TestApp};
+use crate::helpers::{run_sql, spawn_with_fixture, TestApp};
 
 async fn csv(app: &TestApp, body: &Value, key: Option<&str>) -> reqwest::Response {
     let mut request = app
@@ -90,14 +90,12 @@ async fn a_csv_answer_is_the_json_answer_cell_for_cell() {
 #[actix_web::test]
 async fn specification_names_are_quoted_and_refusals_stay_json() {
     let app = spawn_with_fixture().await;
-    app.db
-        .execute(
-            "UPDATE index_quotes SET specification = '8x H100, \"SXM\"' \
+    run_sql(
+        &app.db,
+        "UPDATE index_quotes SET specification = '8x H100, \"SXM\"' \
              WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'",
-            &[],
-        )
-        .await
-        .unwrap();
+    )
+    .await;
     let body = json!({"api_name": "index_quote", "params": {"trade_date": "20261110"}});
     let text = csv(&app, &body, None).await.text().await.unwrap();
     assert!(text.contains("\"8x H100, \"\"SXM\"\"\""), "{text}");

@@ -1,7 +1,7 @@
 //! The website's defences: security headers on every page, CSRF tokens on every form,
 //! escaping of what the data holds, assets under content-hashed names.
 
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use crate::helpers::{run_sql, spawn_with_fixture, PASSWORD};
 
 #[actix_web::test]
 async fn every_page_carries_the_security_headers() {
@@ -92,21 +92,13 @@ async fn forms_without_their_token_are_refused() {
 #[actix_web::test]
 async fn what_the_data_holds_is_escaped() {
     let app = spawn_with_fixture().await;
-    app.db
-        .execute(
-            "UPDATE index_quotes SET specification = '<script>alert(1)</script>' \
+    run_sql(
+        &app.db,
+        "UPDATE index_quotes SET specification = '<script>alert(1)</script>' \
              WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'",
-            &[],
-        )
-        .await
-        .unwrap();
-    app.db
-        .execute(
-            "UPDATE indexes SET index_name = '<img src=x onerror=alert(2)>' WHERE index_code = 'Server_Index'",
-            &[],
-        )
-        .await
-        .unwrap();
+    )
+    .await;
+    run_sql(&app.db, "UPDATE indexes SET index_name = '<img src=x onerror=alert(2)>' WHERE index_code = 'Server_Index'").await;
     for path in ["/", "/indexes/Server_Index"] {
         let page = app.page(path).await;
         assert_eq!(page.status, 200);
