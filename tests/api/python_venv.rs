@@ -31,6 +31,27 @@ pub struct Venv<'a> {
     pub pip_hint: &'a str,
 }
 
+impl<'a> Venv<'a> {
+    /// A venv holding one pinned tool from PyPI (`requirement`, `tool==x.y.z`),
+    /// installed again when the pin changes; `no_venv_hint` says which test needs it.
+    pub fn pinned(
+        name: &'a str,
+        stamp_file: &'a str,
+        requirement: &'a str,
+        no_venv_hint: &'a str,
+    ) -> Self {
+        Venv {
+            name,
+            what: requirement,
+            stamp_file,
+            stamp: format!("{requirement}\n"),
+            requirements: vec![requirement.into()],
+            no_venv_hint,
+            pip_hint: "is PyPI reachable?",
+        }
+    }
+}
+
 pub fn run_quietly(command: &mut Command) -> Result<(), String> {
     let shown = format!("{command:?}");
     match command.stdin(Stdio::null()).output() {

@@ -42,16 +42,13 @@ const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_co
 response_headers_conformance,response_schema_conformance";
 
 fn venv() -> PathBuf {
-    let python = python_venv::build(&Venv {
-        name: "schemathesis-venv",
-        what: SCHEMATHESIS,
-        stamp_file: ".iq-schemathesis-stamp",
-        stamp: format!("{SCHEMATHESIS}\n"),
-        requirements: vec![SCHEMATHESIS.into()],
-        no_venv_hint: "the schemathesis test needs python3 with the venv module \
-                       (Debian: apt-get install python3-venv)",
-        pip_hint: "is PyPI reachable?",
-    });
+    let python = python_venv::build(&Venv::pinned(
+        "schemathesis-venv",
+        ".iq-schemathesis-stamp",
+        SCHEMATHESIS,
+        "the schemathesis test needs python3 with the venv module \
+         (Debian: apt-get install python3-venv)",
+    ));
     python.with_file_name("schemathesis")
 }
 

@@ -276,16 +276,13 @@ pub(super) fn manifests_dir() -> PathBuf {
 }
 
 pub(super) fn venv_python() -> PathBuf {
-    python_venv::build(&Venv {
-        name: "kubernetes-validate-venv",
-        what: KUBERNETES_VALIDATE,
-        stamp_file: ".iq-kubernetes-validate-stamp",
-        stamp: format!("{KUBERNETES_VALIDATE}\n"),
-        requirements: vec![KUBERNETES_VALIDATE.into()],
-        no_venv_hint: "the manifest test needs python3 with the venv module \
-                       (Debian: apt-get install python3-venv)",
-        pip_hint: "is PyPI reachable?",
-    })
+    python_venv::build(&Venv::pinned(
+        "kubernetes-validate-venv",
+        ".iq-kubernetes-validate-stamp",
+        KUBERNETES_VALIDATE,
+        "the manifest test needs python3 with the venv module \
+         (Debian: apt-get install python3-venv)",
+    ))
 }
 
 /// The renderer's answer: every kustomization with its objects, and every problem.
