@@ -7,7 +7,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::{KeyView, NewKey};
+use iq_actors::accounts::{CreatedKey, KeyView, NewKey};
 use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -117,6 +117,21 @@ struct KeyCreated {
     line: KeyLine,
 }
 
+/// The page that shows a new secret, created or rotated: the only time it is shown.
+fn key_shown_once(
+    req: &HttpRequest,
+    state: &AppState,
+    account: &Account,
+    shown: CreatedKey,
+) -> PageResult {
+    let page = KeyCreated {
+        chrome: Chrome::new(req, state, Some(account), "keys"),
+        key: shown.key,
+        line: KeyLine::from(shown.view),
+    };
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
 /// `POST /account/keys`: creates a key and shows it, once.
 pub async fn create_key(
     req: HttpRequest,
@@ -133,14 +148,7 @@ pub async fn create_key(
         Err(error) => Err(error),
     };
     match created {
-        Ok(created) => {
-            let page = KeyCreated {
-                chrome: Chrome::new(&req, &state, Some(&account), "keys"),
-                key: created.key,
-                line: KeyLine::from(created.view),
-            };
-            render(&page, StatusCode::OK, Caching::Private)
-        }
+        Ok(created) => key_shown_once(&req, &state, &account, created),
         Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
             let status = crate::http::envelope::status_for(error.code);
             let page =
@@ -178,12 +186,7 @@ pub async fn rotate_key(
     Form::read(&req, payload, &state).await?;
     let (_, account) = member(&req, &state).await?;
     let rotated = state.accounts.rotate_key(&account, &id).await?;
-    let page = KeyCreated {
-        chrome: Chrome::new(&req, &state, Some(&account), "keys"),
-        key: rotated.key,
-        line: KeyLine::from(rotated.view),
-    };
-    render(&page, StatusCode::OK, Caching::Private)
+    key_shown_once(&req, &state, &account, rotated)
 }
 
 /// `POST /account/keys/{id}/rename`.
