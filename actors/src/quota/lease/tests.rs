@@ -3,6 +3,15 @@
 use super::super::test_clock::{at, FREE};
 use super::*;
 
+/// Leases under these limits, made at 09:00 (the test clock's morning).
+fn leases_at_nine(per_minute: i64, per_day: i64) -> Leases {
+    let limits = Limits {
+        per_minute,
+        per_day,
+    };
+    Leases::new(limits, at(9, 0, 0))
+}
+
 /// Answers every ask as a database holding nothing else would.
 fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {
     for ask in leases.asks(waiting, mono) {
@@ -16,11 +25,7 @@ fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {
 
 #[test]
 fn leases_shrink_to_single_calls_near_the_limit() {
-    let limits = Limits {
-        per_minute: 10_000,
-        per_day: 10_000,
-    };
-    let mut leases = Leases::new(limits, at(9, 0, 0));
+    let mut leases = leases_at_nine(10_000, 10_000);
     let mono = Instant::now();
     let (mut granted, mut statements, mut last) = (0, 0, i64::MAX);
     while granted < 10_000 {
@@ -41,11 +46,7 @@ fn leases_shrink_to_single_calls_near_the_limit() {
 
 #[test]
 fn the_next_block_is_leased_ahead_when_a_quarter_of_the_last_is_left() {
-    let limits = Limits {
-        per_minute: 100_000,
-        per_day: 1_000_000,
-    };
-    let mut leases = Leases::new(limits, at(9, 0, 0));
+    let mut leases = leases_at_nine(100_000, 1_000_000);
     let mono = Instant::now();
     assert!(!leases.wants_more(), "nothing held yet: a call leases");
     lease_all(&mut leases, 1, mono);
@@ -88,11 +89,7 @@ fn nothing_is_leased_ahead_near_the_limit_or_of_a_window_granted_in_full() {
     assert_eq!(leases.day.held, 1);
     assert!(!leases.wants_more());
     // Other instances took the rest of the day: there is nothing to lease ahead.
-    let limits = Limits {
-        per_minute: 100_000,
-        per_day: 1_000,
-    };
-    let mut leases = Leases::new(limits, at(9, 0, 0));
+    let mut leases = leases_at_nine(100_000, 1_000);
     for ask in leases.asks(1, mono) {
         let granted = if ask.window == Window::Day { 1_000 } else { 40 };
         leases.granted(&ask, Grant { taken: 40, granted }, mono);
@@ -202,11 +199,7 @@ fn at_risk_is_a_hundredth_of_the_day_within_bounds() {
 
 #[test]
 fn a_report_is_due_once_the_unreported_calls_reach_the_bound() {
-    let limits = Limits {
-        per_minute: 1_000,
-        per_day: 300,
-    };
-    let mut leases = Leases::new(limits, at(9, 0, 0));
+    let mut leases = leases_at_nine(1_000, 300);
     let mono = Instant::now();
     lease_all(&mut leases, 10, mono);
     leases.spend();
