@@ -10,9 +10,13 @@
 //! table, or with `as_of` the rows current at that instant: D17).
 
 mod datasets;
+#[cfg(feature = "openapi")]
+mod schema;
 mod types;
 
 pub use datasets::DATASETS;
+#[cfg(feature = "openapi")]
+pub use schema::DatasetName;
 pub use types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned};
 
 /// The dataset named `api_name`, if it exists.

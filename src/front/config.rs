@@ -13,7 +13,7 @@ use tracing::Span;
 use utoipa::ToSchema;
 
 use super::FrontActor;
-use crate::openapi::query::DatasetName;
+use iq_actors::catalogue::DatasetName;
 
 /// `GET /api/v1/config` (D9).
 #[derive(Message)]

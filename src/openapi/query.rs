@@ -11,7 +11,7 @@ mod per_dataset;
 
 use std::borrow::Cow;
 
-use iq_actors::catalogue::DATASETS;
+use iq_actors::catalogue::{DatasetName, DATASETS};
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::schema::{
     ArrayBuilder, Discriminator, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
@@ -72,24 +72,6 @@ impl ToSchema for QueryRequest {
             schemas.push((fields_schema_name(dataset), fields_schema(dataset).into()));
         }
         schemas.push((DatasetName::name().into(), DatasetName::schema()));
-    }
-}
-
-/// The name of a dataset.
-pub struct DatasetName;
-
-impl PartialSchema for DatasetName {
-    fn schema() -> RefOr<Schema> {
-        string()
-            .enum_values(Some(DATASETS.iter().map(|d| d.api_name)))
-            .description(Some("the `api_name` of a dataset of the catalogue"))
-            .into()
-    }
-}
-
-impl ToSchema for DatasetName {
-    fn name() -> Cow<'static, str> {
-        "DatasetName".into()
     }
 }
 
