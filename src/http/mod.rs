@@ -15,6 +15,7 @@ mod early_answers;
 pub mod envelope;
 pub mod error;
 pub mod guard;
+mod head;
 pub mod json_body;
 pub mod listener;
 pub mod protection;

@@ -1,6 +1,7 @@
 //! The per-request middleware, composing the edge's jobs around every request in order:
 //! a fresh request id ([`super::request_id`]), the root span ([`super::request_span`]),
-//! the answers given before any handler ([`super::early_answers`]), the handler run
+//! the answers given before any handler ([`super::early_answers`]), a `HEAD` routed as
+//! its `GET` ([`super::head`]; the span and the access line keep `HEAD`), the handler run
 //! inside both, CORS headers on the way out, the framework's refusals turned into
 //! envelopes or pages ([`super::refusals`]), then the `X-Request-Id` and `nosniff`
 //! headers, the answer on the span, the metrics and the access line
@@ -19,7 +20,7 @@ use tracing::{Instrument, Span};
 use super::access_log::AccessLog;
 use super::envelope::BusinessCode;
 use super::request_id::{RequestId, CURRENT, REQUEST_ID_HEADER};
-use super::{early_answers, refusals, request_log, request_span};
+use super::{early_answers, head, refusals, request_log, request_span};
 
 /// The dataset a query asked for (a catalogue name, so a bounded label), left in the
 /// response's extensions by the query handler for the trace and the metrics.
@@ -28,7 +29,7 @@ pub struct QueryDataset(pub &'static str);
 
 /// The middleware; wrap the whole `App` with `from_fn(request_context)`.
 pub async fn request_context(
-    req: ServiceRequest,
+    mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let request_id = RequestId::generate();
@@ -42,6 +43,7 @@ pub async fn request_context(
         return Ok(finish(response, &request_id, &span, &method, started));
     }
 
+    head::route_as_get(&mut req);
     // Handlers turn extractor errors into responses, and no middleware sits inside this
     // one, so an `Err` here is a framework fault: log it and let actix answer it.
     let handled = CURRENT.scope(request_id.clone(), next.call(req).instrument(span.clone()));

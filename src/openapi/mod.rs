@@ -55,7 +55,8 @@ Callers are API keys (`X-API-Key`, or `Authorization: Bearer`), website sessions
 A key is never accepted in the URL. Bodies are JSON (`Content-Type: application/json`, at \
 most 64 KiB, no repeated names, no unknown fields) except the quote upload. Decimals are \
 strings, dates `YYYYMMDD`, timestamps RFC 3339, ids opaque strings. A method an endpoint \
-does not take answers 404 / 40401, like an unknown path.";
+does not take answers 404 / 40401, like an unknown path; `HEAD` is answered wherever `GET` is, \
+without the body.";
 
 #[derive(OpenApi)]
 #[openapi(

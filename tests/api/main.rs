@@ -20,6 +20,7 @@ mod embedded;
 mod envelope;
 mod faults;
 mod fleet;
+mod head_requests;
 mod health;
 mod hostile;
 mod import_command;
