@@ -209,7 +209,7 @@ def main(path):
         ])
     # Steadier than the throughput ratio on a shared machine: CPU per request does not
     # move with what else runs (much).
-    sampled = f"1 in {1 / float(meta.get('trace_ratio', 0.1)):.0f} sampled"
+    sampled = sampled_label(meta)
     for traced, label in (("traced", "every request"), ("sampled", sampled)):
         ratio = median(ratios("key", traced, "service"))
         rows.append([f"tracing on ({label}) / off (cached key)", fmt(ratio, ".3f"),
@@ -272,6 +272,11 @@ def machine_budget(runs, figure):
               f"us a request (it uses {user:.1f})")
 
 
+def sampled_label(meta):
+    """How the report names the instance that samples BENCH_TRACE_RATIO of the traces."""
+    return f"1 in {1 / float(meta.get('trace_ratio', 0.1)):.0f} sampled"
+
+
 def instructions(records, build):
     """Instructions per cached key request of `build`, or None when not counted (a
     record without `build` is from before there were two)."""
@@ -308,7 +313,7 @@ def against_base(records, meta, rounds, run, ratios, figure, paced_median):
         print(f"  p99 of the cached key query at {paced['target_rps']:.0f} req/s: "
               f"this {paced['p99_us'] / 1000:.2f} ms, base {paced_base['p99_us'] / 1000:.2f} ms")
     rows = []
-    sampled = f"1 in {1 / float(meta.get('trace_ratio', 0.1)):.0f} sampled"
+    sampled = sampled_label(meta)
     for this_build, base_build, label in (("service", "base", "untraced"),
                                           ("traced", "base_traced", "every request traced"),
                                           ("sampled", "base_sampled", sampled)):

@@ -9,9 +9,10 @@
 //! Why not `tracing-opentelemetry`: it keeps an OpenTelemetry span builder (with every
 //! attribute) for every span, sampled or not, starts an SDK span with a context clone
 //! for every span that gets a child, and builds the SDK's span once more at close. At
-//! production's sampling (one trace in ten) a cached key request ran 14% more
-//! instructions with it (0.34, configured as lean as it goes) than with this layer, 9%
-//! with every request traced (docs/performance.md, "Traces on maintained crates"). What
+//! production's sampling (one trace in ten) a cached key request ran 11.6% more
+//! instructions with it (0.34, configured as lean as it goes) than with this layer, both
+//! with the same exporter; with every request traced the two cost the same
+//! (docs/performance.md, "Traces on maintained crates"). What
 //! is kept here is what the exported span holds, and nothing else; an unsampled trace
 //! costs its ids.
 //!
