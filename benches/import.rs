@@ -148,6 +148,7 @@ async fn main() {
         clock: Arc::new(SystemClock),
         bus: ChangeBus::new(Vec::new()),
         limits: iq_actors::imports::ImportLimits::default(),
+        service_tz: chrono_tz::Asia::Shanghai,
     };
     // Connect the pool now, so no round pays for the connection.
     drop(importer.pool.get().await.expect("connect the pool"));

@@ -58,6 +58,7 @@ async fn import_all(
         // No local actors to tell; NOTIFY still reaches every running instance.
         bus: ChangeBus::new(Vec::new()),
         limits: settings.imports.limits(),
+        service_tz: settings.site.service_tz,
     };
     let mut failed = false;
     for file in files {

@@ -69,6 +69,7 @@ const MIGRATION_LOCK: i64 = 0x1A5E_0001;
 async fn load_demo(
     config: &tokio_postgres::Config,
     today: NaiveDate,
+    service_tz: chrono_tz::Tz,
 ) -> Result<iq_actors::imports::ImportOutcome, String> {
     let settings = iq_actors::db::PoolSettings {
         max_size: 2,
@@ -79,17 +80,19 @@ async fn load_demo(
         clock: std::sync::Arc::new(iq_actors::clock::SystemClock),
         bus: iq_actors::changes::ChangeBus::new(Vec::new()),
         limits: iq_actors::imports::ImportLimits::default(),
+        service_tz,
     };
     iq_actors::demo::load(&importer, today)
         .await
         .map_err(|e| e.to_string())
 }
 
-/// Applies pending migrations, then loads demo data when `demo_today` is given and the
-/// database holds no market data yet. Answers whether it loaded demo data.
+/// Applies pending migrations, then loads demo data when `demo` (its last day and the
+/// service time zone) is given and the database holds no market data yet. Answers
+/// whether it loaded demo data.
 pub async fn prepare(
     config: &tokio_postgres::Config,
-    demo_today: Option<NaiveDate>,
+    demo: Option<(NaiveDate, chrono_tz::Tz)>,
 ) -> Result<bool, String> {
     let (mut client, connection) = config
         .connect(NoTls)
@@ -112,14 +115,14 @@ pub async fn prepare(
         tracing::info!(migration = %applied, "applied migration");
     }
     let mut loaded_demo = false;
-    if let Some(today) = demo_today {
+    if let Some((today, service_tz)) = demo {
         if iq_actors::demo::is_empty(&client)
             .await
             .map_err(|e| e.to_string())?
         {
             loaded_demo = true;
             tracing::info!("loading demo data (calendar and a year of quotes)");
-            let loaded = load_demo(config, today).await?;
+            let loaded = load_demo(config, today, service_tz).await?;
             tracing::info!(
                 quotes = loaded.quotes,
                 daily_rows = loaded.daily_rows,

@@ -17,6 +17,7 @@ use iq_actors::auth::AuthActor;
 use iq_actors::calendar::{service_today, Calendar};
 use iq_actors::changes::ChangeBus;
 use iq_actors::dataset::{DatasetActor, DatasetSettings};
+use iq_actors::events::{ChangeSignal, EventFeed, WindowKeeper};
 use iq_actors::imports::Importer;
 use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 
@@ -143,7 +144,7 @@ impl Application {
 
         let today = service_today(clock.now(), service_tz);
         let load_demo = settings.database.demo_data || embedded.is_some();
-        let demo_loaded = migrations::prepare(&db_config, load_demo.then_some(today))
+        let demo_loaded = migrations::prepare(&db_config, load_demo.then_some((today, service_tz)))
             .await
             .map_err(StartupError::Database)?;
         let workers = settings.http.workers().unwrap_or_else(|| {
@@ -194,15 +195,25 @@ impl Application {
         };
         // The pages come last: they are made from what the others cache.
         let visitor_pages = VisitorPages::default();
+        // Not a cache: it wakes the event feed's long polls and the window keeper.
+        let change_signal = ChangeSignal::default();
         let bus = ChangeBus::new(vec![
             auth.clone().recipient(),
             datasets.clone().recipient(),
             PageInvalidator(visitor_pages.clone()).start().recipient(),
+            change_signal.clone().start().recipient(),
         ]);
         bus.listen(db_config)
             .await
             .map_err(StartupError::Database)?;
         let change_bus = bus.clone();
+        let keeper = WindowKeeper {
+            pool: pool.clone(),
+            clock: clock.clone(),
+            service_tz,
+            bus: change_bus.clone(),
+        };
+        actix_web::rt::spawn(keeper.run(change_signal.subscribe()));
         let accounts = Accounts::new(
             pool.clone(),
             hasher,
@@ -238,11 +249,13 @@ impl Application {
             cookie_secure: settings.accounts.cookie_secure,
             import_max_bytes: settings.imports.max_bytes(),
             calendar: Calendar::new(pool.clone(), change_bus.clone()),
+            events: EventFeed::new(pool.clone(), change_signal),
             importer: Importer {
                 pool: pool.clone(),
                 clock: clock.clone(),
                 bus: change_bus.clone(),
                 limits: settings.imports.limits(),
+                service_tz,
             },
             pool: pool.clone(),
             protection: Protection::new(clock.clone(), settings.site.website_per_minute),

@@ -30,6 +30,8 @@ pub enum Change {
     Auth,
     /// Indexes, quotes, daily rows or the calendar: what the DatasetActor caches.
     Data,
+    /// Events only (a window moved at a day boundary): no cache holds them.
+    Events,
     /// Unknown: notifications may have been missed.
     All,
 }
@@ -39,6 +41,7 @@ impl Change {
         match self {
             Change::Auth => "auth",
             Change::Data => "data",
+            Change::Events => "events",
             Change::All => "all",
         }
     }
@@ -47,6 +50,7 @@ impl Change {
         match text {
             "auth" => Change::Auth,
             "data" => Change::Data,
+            "events" => Change::Events,
             _ => Change::All,
         }
     }
@@ -89,6 +93,12 @@ impl ChangeBus {
         self.stopping.send_replace(true);
     }
 
+    /// Set once the bus stops listening (shutdown): what background work that lives as
+    /// long as the bus waits on to end.
+    pub fn stopping(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.stopping.subscribe()
+    }
+
     /// Announces a change to the other instances, delivered when the enclosing
     /// transaction commits (or at once outside a transaction).
     pub async fn notify(
@@ -115,12 +125,29 @@ impl ChangeBus {
         change: Change,
         write: impl AsyncFnOnce(&tokio_postgres::Transaction<'_>) -> Result<T, crate::ApiError>,
     ) -> Result<T, crate::ApiError> {
+        self.write_announcing(pool, async |tx| Ok((write(tx).await?, Some(change))))
+            .await
+    }
+
+    /// [`ChangeBus::write`] for a write that learns only as it goes whether it changed
+    /// anything: `write` answers the change to announce, if any.
+    pub async fn write_announcing<T>(
+        &self,
+        pool: &deadpool_postgres::Pool,
+        write: impl AsyncFnOnce(
+            &tokio_postgres::Transaction<'_>,
+        ) -> Result<(T, Option<Change>), crate::ApiError>,
+    ) -> Result<T, crate::ApiError> {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
-        let out = write(&tx).await?;
-        self.notify(&*tx, change).await?;
+        let (out, change) = write(&tx).await?;
+        if let Some(change) = change {
+            self.notify(&*tx, change).await?;
+        }
         tx.commit().await?;
-        self.publish(change).await;
+        if let Some(change) = change {
+            self.publish(change).await;
+        }
         Ok(out)
     }
 

@@ -19,6 +19,7 @@ pub mod db;
 pub mod decimal;
 pub mod demo;
 pub mod error;
+pub mod events;
 pub mod gzip;
 pub mod imports;
 pub mod indexes;

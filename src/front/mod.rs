@@ -11,9 +11,10 @@
 //! ```
 //!
 //! One message a file, each with its answer and its handler: [`RunQuery`] (`query`),
-//! [`ShowMembership`] (`membership`), [`Browse`] (`browse`, the website's reads) and
-//! [`ShowConfig`] (`config`). Handlers clone what they need from the actor and return
-//! a future, so one actor serves many requests at once.
+//! [`ShowMembership`] (`membership`), [`Browse`] (`browse`, the website's reads),
+//! [`ShowConfig`] (`config`) and [`Identify`] (`identify`, steps 1-4 alone). Handlers
+//! clone what they need from the actor and return a future, so one actor serves many
+//! requests at once.
 //!
 //! It holds no data of its own and never talks to the database.
 //!
@@ -26,6 +27,7 @@
 
 mod browse;
 mod config;
+mod identify;
 mod membership;
 mod query;
 
@@ -44,6 +46,7 @@ use iq_actors::quota::QuotaShards;
 
 pub use browse::{Browse, Browsed};
 pub use config::{LoginPolicy, ShowConfig, SiteConfig};
+pub use identify::Identify;
 pub use membership::{
     KeyMembership, KeylessProtection, Membership, Quota, QuotaUse, ShowMembership,
 };

@@ -35,15 +35,28 @@ use actix_web::web;
 
 /// Set once a stop signal has arrived; never unset.
 #[derive(Clone, Default)]
-pub struct Draining(Arc<AtomicBool>);
+pub struct Draining(Arc<(AtomicBool, tokio::sync::Notify)>);
 
 impl Draining {
     pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0 .0.load(Ordering::Relaxed)
+    }
+
+    /// Returns once the flag is set: what ends a long poll, so a draining instance
+    /// holds no request longer than it must.
+    pub async fn wait(&self) {
+        loop {
+            let notified = self.0 .1.notified();
+            if self.is_set() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     fn set(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0 .0.store(true, Ordering::Relaxed);
+        self.0 .1.notify_waiters();
     }
 }
 

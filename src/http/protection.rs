@@ -1,6 +1,6 @@
 //! Protection for callers without a key (D15): a per-minute limit per visitor address
-//! or per session, kept in this instance's memory, and the limit on `POST /setup`
-//! before initialisation. It is a protection, not a quota: never written to the
+//! or per session, kept in this instance's memory, the limit on `POST /setup` before
+//! initialisation, and the same per key on the event feed, which no quota counts (D22). It is a protection, not a quota: never written to the
 //! database or the call log, and a refused call does not count.
 //!
 //! Windows are calendar minutes of the service clock (UTC), like the key windows, so
@@ -82,11 +82,13 @@ impl MinuteLimiter {
     }
 }
 
-/// Who a keyless caller is, for the limit.
+/// Who a caller is, for the limit: a keyless one, or a key on the event feed.
 #[derive(Hash)]
 pub enum Subject<'a> {
     Address(Option<std::net::IpAddr>),
     Session(&'a str),
+    /// A key's id, on `GET /api/v1/events`.
+    Key(&'a str),
 }
 
 /// The instance's keyless protections.
@@ -96,6 +98,9 @@ pub struct Protection {
     pub website: MinuteLimiter,
     /// `POST /api/v1/setup` per address before initialisation.
     pub setup: MinuteLimiter,
+    /// `GET /api/v1/events` per key, at the keyless limit (D22: the feed counts toward
+    /// no quota, so it is protected like a caller without a key).
+    pub events: MinuteLimiter,
 }
 
 /// Set-up attempts per address per minute before the service is initialised.
@@ -107,6 +112,7 @@ impl Protection {
             clock,
             website: MinuteLimiter::new(website_per_minute),
             setup: MinuteLimiter::new(SETUP_PER_MINUTE),
+            events: MinuteLimiter::new(website_per_minute),
         }
     }
 
@@ -119,16 +125,19 @@ impl Protection {
     /// Counts a call against `limiter`; a refusal (429 / 42901 with `Retry-After`)
     /// names the limit.
     pub fn admit(&self, limiter: &MinuteLimiter, subject: Subject<'_>) -> Result<(), HttpError> {
+        let advice = match subject {
+            Subject::Key(_) => {
+                "calls of the event feed a minute with this key: wait for \
+                                the next minute, and let `wait` hold each call instead"
+            }
+            _ => "calls a minute without a key: wait for the next minute, or use an API key",
+        };
         limiter
             .admit(subject, self.clock.now())
             .map_err(|retry_after| {
                 let error = ApiError::new(
                     ErrorCode::RateLimited,
-                    format!(
-                        "more than {} calls a minute without a key: wait for the next \
-                         minute, or use an API key",
-                        limiter.limit()
-                    ),
+                    format!("more than {} {advice}", limiter.limit()),
                 );
                 HttpError::retry_after(error, retry_after)
             })

@@ -6,6 +6,7 @@
 mod admin;
 mod calendar;
 mod config;
+mod events;
 mod health;
 mod imports;
 mod keys;
@@ -31,6 +32,7 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(query::query)
             .service(config::config)
             .service(membership::membership)
+            .service(events::events)
             .service(session::setup)
             .service(session::login)
             .service(session::logout)

@@ -38,7 +38,8 @@ impl Params {
         Ok(Params(pairs))
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
+    /// A parameter's text as given, when given.
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(n, _)| n == name)
@@ -76,6 +77,17 @@ impl Params {
     /// A search text (`q`): at most 100 characters, no control character.
     pub fn search(&self, name: &str) -> Result<SearchText, ApiError> {
         SearchText::new(name, self.get(name))
+    }
+
+    /// A whole number from `min` to `max`, `default` when not given.
+    pub fn bounded(&self, name: &str, min: i64, max: i64, default: i64) -> Result<i64, ApiError> {
+        match self.integer(name, &format!("from {min} to {max}"))? {
+            None => Ok(default),
+            Some(n) if (min..=max).contains(&n) => Ok(n),
+            Some(_) => Err(ApiError::invalid(format!(
+                "{name} must be a whole number from {min} to {max}"
+            ))),
+        }
     }
 
     /// An opaque id to filter by, at most 64 characters.

@@ -12,6 +12,7 @@ use actix_web::HttpRequest;
 use ipnet::IpNet;
 use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
 use iq_actors::calendar::Calendar;
+use iq_actors::events::EventFeed;
 use iq_actors::imports::Importer;
 
 use std::sync::atomic::AtomicBool;
@@ -41,6 +42,8 @@ pub struct AppState {
     pub importer: Importer,
     /// The trading calendar's writer.
     pub calendar: Calendar,
+    /// The event feed (D22).
+    pub events: EventFeed,
     /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
     /// one of the services above.
     pub pool: deadpool_postgres::Pool,

@@ -18,6 +18,7 @@ mod deploy_manifests;
 mod docs;
 mod embedded;
 mod envelope;
+mod events;
 mod faults;
 mod fleet;
 mod head_requests;

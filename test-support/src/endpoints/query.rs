@@ -1,5 +1,6 @@
 //! The public data endpoints: `POST /api/v1/query` (JSON or raw, anonymous or with a
-//! key, one page or every page), `GET /api/v1/config` and `GET /api/v1/membership`.
+//! key, one page or every page), `GET /api/v1/config`, `GET /api/v1/membership` and
+//! the event feed, `GET /api/v1/events`.
 
 use serde_json::{json, Value};
 
@@ -45,9 +46,20 @@ impl TestApp {
 
     /// `GET /api/v1/membership` with the key in `X-API-Key`.
     pub async fn membership_with(&self, api_key: &str) -> Reply {
+        self.get_with_key("/api/v1/membership", api_key).await
+    }
+
+    /// `GET /api/v1/events?{query}` with the key in `X-API-Key`.
+    pub async fn events_with(&self, api_key: &str, query: &str) -> Reply {
+        self.get_with_key(&format!("/api/v1/events?{query}"), api_key)
+            .await
+    }
+
+    /// Any `GET` with the key in `X-API-Key`.
+    pub async fn get_with_key(&self, path: &str, api_key: &str) -> Reply {
         let response = self
             .http
-            .get(format!("{}/api/v1/membership", self.address))
+            .get(format!("{}{path}", self.address))
             .header("X-API-Key", api_key)
             .send()
             .await

@@ -333,6 +333,18 @@ async fn real_answers_match_the_document() {
     .await
     .assert_error(404, 40401);
 
+    // The event feed, after the import: a page, a bad cursor, no key.
+    let events = "/api/v1/events";
+    let page = app.events_with(&secret, "limit=10").await;
+    tour.record("GET", events, &page);
+    assert_eq!(page.code(), 0, "{}", page.body);
+    let bad_cursor = app.events_with(&secret, "after=42").await;
+    tour.record("GET", events, &bad_cursor);
+    bad_cursor.assert_error(400, 40001);
+    tour.call(get.clone(), events, events, None, None)
+        .await
+        .assert_error(401, 40101);
+
     // The end of a key and of a session.
     tour.call(Method::DELETE, "/api/v1/keys/{id}", &one, None, Some(&kim))
         .await;

@@ -46,10 +46,12 @@ use tracing::Instrument;
 use super::bounds::ImportLimits;
 use super::validate::Reference;
 use super::workbook::{self, FileKind};
+use crate::calendar::service_today;
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::db::Traced;
+use crate::events;
 use crate::metrics::{metrics, ImportLabels};
 use crate::quotes::history;
 use crate::quotes::store::{self, IndexChanges, QuoteWriter};
@@ -127,6 +129,8 @@ pub struct Importer {
     pub bus: ChangeBus,
     /// The bounds every file is read under.
     pub limits: ImportLimits,
+    /// Where days begin and end, for the events' windows (D5, D22).
+    pub service_tz: chrono_tz::Tz,
 }
 
 impl Importer {
@@ -230,6 +234,10 @@ impl Importer {
                 record_changes(tx, id, &outcome.changes).await?;
                 // Last: its instant is the commit's.
                 let published_at = history::publish(tx, outcome.vintage, id).await?;
+                // What each tier hears of it, committed with it (D22).
+                let now = self.clock.now();
+                let today = service_today(now, self.service_tz);
+                events::record(tx, Some(outcome.vintage), today, now).await?;
                 Ok(ImportOutcome {
                     import_id: id.to_string(),
                     published_at: Some(published_at),

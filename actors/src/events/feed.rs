@@ -1,0 +1,228 @@
+//! The event feed (D22): a tier's events after an id, oldest first, narrowed to what
+//! the reader may see now (the tier's indexes; a key's index range), waiting up to
+//! [`MAX_WAIT`] for the first one when asked. Waiting costs no query: it sleeps on the
+//! change bus's signal and reads again when something was announced.
+//!
+//! It reads only `events` and `indexes`: never a market value, never another tier's
+//! events.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use deadpool_postgres::Pool;
+use serde::Serialize;
+
+use super::signal::ChangeSignal;
+use crate::db::Traced;
+use crate::wire_date::WireDate;
+use crate::ApiError;
+
+/// The longest a reader may ask the feed to wait for an event.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
+/// The most events a page holds.
+pub const MAX_LIMIT: u32 = 1000;
+
+/// An event's id: `evt_` and a number, in the order events were committed. The same id
+/// is the `webhook-id` of its deliveries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct EventId(pub i64);
+
+impl EventId {
+    /// `evt_` and a whole number; `None` for anything else.
+    pub fn parse(text: &str) -> Option<EventId> {
+        let digits = text.strip_prefix("evt_")?;
+        if digits.is_empty() || digits.len() > 19 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok().map(EventId)
+    }
+}
+
+impl fmt::Display for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "evt_{}", self.0)
+    }
+}
+
+impl Serialize for EventId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// What happened: names what to fetch, never a value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Event {
+    /// opaque, in commit order; pass the last one seen as `after`
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "evt_42"))]
+    pub id: EventId,
+    /// `index.published` or `index.revised`
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// when it happened (RFC 3339)
+    pub timestamp: DateTime<Utc>,
+    pub data: EventData,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventData {
+    pub index_code: String,
+    /// the trading days concerned, `YYYYMMDD`, ascending
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["20261120"])))]
+    pub trade_dates: Vec<WireDate>,
+    /// when the newest of their values was published (RFC 3339): the `as_of` that reads them
+    pub published_at: DateTime<Utc>,
+}
+
+/// A page of the feed.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FeedPage {
+    pub events: Vec<Event>,
+    /// the id to pass as `after` for the next page (the last event's, or `after` itself
+    /// when there was none)
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "evt_42"))]
+    pub next: EventId,
+}
+
+/// Whose events, after which, how many, and how long to wait for the first.
+#[derive(Debug, Clone)]
+pub struct FeedRequest {
+    pub tier: String,
+    /// Whether the reader's tier covers `member` indexes.
+    pub member_indexes: bool,
+    /// A key's index range; `None`: every index the tier may see.
+    pub index_range: Option<Arc<BTreeSet<String>>>,
+    pub after: EventId,
+    pub limit: u32,
+    pub wait: Duration,
+}
+
+#[derive(Clone)]
+pub struct EventFeed {
+    pool: Pool,
+    signal: ChangeSignal,
+}
+
+impl EventFeed {
+    pub fn new(pool: Pool, signal: ChangeSignal) -> Self {
+        EventFeed { pool, signal }
+    }
+
+    /// The page after `request.after`; when it is empty and `request.wait` is not zero,
+    /// waits until an event arrives or the wait is over. `stop` ends a wait early (the
+    /// instance is draining) with the page as it is.
+    pub async fn read(
+        &self,
+        request: &FeedRequest,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<FeedPage, ApiError> {
+        // Subscribed before the first read: a change between the read and the wait
+        // still wakes it.
+        let mut signal = self.signal.subscribe();
+        let deadline = tokio::time::Instant::now() + request.wait.min(MAX_WAIT);
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            let events = self.fetch(request).await?;
+            if !events.is_empty() || tokio::time::Instant::now() >= deadline {
+                return Ok(page(events, request.after));
+            }
+            tokio::select! {
+                changed = tokio::time::timeout_at(deadline, signal.changed()) => {
+                    if !matches!(changed, Ok(Ok(()))) {
+                        return Ok(page(events, request.after));
+                    }
+                }
+                () = &mut stop => return Ok(page(events, request.after)),
+            }
+        }
+    }
+
+    async fn fetch(&self, request: &FeedRequest) -> Result<Vec<Event>, ApiError> {
+        let range: Option<Vec<&str>> = request
+            .index_range
+            .as_ref()
+            .map(|r| r.iter().map(String::as_str).collect());
+        let client = self.pool.get().await?;
+        let rows = client
+            .query_named(
+                "events.feed",
+                "SELECT e.event_id, e.event_type, e.created_at, e.index_code, e.trade_dates, \
+                        e.published_at \
+                 FROM events e JOIN indexes i ON i.index_code = e.index_code \
+                 WHERE e.tier = $1 AND e.event_id > $2 \
+                   AND (i.visibility IN ('aggregate', 'index_only') \
+                        OR (i.visibility = 'member' AND $3)) \
+                   AND ($4::text[] IS NULL OR e.index_code = ANY($4)) \
+                 ORDER BY e.event_id LIMIT $5",
+                &[
+                    &request.tier,
+                    &request.after.0,
+                    &request.member_indexes,
+                    &range,
+                    &i64::from(request.limit),
+                ],
+            )
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let dates: Vec<NaiveDate> = row.try_get("trade_dates")?;
+                Ok(Event {
+                    id: EventId(row.try_get("event_id")?),
+                    event_type: row.try_get("event_type")?,
+                    timestamp: row.try_get("created_at")?,
+                    data: EventData {
+                        index_code: row.try_get("index_code")?,
+                        trade_dates: dates.into_iter().map(WireDate).collect(),
+                        published_at: row.try_get("published_at")?,
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+fn page(events: Vec<Event>, after: EventId) -> FeedPage {
+    let next = events.last().map_or(after, |e| e.id);
+    FeedPage { events, next }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_evt_and_a_number() {
+        assert_eq!(EventId::parse("evt_42"), Some(EventId(42)));
+        assert_eq!(EventId(42).to_string(), "evt_42");
+        for bad in [
+            "",
+            "evt_",
+            "42",
+            "evt_-1",
+            "evt_+1",
+            "evt_1x",
+            "EVT_1",
+            "evt_99999999999999999999",
+            "evt_9223372036854775808",
+        ] {
+            assert_eq!(EventId::parse(bad), None, "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text is an id or not, without a panic; every id reads back as itself.
+        #[test]
+        fn any_text_parses_or_is_refused(text in "\\PC{0,40}", n in 0i64..i64::MAX) {
+            if let Some(id) = EventId::parse(&text) {
+                proptest::prop_assert!(id.0 >= 0);
+            }
+            proptest::prop_assert_eq!(EventId::parse(&EventId(n).to_string()), Some(EventId(n)));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! `GET /api/v1/events` (D22): the event feed of a key's owner, narrowed to the key's
+//! index range, oldest first, with a long poll (`wait`). A key is required; the call
+//! counts toward no quota, and each key is held to the keyless per-minute limit (D15).
+//! It answers facts about availability, never a market value.
+
+use std::time::Duration;
+
+use actix_web::{get, web, HttpRequest};
+use iq_actors::caller::{Caller, Credentials};
+use iq_actors::catalogue::Scope;
+use iq_actors::events::{EventId, FeedPage, FeedRequest, MAX_LIMIT, MAX_WAIT};
+use iq_actors::{ApiError, ErrorCode};
+use serde::Serialize;
+use tracing::Span;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::Required;
+use utoipa::IntoParams;
+
+use super::params::Params;
+use crate::front::Identify;
+use crate::http::credentials;
+use crate::http::protection::Subject;
+use crate::http::{Answer, HttpError};
+use crate::openapi::prelude::*;
+use crate::state::AppState;
+
+/// Events a page holds when the caller does not say.
+const DEFAULT_LIMIT: u32 = 100;
+
+/// Read events
+///
+/// The key owner's events after `after`, oldest first: `index.published` when trading
+/// days of an index became visible to the account (for a delayed tier, when the day
+/// enters its window), `index.revised` when values it could see changed. Events name
+/// what to fetch (`index_code`, `trade_dates`, `published_at`), never a value. Only
+/// indexes the key may read appear. With `wait`, an empty answer is held until an
+/// event arrives or `wait` seconds pass. Pass `next` as `after` to continue. Never
+/// counted toward the quota; each key may call it as often a minute as a caller
+/// without a key may query.
+#[utoipa::path(
+    tag = "events",
+    operation_id = "events",
+    params(FeedParams),
+    responses(
+        (status = 200, description = "A page of events.", body = FeedPage),
+        CallerRefusals,
+        (status = 429, response = TooManyRequests),
+    ),
+    security(("api_key" = []), ("bearer" = [])),
+)]
+#[get("/events")]
+pub async fn events(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    let credentials = credentials::presented(&req)?;
+    if !matches!(credentials, Credentials::ApiKey(_)) {
+        return Err(ApiError::new(
+            ErrorCode::AuthenticationRequired,
+            "the event feed needs an API key (X-API-Key or Authorization: Bearer)",
+        )
+        .into());
+    }
+    let identity = state
+        .front
+        .send(Identify {
+            credentials,
+            client_ip: state.client_ip(&req),
+            span: Span::current(),
+        })
+        .await??;
+    let Caller::Key { key_id, .. } = &identity.caller else {
+        return Err(ApiError::internal("a key identified as another caller").into());
+    };
+    if let Some(scopes) = &identity.grant.scopes {
+        if !scopes.contains(&Scope::IndexRead) {
+            return Err(ApiError::forbidden(
+                "the event feed needs a key with the index:read scope",
+            )
+            .into());
+        }
+    }
+    state
+        .protection
+        .admit(&state.protection.events, Subject::Key(key_id))?;
+    let params = Params::parse(req.query_string(), &["after", "limit", "wait"])?;
+    let after = match params.get("after") {
+        None => EventId::default(),
+        Some(text) => EventId::parse(text).ok_or_else(|| {
+            ApiError::invalid("after must be an event id (evt_ and a number), as `next` gives")
+        })?,
+    };
+    let limit = params.bounded("limit", 1, MAX_LIMIT.into(), DEFAULT_LIMIT.into())?;
+    let wait = params.bounded("wait", 0, MAX_WAIT.as_secs() as i64, 0)?;
+    let request = FeedRequest {
+        tier: identity.tier.name.clone(),
+        member_indexes: identity.grant.member_indexes,
+        index_range: identity.grant.index_range.clone(),
+        after,
+        limit: u32::try_from(limit).unwrap_or(DEFAULT_LIMIT),
+        wait: Duration::from_secs(u64::try_from(wait).unwrap_or(0)),
+    };
+    let page = state.events.read(&request, state.draining.wait()).await?;
+    Ok(Answer(page))
+}
+
+/// The feed's query parameters, with the bounds the handler enforces.
+struct FeedParams;
+
+impl IntoParams for FeedParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let integer = |min: u64, max: u64, default: u64| {
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(min))
+                .maximum(Some(max))
+                .default(Some(default.into()))
+        };
+        let parameter = |name: &str, schema: ObjectBuilder, description: String| {
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Query)
+                .required(Required::False)
+                .description(Some(description))
+                .schema(Some(schema))
+                .build()
+        };
+        vec![
+            parameter(
+                "after",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^evt_[0-9]{1,19}$")),
+                "the last event id seen (`next` of the previous page); from the first \
+                 event when absent"
+                    .into(),
+            ),
+            parameter(
+                "limit",
+                integer(1, MAX_LIMIT.into(), DEFAULT_LIMIT.into()),
+                format!("events in the page, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"),
+            ),
+            parameter(
+                "wait",
+                integer(0, MAX_WAIT.as_secs(), 0),
+                format!(
+                    "seconds to hold an empty answer until an event arrives, 0 to {} \
+                     (default 0)",
+                    MAX_WAIT.as_secs()
+                ),
+            ),
+        ]
+    }
+}
