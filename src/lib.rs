@@ -18,3 +18,4 @@ pub mod startup;
 pub mod state;
 pub mod telemetry;
 pub mod tls;
+pub mod webhooks;

@@ -6,6 +6,7 @@
 
 use std::net::TcpListener;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use actix::Actor;
 use actix_web::dev::Server;
@@ -20,6 +21,7 @@ use iq_actors::dataset::{DatasetActor, DatasetSettings};
 use iq_actors::events::{ChangeSignal, EventFeed, WindowKeeper};
 use iq_actors::imports::Importer;
 use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
+use iq_actors::webhooks::{Deliverer, SecretKeeper, Webhooks};
 
 use crate::embedded_pg::EmbeddedPostgres;
 use crate::front::Fronts;
@@ -35,6 +37,7 @@ use crate::site;
 use crate::site::visitor_cache::PageInvalidator;
 use crate::state::AppState;
 use crate::state::{FormTokens, Site, VisitorPages};
+use crate::webhooks::HttpTransport;
 use crate::{demo_accounts, local_secret};
 
 #[derive(Debug, thiserror::Error)]
@@ -214,6 +217,21 @@ impl Application {
             bus: change_bus.clone(),
         };
         actix_web::rt::spawn(keeper.run(change_signal.subscribe()));
+        let webhooks = Webhooks {
+            pool: pool.clone(),
+            clock: clock.clone(),
+            secrets: SecretKeeper::new(key_secret.expose()),
+            allow_private: settings.webhooks.webhook_allow_private,
+        };
+        let transport = HttpTransport::new(settings.webhooks.webhook_allow_private)
+            .map_err(StartupError::Config)?;
+        let deliverer = Deliverer {
+            pool: pool.clone(),
+            clock: clock.clone(),
+            secrets: webhooks.secrets.clone(),
+            transport: Arc::new(transport),
+        };
+        actix_web::rt::spawn(deliverer.run(change_signal.subscribe(), change_bus.stopping()));
         let accounts = Accounts::new(
             pool.clone(),
             hasher,
@@ -250,6 +268,7 @@ impl Application {
             import_max_bytes: settings.imports.max_bytes(),
             calendar: Calendar::new(pool.clone(), change_bus.clone()),
             events: EventFeed::new(pool.clone(), change_signal),
+            webhooks,
             importer: Importer {
                 pool: pool.clone(),
                 clock: clock.clone(),

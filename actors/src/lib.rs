@@ -25,10 +25,12 @@ pub mod imports;
 pub mod indexes;
 pub mod metrics;
 pub mod paging;
+mod prefixed_id;
 pub mod query;
 pub mod quota;
 pub mod quotes;
 pub mod safe_text;
+pub mod webhooks;
 pub mod wire_date;
 
 pub use error::{ApiError, ErrorCode};

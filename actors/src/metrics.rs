@@ -65,6 +65,13 @@ pub struct ImportLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct DeliveryLabels {
+    /// `delivered`, `retrying` (failed, another attempt is due later) or `failed` (the
+    /// last attempt failed).
+    pub outcome: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 pub struct PoolLabels {
     /// `in_use` or `idle`.
     pub state: &'static str,
@@ -82,6 +89,9 @@ pub struct Metrics {
     pub db_errors: Family<StatementLabels, Counter>,
     pub imports: Histograms<ImportLabels>,
     pub import_rows: Counter,
+    pub webhook_deliveries: Family<DeliveryLabels, Counter>,
+    pub webhook_retries_waiting: Gauge,
+    pub webhook_oldest_pending: Gauge,
     pool_connections: Family<PoolLabels, Gauge>,
     pool_max: Gauge,
     pool_waiting: Gauge,
@@ -184,6 +194,25 @@ impl Metrics {
             "Quote rows written by accepted imports",
             import_rows.clone(),
         );
+        let webhook_deliveries = Family::<DeliveryLabels, Counter>::default();
+        registry.register(
+            "webhook_deliveries",
+            "Webhook delivery attempts by outcome (delivered, retrying, failed)",
+            webhook_deliveries.clone(),
+        );
+        let webhook_retries_waiting = Gauge::default();
+        registry.register(
+            "webhook_retries_waiting",
+            "Webhook deliveries that failed and wait for their next attempt",
+            webhook_retries_waiting.clone(),
+        );
+        let webhook_oldest_pending = Gauge::default();
+        registry.register_with_unit(
+            "webhook_oldest_pending_age",
+            "Age of the oldest webhook delivery not yet delivered (0: none)",
+            Unit::Seconds,
+            webhook_oldest_pending.clone(),
+        );
         let pool_connections = Family::<PoolLabels, Gauge>::default();
         registry.register(
             "db_pool_connections",
@@ -214,6 +243,9 @@ impl Metrics {
             db_errors,
             imports,
             import_rows,
+            webhook_deliveries,
+            webhook_retries_waiting,
+            webhook_oldest_pending,
             pool_connections,
             pool_max,
             pool_waiting,

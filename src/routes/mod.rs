@@ -16,6 +16,7 @@ mod params;
 mod query;
 mod reference;
 mod session;
+mod webhooks;
 
 use actix_web::web;
 use utoipa_actix_web::scope;
@@ -42,6 +43,12 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(keys::rename)
             .service(keys::rotate)
             .service(keys::usage)
+            .service(webhooks::list)
+            .service(webhooks::create)
+            .service(webhooks::delete)
+            .service(webhooks::test)
+            .service(webhooks::deliveries)
+            .service(webhooks::replay)
             .service(admin::list_users)
             .service(admin::create_user)
             .service(admin::user_detail)

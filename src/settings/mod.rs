@@ -18,6 +18,7 @@ pub mod reference;
 mod site;
 mod telemetry;
 mod values;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ pub use quota::QuotaConfig;
 pub use site::SiteConfig;
 pub use telemetry::{TelemetryConfig, OTEL_VARIABLES};
 pub use values::{KeySecret, Millis, Seconds, Secret};
+pub use webhooks::WebhooksConfig;
 
 /// Every setting, by part. The part's heading is the one `--help` shows.
 #[derive(Debug, Clone, Args)]
@@ -50,6 +52,8 @@ pub struct Settings {
     pub site: SiteConfig,
     #[command(flatten, next_help_heading = "Telemetry")]
     pub telemetry: TelemetryConfig,
+    #[command(flatten, next_help_heading = "Webhooks")]
+    pub webhooks: WebhooksConfig,
     /// Not settings: what tests and benchmarks replace.
     #[arg(skip)]
     pub runtime: Runtime,

@@ -14,6 +14,7 @@ use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
 use iq_actors::calendar::Calendar;
 use iq_actors::events::EventFeed;
 use iq_actors::imports::Importer;
+use iq_actors::webhooks::Webhooks;
 
 use std::sync::atomic::AtomicBool;
 
@@ -44,6 +45,8 @@ pub struct AppState {
     pub calendar: Calendar,
     /// The event feed (D22).
     pub events: EventFeed,
+    /// Members' webhook endpoints (D22).
+    pub webhooks: Webhooks,
     /// For `/readyz` and `/metrics` only; every other handler goes through an actor or
     /// one of the services above.
     pub pool: deadpool_postgres::Pool,

@@ -69,6 +69,7 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
     settings.site.site_name = "Test Index".into();
     settings.site.page_cache_mb = 16;
     settings.telemetry.log_format = Some(LogFormat::Json);
+    settings.webhooks.webhook_allow_private = true;
     settings.runtime.clock = clock;
     settings
 }

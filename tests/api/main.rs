@@ -47,3 +47,4 @@ mod spread;
 mod traces;
 mod validation;
 mod visitor;
+mod webhooks;

@@ -7,7 +7,6 @@
 //! events.
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +16,7 @@ use serde::Serialize;
 
 use super::signal::ChangeSignal;
 use crate::db::Traced;
+use crate::prefixed_id::prefixed_id;
 use crate::wire_date::WireDate;
 use crate::ApiError;
 
@@ -25,33 +25,12 @@ pub const MAX_WAIT: Duration = Duration::from_secs(30);
 /// The most events a page holds.
 pub const MAX_LIMIT: u32 = 1000;
 
-/// An event's id: `evt_` and a number, in the order events were committed. The same id
-/// is the `webhook-id` of its deliveries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct EventId(pub i64);
-
-impl EventId {
-    /// `evt_` and a whole number; `None` for anything else.
-    pub fn parse(text: &str) -> Option<EventId> {
-        let digits = text.strip_prefix("evt_")?;
-        if digits.is_empty() || digits.len() > 19 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        digits.parse().ok().map(EventId)
-    }
-}
-
-impl fmt::Display for EventId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "evt_{}", self.0)
-    }
-}
-
-impl Serialize for EventId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+prefixed_id!(
+    /// An event's id: `evt_` and a number, in the order events were committed. The same
+    /// id is the `webhook-id` of its deliveries.
+    EventId,
+    "evt_"
+);
 
 /// What happened: names what to fetch, never a value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

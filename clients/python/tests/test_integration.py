@@ -738,3 +738,23 @@ def check_the_revision_is_listed(pro: Client, day: str, published_at: str, befor
 def read_csv_rows_of(path, column: str) -> List[str]:
     with open(path, encoding="utf-8", newline="") as file:
         return [row[column] for row in csv.DictReader(file)]
+
+
+def test_events_tell_each_account_what_it_may_see(tmp_path: Any) -> None:
+    """The demo data's import told every tier of its days: a pro key hears of all eight
+    indexes, a free key never of the member index; a cursor file resumes after the
+    last event taken."""
+    pro_events = list(client_for("IQ_TEST_KEY_ALL").events(follow=False, wait=0))
+    published = {e.index_code for e in pro_events if e.type == "index.published"}
+    assert published == ALL_INDEXES
+    assert all(e.type in ("index.published", "index.revised") for e in pro_events)
+    assert all(e.trade_dates for e in pro_events)
+    free_events = list(client_for("IQ_TEST_KEY_FREE").events(follow=False, wait=0))
+    assert free_events and "Hardware_Index" not in {e.index_code for e in free_events}
+    cursor = tmp_path / "cursor"
+    first = client_for("IQ_TEST_KEY_ALL").events(follow=False, wait=0, limit=1, cursor=cursor)
+    taken = next(first)
+    next(first)
+    rest = list(client_for("IQ_TEST_KEY_ALL").events(follow=False, wait=0, cursor=cursor))
+    assert [e.id for e in rest] == [e.id for e in pro_events][1:]
+    assert taken.id == pro_events[0].id

@@ -11,3 +11,4 @@ pub mod query;
 pub mod sessions;
 pub mod tiers;
 pub mod users;
+pub mod webhooks;

@@ -345,6 +345,75 @@ async fn real_answers_match_the_document() {
         .await
         .assert_error(401, 40101);
 
+    // A webhook: made, listed, tested, its log, a replay, deleted.
+    let hooks = "/api/v1/webhooks";
+    let made = tour
+        .call(
+            post.clone(),
+            hooks,
+            hooks,
+            Some(json!({"url": "https://hooks.example.com/iq", "events": ["index.published"]})),
+            Some(&kim),
+        )
+        .await;
+    made.assert_status_code(201, 0, "a webhook");
+    let hook = made.data()["id"].as_str().unwrap().to_string();
+    tour.call(get.clone(), hooks, hooks, None, Some(&kim)).await;
+    let one_hook = format!("{hooks}/{hook}");
+    tour.call(
+        post.clone(),
+        "/api/v1/webhooks/{id}/test",
+        &format!("{one_hook}/test"),
+        None,
+        Some(&kim),
+    )
+    .await;
+    let log = "/api/v1/webhooks/{id}/deliveries";
+    let attempted = crate::helpers::eventually(std::time::Duration::from_secs(20), || async {
+        let reply = app.webhook_deliveries(&kim, &hook).await;
+        reply.data().as_array().is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    assert!(attempted, "the test message was attempted");
+    let attempts = tour
+        .call(
+            get.clone(),
+            log,
+            &format!("{one_hook}/deliveries"),
+            None,
+            Some(&kim),
+        )
+        .await;
+    let delivery = attempts.data()[0]["delivery_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    tour.call(
+        post.clone(),
+        "/api/v1/webhooks/{id}/deliveries/{delivery_id}/replay",
+        &format!("{one_hook}/deliveries/{delivery}/replay"),
+        None,
+        Some(&kim),
+    )
+    .await;
+    tour.call(
+        Method::DELETE,
+        "/api/v1/webhooks/{id}",
+        &one_hook,
+        None,
+        Some(&kim),
+    )
+    .await;
+    tour.call(
+        Method::DELETE,
+        "/api/v1/webhooks/{id}",
+        &one_hook,
+        None,
+        Some(&kim),
+    )
+    .await
+    .assert_error(404, 40401);
+
     // The end of a key and of a session.
     tour.call(Method::DELETE, "/api/v1/keys/{id}", &one, None, Some(&kim))
         .await;

@@ -86,6 +86,11 @@ fn documented_request_bodies_are_the_ones_the_domain_reads() {
             "/api/v1/admin/calendar",
             field_names::<iq_actors::calendar::CalendarChange>(),
         ),
+        (
+            "POST",
+            "/api/v1/webhooks",
+            field_names::<iq_actors::webhooks::NewWebhook>(),
+        ),
     ];
     let conformance = Conformance { doc: &doc };
     for (method, path, operation) in operations(&doc) {

@@ -7,7 +7,8 @@ typed exceptions carrying ``code``, ``message``, ``request_id`` and ``http_statu
 ``as_of=`` asks for the data as it stood at an instant, ``updated_since=`` for what
 changed since, :meth:`Client.revisions` for what was corrected, ``format="csv"`` for
 the service's own CSV, and :meth:`Client.sync` keeps a local copy of a dataset up to
-date.
+date. :meth:`Client.events` follows what is published and revised as it happens, and
+:func:`verify_webhook` checks a webhook message.
 
     >>> from iq_client import Client
     >>> client = Client()  # key from IQ_API_KEY, service from IQ_BASE_URL
@@ -25,6 +26,7 @@ from ._version import __version__
 from .aio import AsyncClient
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
+from .events import Event, WebhookVerificationError, verify_webhook
 from .errors import (
     APIError,
     AuthenticationError,
@@ -57,6 +59,9 @@ __all__ = [
     "__version__",
     "Client",
     "AsyncClient",
+    "Event",
+    "verify_webhook",
+    "WebhookVerificationError",
     "Membership",
     "MembershipUser",
     "MembershipKey",

@@ -25,11 +25,12 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pandas as pd
 
-from ._sansio import Emit, Flow
+from ._sansio import Emit, Flow, Work
 from ._version import __version__
 from .catalogue import list_datasets, list_fields, list_params
 from .credentials import check_api_key, check_base_url, key_hint
 from .envelope import Envelope, read_envelope
+from .events import EventPage, check_after, parse_page, read_cursor, write_cursor
 from .errors import APIError, LocalValidationError
 from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
 from .membership import Membership, parse_membership
@@ -270,6 +271,17 @@ class ClientCore:
             headers=self._headers(body=False),
         )
 
+    def _events_request(self, after: Optional[str], limit: int, wait: int) -> HTTPRequest:
+        """``GET /api/v1/events`` after ``after``, holding an empty answer ``wait``
+        seconds (never counted against a quota)."""
+        query = f"limit={limit}&wait={wait}" + ("" if after is None else f"&after={after}")
+        return HTTPRequest(
+            method="GET",
+            url=f"{self.base_url}/api/v1/events?{query}",
+            headers=self._headers(body=False),
+            timeout=wait + self.timeout,
+        )
+
     def _read(self, response: HTTPResponse) -> Envelope:
         """The success envelope of ``response``, remembering its request id and
         rate-limit headers; an error envelope raises its typed exception."""
@@ -410,6 +422,36 @@ class ClientCore:
         finally:
             if bar is not None:
                 bar.close()
+
+    def _events(
+        self,
+        after: Optional[str],
+        wait: int,
+        limit: int,
+        follow: bool,
+        cursor: Optional[Any],
+    ) -> Flow[None]:
+        """``events()``: each event emitted as it arrives, long-polling; the id of each
+        one the caller has taken written to ``cursor`` (when given), so the next run
+        goes on after it. Ends at the first empty answer unless ``follow``."""
+        if after is None and cursor is not None:
+            after = check_after((yield Work(functools.partial(read_cursor, cursor))))
+        while True:
+            envelope = yield from self._send(self._events_request(after, limit, wait))
+            try:
+                page: EventPage = parse_page(envelope.data)
+            except (ValueError, KeyError, TypeError) as error:
+                raise APIError(
+                    f"the event feed's answer is not understood: {error}",
+                    request_id=envelope.request_id,
+                ) from None
+            for event in page.events:
+                yield Emit(event)
+                if cursor is not None and event.id is not None:
+                    yield Work(functools.partial(write_cursor, cursor, event.id))
+            after = page.next
+            if not page.events and not follow:
+                return
 
     def _query(self, plan: Plan) -> Flow[Union[pd.DataFrame, str]]:
         """``query()``: every page of the plan's query, pinned when it asks for it, as

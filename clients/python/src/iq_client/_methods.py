@@ -41,6 +41,8 @@ from typing import (
 
 from ._core import ClientCore
 from ._sansio import Flow
+from .errors import LocalValidationError
+from .events import check_after
 from .frames import DateMode, DecimalMode
 from .sync import PathArg, SyncFormat, SyncJob
 from .validation import FieldsArg, ParamsArg, merge_params, validate_query
@@ -388,6 +390,45 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         text as the service sent it, each with its header row.
         """
         return self._iterate(self._pages(self._plan(**_arguments(locals()))))
+
+    # -- events ---------------------------------------------------------------------
+
+    def events(
+        self,
+        after: Optional[str] = None,
+        *,
+        wait: int = 30,
+        limit: int = 100,
+        follow: bool = True,
+        cursor: Optional[PathArg] = None,
+    ) -> Any:
+        """What the service tells this key's owner, oldest first: an iterator of
+        :class:`iq_client.Event` (on :class:`iq_client.AsyncClient`, an async iterator:
+        ``async for``), long-polling ``GET /api/v1/events`` so each event arrives
+        within a second of its publication. Never counted against the quota.
+
+        Args:
+            after: the last event id already handled (``evt_...``); default the one
+                remembered in ``cursor``, else the first event there is.
+            wait: seconds each request holds an empty answer (0 to 30).
+            limit: events per request (1 to 1000).
+            follow: keep waiting for new events (default); ``False`` stops at the
+                first empty answer, for a catch-up run.
+            cursor: a file that remembers where the iteration stopped: after each
+                event the caller has taken, its id is written there, and a later
+                call with the same file goes on after it (an event being handled
+                when the program stopped comes again: at least once).
+
+        >>> for event in client.events(cursor="iq-events.cursor"):
+        ...     if event.type == "index.revised":
+        ...         client.index_daily(index_code=event.index_code)
+        """
+        check_after(after)
+        if isinstance(wait, bool) or not isinstance(wait, int) or not 0 <= wait <= 30:
+            raise LocalValidationError(f"wait must be an integer from 0 to 30, got {wait!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise LocalValidationError(f"limit must be an integer from 1 to 1000, got {limit!r}")
+        return self._iterate(self._events(after, wait, limit, follow, cursor))
 
     # -- a local copy ---------------------------------------------------------------
 

@@ -153,7 +153,7 @@ class AsyncClient(
         """Does one step of a flow with ``await``: sends a request, sleeps (``sleep``
         may be a plain function), or runs work in a worker thread."""
         if isinstance(step, HTTPRequest):
-            return await self.transport.send(step, self.timeout)
+            return await self.transport.send(step, max(self.timeout, step.timeout or 0))
         if isinstance(step, Sleep):
             slept = self._sleep(step.seconds)
             return (await slept) if inspect.isawaitable(slept) else slept

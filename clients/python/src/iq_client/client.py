@@ -114,7 +114,7 @@ class Client(
     def _perform(self, step: Action) -> Any:
         """Does one step of a flow, blocking: sends a request, sleeps, or runs work."""
         if isinstance(step, HTTPRequest):
-            return self.transport.send(step, self.timeout)
+            return self.transport.send(step, max(self.timeout, step.timeout or 0))
         if isinstance(step, Sleep):
             return self._sleep(step.seconds)
         return step.function()

@@ -70,6 +70,9 @@ class HTTPRequest:
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     body: bytes = b""
+    #: The least the transport must wait for the answer, when more than the client's
+    #: timeout: a long poll's own wait.
+    timeout: Optional[float] = None
 
     def __repr__(self) -> str:
         shown = {

@@ -1,0 +1,431 @@
+//! Delivery (D22): turning committed events into deliveries, and sending what is due.
+//!
+//! - **Dispatch**: one statement, under the lock of the single `webhook_dispatch` row,
+//!   queues a delivery of each new event to each enabled endpoint of an active account
+//!   of the event's tier subscribed to its type, and moves the cursor. Event ids commit
+//!   in order (see `events::outbox`), so the cursor never passes an uncommitted event.
+//! - **Claim**: due deliveries are claimed with `FOR UPDATE SKIP LOCKED`, each claim
+//!   counting an attempt and leasing it for [`LEASE`]: any number of instances deliver
+//!   each attempt once; a claim whose instance died lapses and is taken again (at least
+//!   once, never lost).
+//! - **Send and record**: the message is signed (Standard Webhooks), sent through the
+//!   [`Transport`], and the attempt recorded: a 2xx delivers it; anything else is tried
+//!   again after [`RETRY_AFTER`] (with jitter) until the attempts run out; an endpoint
+//!   whose every attempt failed for [`DISABLE_AFTER`] is disabled, and says why.
+//!
+//! Sending happens outside any transaction: a slow receiver holds no lock and never
+//! slows an import or a query. Nothing here logs a secret or a body.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use deadpool_postgres::Pool;
+use futures_util::stream::{self, StreamExt};
+use rand::Rng;
+use serde::Serialize;
+use tokio::sync::watch;
+use tracing::Instrument;
+
+use super::endpoints::TEST_TYPE;
+use super::ids::{DeliveryId, WebhookId};
+use super::signing::SecretKeeper;
+use crate::clock::{Clock, SystemClock};
+use crate::db::Traced;
+use crate::events::{EventData, EventId};
+use crate::metrics::{metrics, DeliveryLabels};
+use crate::wire_date::WireDate;
+use crate::ApiError;
+
+/// How long a claimed attempt is an instance's alone: longer than the send timeout.
+pub const LEASE: Duration = Duration::from_secs(60);
+/// The waits before the 2nd, 3rd, ... attempt; after the last, the delivery fails.
+pub const RETRY_AFTER: [Duration; 7] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 3600),
+    Duration::from_secs(5 * 3600),
+    Duration::from_secs(10 * 3600),
+    Duration::from_secs(10 * 3600),
+];
+/// An endpoint failing every attempt this long is disabled.
+pub const DISABLE_AFTER: Duration = Duration::from_secs(5 * 24 * 3600);
+/// Deliveries claimed at once, and sent at once.
+const BATCH: i64 = 256;
+const IN_FLIGHT: usize = 64;
+/// How often the deliverer looks for due retries when nothing wakes it.
+const TICK: Duration = Duration::from_secs(1);
+/// Every this many ticks it dispatches even unwoken, and it measures the backlog three
+/// times as often.
+const SWEEP: u64 = 30;
+
+/// What a receiver answered (or why nothing came).
+#[derive(Debug, Clone, Default)]
+pub struct Answered {
+    /// The HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// Why no answer came, or why it was not sent (a private address, say).
+    pub error: Option<String>,
+    /// The first KiB of the answer's body, as text.
+    pub body: Option<String>,
+}
+
+/// Sends a signed message: an HTTP `POST` with these headers and body. The service
+/// provides it (redirects not followed, public addresses only, a timeout).
+pub trait Transport: Send + Sync {
+    fn post(
+        &self,
+        url: String,
+        headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+    ) -> Pin<Box<dyn Future<Output = Answered> + Send>>;
+}
+
+/// The body of a message: D22's `{type, timestamp, data}`.
+#[derive(Serialize)]
+struct Message<'a, D: Serialize> {
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    timestamp: DateTime<Utc>,
+    data: D,
+}
+
+#[derive(Serialize)]
+struct TestData {
+    webhook_id: WebhookId,
+}
+
+/// A claimed attempt, with what it needs to be sent.
+struct Claimed {
+    delivery: DeliveryId,
+    webhook: WebhookId,
+    attempt: i32,
+    url: String,
+    salt: Vec<u8>,
+    message_id: String,
+    body: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub struct Deliverer {
+    pub pool: Pool,
+    pub clock: Arc<dyn Clock>,
+    pub secrets: SecretKeeper,
+    pub transport: Arc<dyn Transport>,
+}
+
+impl Deliverer {
+    /// Queues the deliveries of the events committed since the last dispatch.
+    pub async fn dispatch(&self) -> Result<u64, ApiError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let row = tx
+            .query_one_named(
+                "webhooks.dispatch",
+                "WITH cursor AS (SELECT last_event_id FROM webhook_dispatch FOR UPDATE), \
+                 new AS (SELECT e.event_id, e.tier, e.event_type FROM events e, cursor c \
+                         WHERE e.event_id > c.last_event_id ORDER BY e.event_id LIMIT 10000), \
+                 queued AS (\
+                   INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at, \
+                                                   created_at) \
+                   SELECT w.webhook_id, n.event_id, $1, $1 \
+                   FROM new n \
+                   JOIN users u ON u.tier = n.tier AND u.active \
+                   JOIN webhooks w ON w.user_id = u.user_id AND w.disabled_at IS NULL \
+                                  AND n.event_type = ANY (w.event_types) \
+                   ORDER BY n.event_id, w.webhook_id \
+                   RETURNING 1), \
+                 moved AS (UPDATE webhook_dispatch SET last_event_id = m.last \
+                           FROM (SELECT max(event_id) AS last FROM new) m \
+                           WHERE m.last IS NOT NULL RETURNING 1) \
+                 SELECT (SELECT count(*) FROM queued), (SELECT count(*) FROM moved)",
+                &[&self.clock.now()],
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
+    }
+
+    /// Claims due attempts, sends them, records each; until none is due. Answers how
+    /// many were sent.
+    pub async fn deliver_due(&self) -> Result<usize, ApiError> {
+        let mut sent = 0;
+        loop {
+            let claimed = self.claim().await?;
+            let count = claimed.len();
+            let results: Vec<Result<(), ApiError>> = stream::iter(claimed)
+                .map(|claimed| self.send(claimed))
+                .buffer_unordered(IN_FLIGHT)
+                .collect()
+                .await;
+            for result in results {
+                result?;
+            }
+            sent += count;
+            if i64::try_from(count).unwrap_or(0) < BATCH {
+                return Ok(sent);
+            }
+        }
+    }
+
+    async fn claim(&self) -> Result<Vec<Claimed>, ApiError> {
+        let now = self.clock.now();
+        let lease_end = now + TimeDelta::from_std(LEASE).unwrap_or_default();
+        let client = self.pool.get().await?;
+        let rows = client
+            .query_named(
+                "webhooks.claim",
+                "WITH due AS (\
+                   SELECT d.delivery_id FROM webhook_deliveries d \
+                   JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.disabled_at IS NULL \
+                   WHERE d.state = 'pending' AND d.next_attempt_at <= $1 \
+                     AND (d.locked_until IS NULL OR d.locked_until <= $1) \
+                   ORDER BY d.next_attempt_at LIMIT $3 \
+                   FOR UPDATE OF d SKIP LOCKED), \
+                 claimed AS (\
+                   UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = $2 \
+                   FROM due WHERE d.delivery_id = due.delivery_id \
+                   RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts, d.created_at) \
+                 SELECT c.delivery_id, c.webhook_id, c.event_id, c.attempts, c.created_at, \
+                        w.url, w.secret_salt, e.event_type, e.created_at AS event_at, \
+                        e.index_code, e.trade_dates, e.published_at \
+                 FROM claimed c JOIN webhooks w ON w.webhook_id = c.webhook_id \
+                 LEFT JOIN events e ON e.event_id = c.event_id",
+                &[&now, &lease_end, &BATCH],
+            )
+            .await?;
+        rows.iter().map(claimed).collect()
+    }
+
+    /// Sends one claimed attempt and records it, in a span linked to its event.
+    async fn send(&self, claimed: Claimed) -> Result<(), ApiError> {
+        let span = tracing::info_span!(
+            "webhook.deliver",
+            webhook.id = %claimed.webhook,
+            webhook.message_id = %claimed.message_id,
+            webhook.attempt = claimed.attempt,
+            http.response.status_code = tracing::field::Empty,
+        );
+        async move {
+            // Receivers check the timestamp against their own clock (Standard Webhooks
+            // allows five minutes), so it is the real time, not the service's clock.
+            let timestamp = SystemClock.now().timestamp();
+            let secret = self.secrets.secret(&claimed.salt);
+            let headers = vec![
+                ("webhook-id", claimed.message_id.clone()),
+                ("webhook-timestamp", timestamp.to_string()),
+                (
+                    "webhook-signature",
+                    secret.sign(&claimed.message_id, timestamp, &claimed.body),
+                ),
+                ("content-type", "application/json".to_string()),
+            ];
+            let started = Instant::now();
+            let answered = self
+                .transport
+                .post(claimed.url.clone(), headers, claimed.body.clone())
+                .await;
+            let latency = started.elapsed();
+            if let Some(status) = answered.status {
+                tracing::Span::current().record("http.response.status_code", status);
+            }
+            self.record(&claimed, &answered, latency).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn record(
+        &self,
+        claimed: &Claimed,
+        answered: &Answered,
+        latency: Duration,
+    ) -> Result<(), ApiError> {
+        let now = self.clock.now();
+        let ok = answered.status.is_some_and(|s| (200..300).contains(&s));
+        let retry = usize::try_from(claimed.attempt - 1)
+            .ok()
+            .and_then(|i| RETRY_AFTER.get(i));
+        let (state, next) = match (ok, retry) {
+            (true, _) => ("delivered", now),
+            (false, Some(wait)) => ("pending", now + jittered(*wait)),
+            (false, None) => ("failed", now),
+        };
+        let outcome = match state {
+            "delivered" => "delivered",
+            "pending" => "retrying",
+            _ => "failed",
+        };
+        metrics()
+            .webhook_deliveries
+            .get_or_create(&DeliveryLabels { outcome })
+            .inc();
+        if !ok {
+            tracing::warn!(
+                status = answered.status,
+                error = answered.error.as_deref().unwrap_or(""),
+                state,
+                "webhook attempt failed"
+            );
+        }
+        let disable_before = now - TimeDelta::from_std(DISABLE_AFTER).unwrap_or_default();
+        let reason = format!(
+            "every attempt failed for five days; the last: {}",
+            match (answered.status, &answered.error) {
+                (Some(status), _) => format!("HTTP {status}"),
+                (None, Some(error)) => error.clone(),
+                (None, None) => "no answer".to_string(),
+            }
+        );
+        let latency_ms = i32::try_from(latency.as_millis()).unwrap_or(i32::MAX);
+        let client = self.pool.get().await?;
+        client
+            .execute_named(
+                "webhooks.record",
+                "WITH attempt AS (\
+                   INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status, \
+                                                 latency_ms, error, answer) \
+                   VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING), \
+                 delivery AS (\
+                   UPDATE webhook_deliveries SET state = $8, next_attempt_at = $9, \
+                          locked_until = NULL, \
+                          delivered_at = CASE WHEN $10 THEN $3 ELSE delivered_at END \
+                   WHERE delivery_id = $1) \
+                 UPDATE webhooks SET \
+                   failing_since = CASE WHEN $10 THEN NULL ELSE coalesce(failing_since, $3) END, \
+                   disabled_at = CASE WHEN NOT $10 AND coalesce(failing_since, $3) <= $11 \
+                                      THEN $3 ELSE disabled_at END, \
+                   disabled_reason = CASE WHEN NOT $10 AND coalesce(failing_since, $3) <= $11 \
+                                          THEN $12 ELSE disabled_reason END \
+                 WHERE webhook_id = $13",
+                &[
+                    &claimed.delivery.0,
+                    &claimed.attempt,
+                    &now,
+                    &answered.status.map(i32::from),
+                    &latency_ms,
+                    &answered.error,
+                    &answered.body,
+                    &state,
+                    &next,
+                    &ok,
+                    &disable_before,
+                    &reason,
+                    &claimed.webhook.0,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Dispatches and delivers until the bus stops. Events are only ever written with
+    /// an announcement on the bus, so it dispatches when `signal` moves (and every
+    /// [`SWEEP`] ticks, should an announcement be lost); it claims what is due every
+    /// tick, since retries come due with time alone.
+    pub async fn run(self, mut signal: watch::Receiver<u64>, mut stopping: watch::Receiver<bool>) {
+        let mut interval = tokio::time::interval(TICK);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut ticks: u64 = 0;
+        loop {
+            let announced = tokio::select! {
+                _ = interval.tick() => false,
+                _ = signal.changed() => true,
+                _ = stopping.wait_for(|stop| *stop) => return,
+            };
+            if announced || ticks % SWEEP == 0 {
+                if let Err(error) = self.dispatch().await {
+                    tracing::warn!(%error, "cannot queue webhook deliveries");
+                    continue;
+                }
+            }
+            if let Err(error) = self.deliver_due().await {
+                tracing::warn!(%error, "cannot deliver webhooks");
+            }
+            if ticks % (SWEEP / 3) == 0 {
+                if let Err(error) = self.measure_backlog().await {
+                    tracing::warn!(%error, "cannot measure the webhook backlog");
+                }
+            }
+            ticks += 1;
+        }
+    }
+
+    /// Sets the backlog's gauges: retries waiting, and the age of the oldest delivery
+    /// not yet made (what grows when receivers fail or delivery stalls).
+    async fn measure_backlog(&self) -> Result<(), ApiError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_one_named(
+                "webhooks.backlog",
+                "SELECT count(*) FILTER (WHERE attempts > 0), min(created_at) \
+                 FROM webhook_deliveries WHERE state = 'pending'",
+                &[],
+            )
+            .await?;
+        let waiting: i64 = row.try_get(0)?;
+        let oldest: Option<DateTime<Utc>> = row.try_get(1)?;
+        let age = oldest.map_or(0, |at| (self.clock.now() - at).num_seconds().max(0));
+        metrics().webhook_retries_waiting.set(waiting);
+        metrics().webhook_oldest_pending.set(age);
+        Ok(())
+    }
+}
+
+fn jittered(wait: Duration) -> TimeDelta {
+    let factor = rand::thread_rng().gen_range(0.9..1.1);
+    TimeDelta::from_std(wait.mul_f64(factor)).unwrap_or_default()
+}
+
+fn claimed(row: &tokio_postgres::Row) -> Result<Claimed, ApiError> {
+    let delivery = DeliveryId(row.try_get("delivery_id")?);
+    let webhook = WebhookId(row.try_get("webhook_id")?);
+    let event: Option<i64> = row.try_get("event_id")?;
+    let queued: DateTime<Utc> = row.try_get("created_at")?;
+    let body = match event {
+        Some(_) => {
+            let dates: Vec<NaiveDate> = row.try_get("trade_dates")?;
+            let at: DateTime<Utc> = row.try_get("event_at")?;
+            let event_type: String = row.try_get("event_type")?;
+            let message = Message {
+                event_type: &event_type,
+                timestamp: at,
+                data: EventData {
+                    index_code: row.try_get("index_code")?,
+                    trade_dates: dates.into_iter().map(WireDate).collect(),
+                    published_at: row.try_get("published_at")?,
+                },
+            };
+            serde_json::to_vec(&message)
+        }
+        None => {
+            let message = Message {
+                event_type: TEST_TYPE,
+                timestamp: queued,
+                data: TestData {
+                    webhook_id: webhook,
+                },
+            };
+            serde_json::to_vec(&message)
+        }
+    };
+    Ok(Claimed {
+        delivery,
+        webhook,
+        attempt: row.try_get("attempts")?,
+        url: row.try_get("url")?,
+        salt: row.try_get("secret_salt")?,
+        message_id: super::message_id(event, delivery),
+        body: body.map_err(ApiError::internal)?,
+    })
+}
+
+/// The `webhook-id` of a delivery: its event's id, or `test_` and the delivery's number.
+pub fn message_id(event: Option<i64>, delivery: DeliveryId) -> String {
+    match event {
+        Some(id) => EventId(id).to_string(),
+        None => format!("test_{}", delivery.0),
+    }
+}

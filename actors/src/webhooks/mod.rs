@@ -1,0 +1,25 @@
+//! Webhooks (D22): members' endpoints and the signed delivery of their events.
+//!
+//! - `endpoints`: what a member manages (register with the secret shown once, list,
+//!   delete, test, the delivery log, replay), within the tier's `max_webhooks`.
+//! - `destination`: where a message may go (`https`, public addresses), as pure rules.
+//! - `signing`: Standard Webhooks secrets and signatures; secrets are derived, never
+//!   stored.
+//! - `delivery`: events to deliveries (dispatch), claiming due attempts across
+//!   instances, sending through the service's [`Transport`], the retry schedule.
+//! - `ids`: `wh_` and `dlv_` ids.
+//!
+//! Messages carry what the events say, never a market value.
+
+mod delivery;
+pub mod destination;
+mod endpoints;
+mod ids;
+mod signing;
+
+pub use delivery::{message_id, Answered, Deliverer, Transport, DISABLE_AFTER, LEASE, RETRY_AFTER};
+pub use endpoints::{
+    AttemptView, CreatedWebhook, NewWebhook, Queued, WebhookView, Webhooks, EVENT_TYPES, TEST_TYPE,
+};
+pub use ids::{DeliveryId, WebhookId};
+pub use signing::{Secret, SecretKeeper};

@@ -1,0 +1,237 @@
+//! What arrives at a receiver: every event of an import and of a correction, signed so
+//! that the `standardwebhooks` package verifies it; never the member index for a free
+//! account; a receiver answering 500 gets the retry with the same `webhook-id`; two
+//! instances deliver each event once.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chrono::Duration as Span;
+use serde_json::Value;
+
+use super::receiver::{Received, Receiver};
+use crate::helpers::quotes::{import, spawn_for_imports, BASES};
+use crate::python_run::run_until;
+use crate::python_venv::{self, Venv};
+
+const BOTH: [&str; 2] = ["index.published", "index.revised"];
+
+fn quotes(days: &[&str]) -> Vec<(String, String, String, String, String)> {
+    let mut quotes = Vec::new();
+    for (d, date) in days.iter().enumerate() {
+        for (i, code) in BASES.iter().enumerate() {
+            let price = 1000 * (i + 1) + 10 * d;
+            quotes.push((
+                date.to_string(),
+                code.to_string(),
+                "unit".into(),
+                "1".into(),
+                price.to_string(),
+            ));
+        }
+    }
+    quotes
+}
+
+/// Messages by (type, index).
+fn by_index(received: &[Received]) -> BTreeMap<(String, String), Value> {
+    received
+        .iter()
+        .map(Received::json)
+        .map(|m| {
+            let key = (
+                m["type"].as_str().unwrap().to_string(),
+                m["data"]["index_code"].as_str().unwrap_or("").to_string(),
+            );
+            (key, m)
+        })
+        .collect()
+}
+
+/// Verifies each message with the `standardwebhooks` package, as a receiver would.
+fn verify_with_standardwebhooks(secret: &str, received: &[Received]) {
+    iq_test_support::require!(Python);
+    let python = python_venv::build(&Venv::pinned(
+        "standardwebhooks-venv",
+        ".iq-standardwebhooks-stamp",
+        "standardwebhooks==1.1.0",
+        "the webhook signature test needs python3 with the venv module \
+         (Debian: apt-get install python3-venv)",
+    ));
+    let messages: Vec<Value> = received
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id, "timestamp": r.timestamp, "signature": r.signature,
+                "body": String::from_utf8(r.body.to_vec()).unwrap(),
+            })
+        })
+        .collect();
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("messages.json");
+    std::fs::write(&file, serde_json::to_vec(&messages).unwrap()).unwrap();
+    let script = "import json, sys\n\
+                  from standardwebhooks.webhooks import Webhook\n\
+                  hook = Webhook(sys.argv[1])\n\
+                  for m in json.load(open(sys.argv[2])):\n\
+                  \x20   headers = {'webhook-id': m['id'], 'webhook-timestamp': m['timestamp'],\n\
+                  \x20              'webhook-signature': m['signature']}\n\
+                  \x20   hook.verify(m['body'], headers)\n\
+                  \x20   bad = dict(headers, **{'webhook-id': m['id'] + 'x'})\n\
+                  \x20   try:\n\
+                  \x20       hook.verify(m['body'], bad)\n\
+                  \x20       sys.exit('a changed id verified')\n\
+                  \x20   except Exception:\n\
+                  \x20       pass\n\
+                  print('verified', len(json.load(open(sys.argv[2]))))\n";
+    let (ok, output) = run_until(
+        Command::new(python)
+            .arg("-c")
+            .arg(script)
+            .arg(secret)
+            .arg(&file),
+        "standardwebhooks",
+        Instant::now() + Duration::from_secs(60),
+        || "standardwebhooks did not finish within a minute".into(),
+    );
+    assert!(ok, "standardwebhooks refused a message:\n{output}");
+    assert!(
+        output.contains(&format!("verified {}", received.len())),
+        "{output}"
+    );
+}
+
+#[actix_web::test]
+async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
+    let (app, admin, _key) = spawn_for_imports().await;
+    let pro = app.user(&admin, "wendy", "pro").await;
+    let free = app.user(&admin, "fred", "free").await;
+    let pro_receiver = Receiver::start();
+    let free_receiver = Receiver::start();
+    let hook = app.new_webhook(&pro, &pro_receiver.url, &BOTH).await;
+    let secret = hook["secret"].as_str().unwrap().to_string();
+    app.new_webhook(&free, &free_receiver.url, &BOTH).await;
+
+    import(
+        &app,
+        &admin,
+        "quotes.csv",
+        &quotes(&["20261109", "20261110", "20261111"]),
+    )
+    .await;
+    // The six bases and the composite, each published.
+    let received = pro_receiver.wait_for(7, Duration::from_secs(10)).await;
+    let published = by_index(&received);
+    for code in BASES.iter().chain(&["Hardware_Index"]) {
+        let message = &published[&("index.published".to_string(), code.to_string())];
+        assert_eq!(
+            message["data"]["trade_dates"],
+            serde_json::json!(["20261109", "20261110", "20261111"])
+        );
+    }
+    // A correction of 10 Nov.
+    let fix = [("20261110", "GPU_Index", "unit", "1", "2222")];
+    import(&app, &admin, "fix.csv", &fix).await;
+    let received = pro_receiver.wait_for(9, Duration::from_secs(10)).await;
+    let revised = by_index(&received[7..]);
+    let gpu = &revised[&("index.revised".to_string(), "GPU_Index".to_string())];
+    assert!(gpu["data"]["trade_dates"]
+        .as_array()
+        .unwrap()
+        .contains(&"20261110".into()));
+    assert!(revised.contains_key(&("index.revised".to_string(), "Hardware_Index".to_string())));
+    // Ids are the feed's, each once.
+    let mut ids: Vec<&str> = received.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), received.len(), "{received:?}");
+    assert!(ids.iter().all(|id| id.starts_with("evt_")), "{ids:?}");
+    verify_with_standardwebhooks(&secret, &received);
+
+    // The free account: only days in its window, never the member index. The free
+    // cutoff on 20 Nov is 11 Nov, so all three days were visible.
+    let received = free_receiver.wait_for(6, Duration::from_secs(10)).await;
+    let heard = by_index(&received);
+    assert!(
+        heard.keys().all(|(_, code)| code != "Hardware_Index"),
+        "{heard:?}"
+    );
+}
+
+#[actix_web::test]
+async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
+    let (app, admin, _key) = spawn_for_imports().await;
+    let member = app.user(&admin, "rhea", "pro").await;
+    let receiver = Receiver::start();
+    receiver.answer_with(500);
+    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
+    let id = hook["id"].as_str().unwrap().to_string();
+    let queued = app.test_webhook(&member, &id).await;
+    assert_eq!(queued.code(), 0, "{}", queued.body);
+    let first = receiver.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(first[0].json()["type"], "webhook.test");
+
+    // The first retry is due 5 s later (with jitter): the service's clock moves on.
+    app.clock.advance(Span::seconds(6));
+    let both = receiver.wait_for(2, Duration::from_secs(10)).await;
+    assert_eq!(both[1].id, both[0].id, "the same webhook-id on a retry");
+    receiver.answer_with(204);
+    app.clock.advance(Span::minutes(6));
+    let all = receiver.wait_for(3, Duration::from_secs(10)).await;
+    assert_eq!(all[2].id, all[0].id);
+
+    let log = app.webhook_deliveries(&member, &id).await;
+    assert_eq!(log.code(), 0, "{}", log.body);
+    let attempts = log.data().as_array().unwrap();
+    let statuses: Vec<&Value> = attempts.iter().map(|a| &a["status"]).collect();
+    assert_eq!(
+        statuses,
+        [&Value::from(204), &Value::from(500), &Value::from(500)],
+        "{}",
+        log.body
+    );
+    assert!(
+        attempts.iter().all(|a| a["state"] == "delivered"),
+        "{}",
+        log.body
+    );
+    assert!(attempts
+        .iter()
+        .all(|a| a["latency_ms"].as_i64().unwrap() >= 0));
+
+    // A replay sends it once more, with the same id.
+    let delivery = attempts[0]["delivery_id"].as_str().unwrap();
+    let replayed = app.replay_delivery(&member, &id, delivery).await;
+    assert_eq!(replayed.code(), 0, "{}", replayed.body);
+    let again = receiver.wait_for(4, Duration::from_secs(10)).await;
+    assert_eq!(again[3].id, again[0].id);
+}
+
+#[actix_web::test]
+async fn two_instances_deliver_each_event_once() {
+    let (app, admin, _key) = spawn_for_imports().await;
+    let _other = app.another_instance().await;
+    let member = app.user(&admin, "otto", "pro").await;
+    let receiver = Receiver::start();
+    app.new_webhook(&member, &receiver.url, &BOTH).await;
+    import(
+        &app,
+        &admin,
+        "quotes.csv",
+        &quotes(&["20261109", "20261110"]),
+    )
+    .await;
+    receiver.wait_for(7, Duration::from_secs(10)).await;
+    // Both instances' deliverers look every second: a second delivery would come
+    // within this wait.
+    let waited = crate::helpers::eventually(Duration::from_secs(3), || async {
+        receiver.received().len() > 7
+    })
+    .await;
+    assert!(
+        !waited,
+        "an event was delivered twice: {:?}",
+        receiver.received()
+    );
+}

@@ -1,0 +1,169 @@
+//! The webhook API: the secret shown once, the tier's limit, someone else's endpoint is
+//! 404, bad bodies are 40001, changes need the CSRF token, and destinations follow the
+//! rules (a private address refused without `WEBHOOK_ALLOW_PRIVATE`).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::receiver::Receiver;
+use crate::helpers::{spawn_app, spawn_with, Spawn};
+
+#[actix_web::test]
+async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let free = app.user(&admin, "fay", "free").await;
+    let hook = app
+        .new_webhook(&free, "https://hooks.example.com/iq", &["index.published"])
+        .await;
+    assert!(
+        hook["secret"].as_str().unwrap().starts_with("whsec_"),
+        "{hook}"
+    );
+    assert!(hook["id"].as_str().unwrap().starts_with("wh_"), "{hook}");
+    let list = app.webhooks(&free).await;
+    assert_eq!(list.code(), 0, "{}", list.body);
+    assert!(!list.body.to_string().contains("whsec_"), "{}", list.body);
+    assert_eq!(list.data()[0]["events"], json!(["index.published"]));
+    // The free tier holds one.
+    let second = app
+        .create_webhook(
+            &free,
+            json!({"url": "https://b.example.com/", "events": ["index.revised"]}),
+        )
+        .await;
+    second.assert_error(409, 40901);
+}
+
+#[actix_web::test]
+async fn someone_elses_endpoint_is_not_found() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let owner = app.user(&admin, "olga", "pro").await;
+    let other = app.user(&admin, "oscar", "pro").await;
+    let hook = app
+        .new_webhook(&owner, "https://hooks.example.com/iq", &["index.published"])
+        .await;
+    let id = hook["id"].as_str().unwrap();
+    app.test_webhook(&other, id).await.assert_error(404, 40401);
+    app.webhook_deliveries(&other, id)
+        .await
+        .assert_error(404, 40401);
+    app.delete_webhook(&other, id)
+        .await
+        .assert_error(404, 40401);
+    app.delete_webhook(&owner, "wh_x")
+        .await
+        .assert_error(404, 40401);
+    let deleted = app.delete_webhook(&owner, id).await;
+    assert_eq!(deleted.data()["deleted"], id, "{}", deleted.body);
+    app.delete_webhook(&owner, id)
+        .await
+        .assert_error(404, 40401);
+}
+
+#[actix_web::test]
+async fn bad_bodies_are_40001_and_changes_need_the_csrf_token() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let member = app.user(&admin, "bea", "pro").await;
+    for (body, names) in [
+        (json!({"url": "https://a.example.com/"}), "events"),
+        (
+            json!({"url": "https://a.example.com/", "events": []}),
+            "events",
+        ),
+        (
+            json!({"url": "https://a.example.com/", "events": ["index.deleted"]}),
+            "events",
+        ),
+        (
+            json!({"url": "not a url", "events": ["index.revised"]}),
+            "url",
+        ),
+        (
+            json!({"url": "ftp://a.example.com/", "events": ["index.revised"]}),
+            "url",
+        ),
+        (
+            json!({"url": "https://a.example.com/", "events": ["index.revised"], "secret": "x"}),
+            "secret",
+        ),
+        (json!({"url": 5, "events": ["index.revised"]}), "url"),
+    ] {
+        app.create_webhook(&member, body)
+            .await
+            .assert_error_mentioning(400, 40001, names);
+    }
+    let no_csrf = app
+        .call(
+            reqwest::Method::POST,
+            "/api/v1/webhooks",
+            Some(json!({"url": "https://a.example.com/", "events": ["index.revised"]})),
+            Some(&member),
+            false,
+        )
+        .await;
+    no_csrf.assert_error(403, 40301);
+    app.get("/api/v1/webhooks").await.assert_error(401, 40101);
+}
+
+#[actix_web::test]
+async fn a_private_address_is_refused_without_allow_private() {
+    let app = spawn_with(Spawn {
+        tune: |settings| settings.webhooks.webhook_allow_private = false,
+        ..Spawn::default()
+    })
+    .await;
+    let admin = app.admin().await;
+    let member = app.user(&admin, "pia", "pro").await;
+    let receiver = Receiver::start();
+    for url in [
+        receiver.url.clone(),
+        receiver.url.replace("http://", "https://"),
+        "https://10.1.2.3/hook".to_string(),
+        "https://[::1]/hook".to_string(),
+    ] {
+        app.create_webhook(&member, json!({"url": url, "events": ["index.published"]}))
+            .await
+            .assert_error_mentioning(400, 40001, "url");
+    }
+    // A name is checked where it connects: `localhost` resolves to loopback only.
+    let port = receiver
+        .url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let hook = app
+        .new_webhook(
+            &member,
+            &format!("https://localhost:{port}/hook"),
+            &["index.published"],
+        )
+        .await;
+    let id = hook["id"].as_str().unwrap();
+    assert_eq!(app.test_webhook(&member, id).await.code(), 0);
+    let refused = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let log = app.webhook_deliveries(&member, id).await;
+        log.data()
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a[0]["status"].is_null())
+    })
+    .await;
+    let log = app.webhook_deliveries(&member, id).await;
+    assert!(refused, "{}", log.body);
+    assert!(
+        log.body.to_string().contains("no public address"),
+        "{}",
+        log.body
+    );
+    assert!(
+        receiver.received().is_empty(),
+        "nothing reached the receiver"
+    );
+}

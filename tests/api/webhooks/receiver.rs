@@ -1,0 +1,117 @@
+//! A loopback webhook receiver: records every message (headers and body) and answers
+//! with the status it is told to, on the test's actix runtime.
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix_web::web::{self, Bytes};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
+use serde_json::Value;
+
+/// One message as it arrived.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub id: String,
+    pub timestamp: String,
+    pub signature: String,
+    pub body: Bytes,
+}
+
+impl Received {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("a JSON body")
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    received: Mutex<Vec<Received>>,
+    status: AtomicU16,
+}
+
+pub struct Receiver {
+    pub url: String,
+    shared: Arc<Shared>,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl Receiver {
+    /// Answers 204 until told otherwise.
+    pub fn start() -> Receiver {
+        let shared = Arc::new(Shared {
+            status: AtomicU16::new(204),
+            ..Shared::default()
+        });
+        let data = web::Data::from(shared.clone());
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the receiver");
+        let port = listener.local_addr().unwrap().port();
+        let server = HttpServer::new(move || {
+            App::new().app_data(data.clone()).route(
+                "/hook",
+                web::post().to(
+                    |request: HttpRequest, body: Bytes, shared: web::Data<Shared>| async move {
+                        let header = |name: &str| {
+                            request
+                                .headers()
+                                .get(name)
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or_default()
+                                .to_string()
+                        };
+                        shared.received.lock().unwrap().push(Received {
+                            id: header("webhook-id"),
+                            timestamp: header("webhook-timestamp"),
+                            signature: header("webhook-signature"),
+                            body,
+                        });
+                        let status = shared.status.load(Ordering::Relaxed);
+                        HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
+                            .body("received")
+                    },
+                ),
+            )
+        })
+        .workers(1)
+        .listen(listener)
+        .expect("listen")
+        .run();
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        Receiver {
+            url: format!("http://127.0.0.1:{port}/hook"),
+            shared,
+            handle,
+        }
+    }
+
+    pub fn answer_with(&self, status: u16) {
+        self.shared.status.store(status, Ordering::Relaxed);
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.shared.received.lock().unwrap().clone()
+    }
+
+    /// Waits until at least `count` messages arrived (at most `within`); all of them.
+    pub async fn wait_for(&self, count: usize, within: Duration) -> Vec<Received> {
+        let arrived = crate::helpers::eventually(within, || async {
+            self.shared.received.lock().unwrap().len() >= count
+        })
+        .await;
+        let received = self.received();
+        assert!(
+            arrived,
+            "{count} messages expected, {} came: {received:?}",
+            received.len()
+        );
+        received
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        drop(self.handle.stop(false));
+    }
+}
