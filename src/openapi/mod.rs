@@ -20,12 +20,8 @@ pub mod errors;
 mod headers;
 mod imports;
 mod keys;
-mod ordered;
 mod page;
-mod page_operations;
-mod page_schemas;
-mod page_text;
-mod page_views;
+mod page_read;
 mod params;
 pub mod query;
 mod security;
@@ -39,8 +35,7 @@ use headers::Common;
 use query::Catalogue;
 use security::Schemes;
 
-pub use page::docs_page;
-pub use page_views::Reference;
+pub use page::{docs_page, Reference};
 
 const DESCRIPTION: &str = "Market data of the AI-hardware price indexes (`POST /api/v1/query`), \
 the site's configuration and a caller's entitlements, website sessions, members' API keys, \

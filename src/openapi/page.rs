@@ -1,25 +1,18 @@
-//! `GET /docs`: the document as a page people read, rendered on the server from the
-//! same JSON the API serves (so the page cannot say anything the document does not),
-//! with the site's stylesheet and no script: the endpoints by tag with their
-//! parameters, bodies and answers, the dataset catalogue (`x-datasets`) and the error
-//! codes (`x-error-codes`).
+//! `GET /docs`: the document as a page people read, with the site's stylesheet and no
+//! script (the policy forbids inline script): the endpoints by tag with their
+//! parameters, bodies and answers, the dataset catalogue (`x-datasets`), the error codes
+//! (`x-error-codes`), the credentials and the schemas.
 //!
-//! This file serves the page and assembles it, once, from the document's parts; the
-//! parts are read by `page_schemas.rs` (types and fields) and `page_operations.rs` (one
-//! operation), shown through `page_views.rs`, their prose by `page_text.rs`. Nothing
-//! here may describe the API from anywhere but the served document.
+//! This file holds what the template (`templates/docs.html`) shows and renders it;
+//! `page_read.rs` fills it from the served document. Nothing here may read the document
+//! or describe the API itself: the page must not say anything the document does not.
 
-use super::ordered::Json as Value;
 use actix_web::http::StatusCode;
 use askama::Template;
 
 use crate::http::RequestId;
 use crate::site::assets::{CSS, ICON};
 use crate::site::respond::{render, Caching, PageResult};
-
-use super::page_schemas::{list, text, Doc};
-use super::page_text::{paragraphs, Rich};
-use super::page_views::{CodeRow, DatasetField, DatasetView, Reference, SchemeRow, TagSection};
 
 /// The page of `reference` (`GET /docs`).
 pub fn docs_page(reference: &Reference) -> PageResult {
@@ -33,14 +26,6 @@ pub fn docs_page(reference: &Reference) -> PageResult {
     render(&page, StatusCode::OK, Caching::Visitor)
 }
 
-impl Reference {
-    /// The page's view of a document, from its JSON.
-    pub fn of(json: &str) -> Reference {
-        let document: Value = serde_json::from_str(json).expect("the document is JSON");
-        Reference::read(&document)
-    }
-}
-
 #[derive(Template)]
 #[template(path = "docs.html")]
 struct DocsPage<'a> {
@@ -50,137 +35,161 @@ struct DocsPage<'a> {
     request_id: &'a str,
 }
 
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
+/// The whole page, read once from the document (`Reference::of`).
+pub struct Reference {
+    pub title: String,
+    pub version: String,
+    pub intro: Vec<Rich>,
+    pub schemes: Vec<SchemeRow>,
+    pub tags: Vec<TagSection>,
+    pub datasets: Vec<DatasetView>,
+    pub codes: Vec<CodeRow>,
+    pub schemas: Vec<SchemaView>,
+}
 
-impl Reference {
-    fn read(document: &Value) -> Reference {
-        let doc = Doc::new(document);
-        let info = &document["info"];
-        let empty = Vec::new();
-        let paths = document
-            .get("paths")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let mut tags: Vec<TagSection> = list(document, "tags")
-            .iter()
-            .map(|tag| TagSection {
-                name: text(tag, "name").to_string(),
-                description: Rich::new(text(tag, "description")),
-                operations: Vec::new(),
-            })
-            .collect();
-        for (path, item) in paths {
-            for method in METHODS {
-                let Some(operation) = item.get(method) else {
-                    continue;
-                };
-                let tag = list(operation, "tags")
-                    .first()
-                    .and_then(Value::as_str)
-                    .unwrap_or("other");
-                let position = match tags.iter().position(|t| t.name == tag) {
-                    Some(position) => position,
-                    None => {
-                        tags.push(TagSection {
-                            name: tag.to_string(),
-                            description: Rich::plain(""),
-                            operations: Vec::new(),
-                        });
-                        tags.len() - 1
-                    }
-                };
-                tags[position]
-                    .operations
-                    .push(doc.operation(path, method, operation));
-            }
-        }
-        tags.retain(|t| !t.operations.is_empty());
-        let schemes = document
-            .pointer("/components/securitySchemes")
-            .and_then(Value::as_object)
-            .map(|schemes| {
-                schemes
-                    .iter()
-                    .map(|(name, scheme)| SchemeRow {
-                        name: name.clone(),
-                        carrier: match text(scheme, "type") {
-                            "apiKey" => format!("{} {}", text(scheme, "in"), text(scheme, "name")),
-                            "http" => format!("Authorization: {}", text(scheme, "scheme")),
-                            other => other.to_string(),
-                        },
-                        description: Rich::new(text(scheme, "description")),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let datasets = list(document, "x-datasets")
-            .iter()
-            .map(|d| {
-                let defaults: Vec<&str> = list(d, "default_fields")
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect();
-                DatasetView {
-                    api_name: text(d, "api_name").to_string(),
-                    description: text(d, "description").to_string(),
-                    scope: text(d, "scope").to_string(),
-                    delayed: d.get("delayed").and_then(Value::as_bool) == Some(true),
-                    sort_key: list(d, "sort_key")
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    params: list(d, "params")
-                        .iter()
-                        .map(|p| {
-                            (
-                                text(p, "name").to_string(),
-                                text(p, "description").to_string(),
-                            )
-                        })
-                        .collect(),
-                    fields: list(d, "fields")
-                        .iter()
-                        .map(|f| DatasetField {
-                            name: text(f, "name").to_string(),
-                            kind: match (text(f, "type"), f.get("scale")) {
-                                ("date", _) => "date YYYYMMDD".to_string(),
-                                ("decimal", Some(scale)) => format!("decimal, {scale} dp"),
-                                (kind, _) => kind.to_string(),
-                            },
-                            default: defaults.contains(&text(f, "name")),
-                            description: text(f, "description").to_string(),
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        let codes = document
-            .pointer("/components/schemas/ErrorCode/x-error-codes")
-            .and_then(Value::as_array)
-            .map(|codes| {
-                codes
-                    .iter()
-                    .map(|c| CodeRow {
-                        code: c["code"].as_u64().unwrap_or_default(),
-                        status: c["status"].as_u64().unwrap_or_default(),
-                        name: text(c, "name").to_string(),
-                        meaning: Rich::new(text(c, "meaning")),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        Reference {
-            title: text(info, "title").to_string(),
-            version: text(info, "version").to_string(),
-            intro: paragraphs(text(info, "description")),
-            schemes,
-            tags,
-            datasets,
-            codes,
-            schemas: doc.schemas(),
+/// A type in words, each part that names a schema linked to its entry.
+#[derive(Default)]
+pub struct Linked {
+    pub parts: Vec<TypePart>,
+}
+
+pub struct TypePart {
+    pub text: String,
+    /// The schema this part names, if any.
+    pub schema: Option<String>,
+}
+
+/// A component schema: its fields, or for one that is not an object, its type.
+pub struct SchemaView {
+    pub name: String,
+    pub description: Vec<Rich>,
+    pub ty: Linked,
+    pub fields: Vec<FieldRow>,
+}
+
+pub struct SchemeRow {
+    pub name: String,
+    pub carrier: String,
+    pub description: Rich,
+}
+
+pub struct TagSection {
+    pub name: String,
+    pub description: Rich,
+    pub operations: Vec<OperationView>,
+}
+
+pub struct OperationView {
+    pub anchor: String,
+    pub method: String,
+    pub path: String,
+    pub summary: String,
+    pub description: Vec<Rich>,
+    pub auth: String,
+    pub role: Option<String>,
+    pub params: Vec<ParamRow>,
+    pub body: Option<BodyView>,
+    pub responses: Vec<ResponseRow>,
+}
+
+pub struct ParamRow {
+    pub name: String,
+    pub location: String,
+    pub required: bool,
+    pub ty: Linked,
+    pub description: Rich,
+}
+
+pub struct BodyView {
+    pub content_type: String,
+    pub description: Rich,
+    pub shapes: Vec<Shape>,
+}
+
+/// An object's fields under a name: a body, one form of a body, or `data`.
+pub struct Shape {
+    pub name: String,
+    pub description: Rich,
+    pub fields: Vec<FieldRow>,
+}
+
+pub struct FieldRow {
+    pub name: String,
+    pub ty: Linked,
+    pub required: bool,
+    pub description: Rich,
+}
+
+pub struct ResponseRow {
+    pub status: String,
+    pub description: Rich,
+    pub content_type: String,
+    /// The type of `data` (or of the body, outside the envelope).
+    pub data: Linked,
+    pub codes: Vec<u64>,
+    pub headers: Vec<String>,
+    pub shapes: Vec<Shape>,
+}
+
+pub struct DatasetView {
+    pub api_name: String,
+    pub description: String,
+    pub scope: String,
+    pub delayed: bool,
+    pub sort_key: String,
+    pub params: Vec<(String, String)>,
+    pub fields: Vec<DatasetField>,
+}
+
+pub struct DatasetField {
+    pub name: String,
+    pub kind: String,
+    pub default: bool,
+    pub description: String,
+}
+
+pub struct CodeRow {
+    pub code: u64,
+    pub status: u64,
+    pub name: String,
+    pub meaning: Rich,
+}
+
+/// Text with `code` spans, as the document's descriptions write them.
+pub struct Rich {
+    pub spans: Vec<Span>,
+}
+
+pub struct Span {
+    pub code: bool,
+    pub text: String,
+}
+
+impl Rich {
+    pub(super) fn new(text: &str) -> Rich {
+        let spans = text.split('`').enumerate().filter(|(_, t)| !t.is_empty());
+        Rich {
+            spans: spans
+                .map(|(i, t)| Span {
+                    code: i % 2 == 1,
+                    text: t.to_string(),
+                })
+                .collect(),
         }
     }
+}
+
+/// Paragraphs of a description: blank lines part them; a markdown table is left out
+/// (what it says is shown as a table of its own).
+pub(super) fn paragraphs(text: &str) -> Vec<Rich> {
+    text.split("\n\n")
+        .filter(|p| !p.trim_start().starts_with('|'))
+        .map(|p| Rich::new(&p.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .filter(|r| !r.spans.is_empty())
+        .collect()
+}
+
+pub(super) fn first_paragraph(text: &str) -> Rich {
+    let first = paragraphs(text).into_iter().next();
+    first.unwrap_or(Rich { spans: Vec::new() })
 }

@@ -30,7 +30,7 @@ static DOCUMENT: LazyLock<Document> = LazyLock::new(|| {
 static JSON: LazyLock<String> =
     LazyLock::new(|| DOCUMENT.to_json().expect("the OpenAPI document serialises"));
 
-static REFERENCE: LazyLock<Reference> = LazyLock::new(|| Reference::of(json()));
+static REFERENCE: LazyLock<Reference> = LazyLock::new(|| Reference::of(document()));
 
 /// The document, built on first use.
 pub fn document() -> &'static Document {
