@@ -11,7 +11,7 @@ use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Schema, SchemaType, T
 use utoipa::openapi::{OpenApi, Ref, RefOr};
 use utoipa::{Modify, PartialSchema, ToSchema};
 
-use super::{headers, operations_mut};
+use super::{headers, operations_mut, typed};
 
 /// Answers that are not enveloped: the document itself.
 const RAW: [&str; 1] = [super::DOCUMENT_PATH];
@@ -40,12 +40,7 @@ impl PartialSchema for Success {
                     .enum_values(Some(["ok"])),
             )
             .required("message")
-            .property(
-                "data",
-                ObjectBuilder::new()
-                    .schema_type(SchemaType::AnyValue)
-                    .description(Some("the answer itself")),
-            )
+            .property("data", typed(SchemaType::AnyValue, "the answer itself"))
             .required("data")
             .into()
     }

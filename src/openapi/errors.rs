@@ -15,7 +15,7 @@ use utoipa::openapi::schema::{AllOfBuilder, ArrayBuilder, ObjectBuilder, Schema,
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{PartialSchema, ToResponse, ToSchema};
 
-use super::headers;
+use super::{headers, typed};
 use crate::http::envelope::status_for;
 
 macro_rules! codes {
@@ -118,17 +118,10 @@ impl PartialSchema for ErrorEnvelope {
             .required("code")
             .property(
                 "message",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .description(Some("for people: it may change; decide on `code`")),
+                typed(Type::String, "for people: it may change; decide on `code`"),
             )
             .required("message")
-            .property(
-                "data",
-                ObjectBuilder::new()
-                    .schema_type(Type::Null)
-                    .description(Some("always null in an error")),
-            )
+            .property("data", typed(Type::Null, "always null in an error"))
             .required("data")
             .property(
                 "errors",
@@ -141,10 +134,11 @@ impl PartialSchema for ErrorEnvelope {
             )
             .property(
                 "errors_total",
-                ObjectBuilder::new()
-                    .schema_type(Type::Integer)
-                    .minimum(Some(1))
-                    .description(Some("40002 only: how many problems the file has in all")),
+                typed(
+                    Type::Integer,
+                    "40002 only: how many problems the file has in all",
+                )
+                .minimum(Some(1)),
             )
             .into()
     }
@@ -250,23 +244,16 @@ pub struct NotReady;
 
 impl<'r> ToResponse<'r> for NotReady {
     fn response() -> (&'r str, RefOr<Response>) {
-        ("NotReady", not_ready().into())
-    }
-}
-
-fn not_ready() -> Response {
-    ResponseBuilder::new()
-        .description(format!(
+        let description = format!(
             "Not ready: the database does not answer or lacks this build's migrations; \
              code `{}` with the reason in `message`.",
             ErrorCode::Internal.as_u32()
-        ))
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name(ErrorEnvelope::name())))
-                .build(),
-        )
-        .header("X-Request-Id", headers::request_id())
-        .build()
+        );
+        let schema = Ref::from_schema_name(ErrorEnvelope::name());
+        let content = ContentBuilder::new().schema(Some(schema)).build();
+        let response = ResponseBuilder::new().description(description);
+        let response = response.content("application/json", content);
+        let response = response.header("X-Request-Id", headers::request_id());
+        ("NotReady", response.build().into())
+    }
 }

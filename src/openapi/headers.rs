@@ -20,84 +20,62 @@ pub fn request_id_schema() -> ObjectBuilder {
 }
 
 pub fn request_id() -> Header {
-    HeaderBuilder::new()
-        .schema(request_id_schema())
-        .description(Some(
-            "The request's id, as in the body's `request_id`; on every answer.",
-        ))
-        .build()
+    let description = "The request's id, as in the body's `request_id`; on every answer.";
+    header(request_id_schema(), description)
 }
 
-fn seconds(description: &str) -> Header {
-    HeaderBuilder::new()
-        .schema(
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .minimum(Some(1)),
-        )
-        .description(Some(description))
-        .build()
+fn header(schema: ObjectBuilder, description: &str) -> Header {
+    let header = HeaderBuilder::new().schema(schema);
+    header.description(Some(description)).build()
+}
+
+fn at_least(minimum: i64) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(minimum))
 }
 
 pub fn retry_after() -> Header {
-    seconds("Whole seconds to wait before trying again.")
+    header(at_least(1), "Whole seconds to wait before trying again.")
 }
 
 /// The headers every answer to a query made with a valid key carries, refusals
 /// included (D6).
-fn rate_limit_headers() -> Vec<(&'static str, Header)> {
-    let text = |description: &str| {
-        HeaderBuilder::new()
-            .schema(ObjectBuilder::new().schema_type(Type::String))
-            .description(Some(description))
-            .build()
-    };
-    vec![
+fn rate_limit_headers() -> [(&'static str, Header); 5] {
+    let text = || ObjectBuilder::new().schema_type(Type::String);
+    [
         (
             "X-RateLimit-Limit",
-            HeaderBuilder::new()
-                .schema(
-                    ObjectBuilder::new()
-                        .schema_type(Type::Integer)
-                        .minimum(Some(0)),
-                )
-                .description(Some(
-                    "With a valid key: the limit of the binding window (of the key's and the \
-                     account's minute and day windows, the one with the fewest calls left; \
-                     on a 429 the refusing one).",
-                ))
-                .build(),
+            at_least(0),
+            "With a valid key: the limit of the binding \
+          window (of the key's and the account's minute and day windows, the one with the \
+          fewest calls left; on a 429 the refusing one).",
         ),
         (
             "X-RateLimit-Remaining",
-            HeaderBuilder::new()
-                .schema(
-                    ObjectBuilder::new()
-                        .schema_type(Type::Integer)
-                        .minimum(Some(0)),
-                )
-                .description(Some("With a valid key: calls left in that window."))
-                .build(),
+            at_least(0),
+            "With a valid key: calls left in that window.",
         ),
         (
             "X-RateLimit-Reset",
-            seconds("With a valid key: whole seconds until that window resets."),
+            at_least(1),
+            "With a valid key: whole seconds until that \
+          window resets.",
         ),
         (
             "RateLimit-Policy",
-            text(
-                "With a valid key: both windows, IETF draft syntax \
-                 (`\"minute\";q=10;w=60, \"day\";q=10;w=86400`).",
-            ),
+            text(),
+            "With a valid key: both windows, IETF draft syntax \
+          (`\"minute\";q=10;w=60, \"day\";q=10;w=86400`).",
         ),
         (
             "RateLimit",
-            text(
-                "With a valid key: both windows' state (`\"minute\";r=9;t=42, \
-                 \"day\";r=9;t=72000`: `r` calls left, `t` seconds to reset).",
-            ),
+            text(),
+            "With a valid key: both windows' state (`\"minute\";r=9;t=42, \
+          \"day\";r=9;t=72000`: `r` calls left, `t` seconds to reset).",
         ),
     ]
+    .map(|(name, schema, description)| (name, header(schema, description)))
 }
 
 /// Adds `X-Request-Id` to every response written in place (the shared error responses

@@ -123,6 +123,16 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
 /// The query endpoint's path, whose answers carry the rate-limit headers.
 const QUERY_PATH: &str = "/api/v1/query";
 
+/// A schema of type `ty` with its description.
+fn typed(
+    ty: impl Into<utoipa::openapi::schema::SchemaType>,
+    description: &str,
+) -> utoipa::openapi::ObjectBuilder {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(ty)
+        .description(Some(description))
+}
+
 /// Every operation of `openapi` with its path and method, to change in place.
 fn operations_mut(openapi: &mut Document) -> Vec<(String, &'static str, &mut Operation)> {
     let mut operations = Vec::new();

@@ -19,6 +19,7 @@ use utoipa::openapi::schema::{
 use utoipa::openapi::{OpenApi, Ref, RefOr};
 use utoipa::{Modify, PartialSchema, ToSchema};
 
+use super::typed;
 use per_dataset::{fields_schema, request_schema};
 pub use per_dataset::{fields_schema_name, request_schema_name};
 
@@ -109,30 +110,25 @@ impl PartialSchema for QueryPage {
             .required("items")
             .property(
                 "limit",
-                integer()
-                    .minimum(Some(1))
-                    .description(Some("the page size used, after the caps")),
+                typed(Type::Integer, "the page size used, after the caps").minimum(Some(1)),
             )
             .required("limit")
             .property(
                 "offset",
-                integer().minimum(Some(0)).description(Some("rows skipped")),
+                typed(Type::Integer, "rows skipped").minimum(Some(0)),
             )
             .required("offset")
             .property(
                 "returned",
-                integer()
-                    .minimum(Some(0))
-                    .description(Some("rows in `items`")),
+                typed(Type::Integer, "rows in `items`").minimum(Some(0)),
             )
             .required("returned")
             .property(
                 "has_more",
-                ObjectBuilder::new()
-                    .schema_type(Type::Boolean)
-                    .description(Some(
-                        "whether rows follow: ask again with `offset + returned`",
-                    )),
+                typed(
+                    Type::Boolean,
+                    "whether rows follow: ask again with `offset + returned`",
+                ),
             )
             .required("has_more")
             .into()
