@@ -50,5 +50,5 @@ pub use poll::eventually;
 pub use reply::Reply;
 pub use spawn::{
     http_client, http_client_builder, spawn_app, spawn_with, spawn_with_demo, spawn_with_fixture,
-    test_settings, Spawn,
+    spawn_with_sql, test_settings, Spawn,
 };

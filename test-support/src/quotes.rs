@@ -5,7 +5,7 @@
 //! accepted. It must never compute what an import should produce: each test does that
 //! with its own arithmetic.
 
-use crate::{spawn_with, Key, Reply, Session, Spawn, TestApp};
+use crate::{spawn_with_sql, Key, Reply, Session, TestApp};
 
 /// The six base indexes of the composite `Hardware_Index`, in D8's order (not
 /// `Server_Rental_Index`).
@@ -27,11 +27,7 @@ pub const NOVEMBER: &str = "INSERT INTO trade_calendar (trade_date) \
 /// An instance with the [`NOVEMBER`] calendar and no quotes, its administrator, and a
 /// pro member's key.
 pub async fn spawn_for_imports() -> (TestApp, Session, Key) {
-    let app = spawn_with(Spawn {
-        setup_sql: NOVEMBER,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_sql(NOVEMBER).await;
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "petra", "pro").await;
     (app, admin, key)

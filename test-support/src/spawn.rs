@@ -90,8 +90,13 @@ pub async fn spawn_app() -> TestApp {
 
 /// The service on the small hand-made data set of [`FIXTURE`].
 pub async fn spawn_with_fixture() -> TestApp {
+    spawn_with_sql(FIXTURE).await
+}
+
+/// The service on a database that `setup_sql` has filled (a calendar, a data set).
+pub async fn spawn_with_sql(setup_sql: &'static str) -> TestApp {
     spawn_with(Spawn {
-        setup_sql: FIXTURE,
+        setup_sql,
         ..Spawn::default()
     })
     .await

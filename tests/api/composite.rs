@@ -20,7 +20,7 @@ use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
 use crate::helpers::quotes::{self, BASES};
-use crate::helpers::{spawn_with, Key, Reply, Session, Spawn, TestApp};
+use crate::helpers::{spawn_with_sql, Key, Reply, Session, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -298,11 +298,7 @@ async fn assert_bases(app: &TestApp, key: &Key, held: &Held) {
 }
 
 async fn spawn() -> (TestApp, Session, Key) {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_sql(CALENDAR).await;
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "petra", "pro").await;
     (app, admin, key)

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::helpers::quotes::{BASES, HEADER};
-use crate::helpers::{spawn_with, Reply, Spawn};
+use crate::helpers::{spawn_with_sql, Reply};
 
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -50,11 +50,7 @@ fn id_of(reply: &Reply) -> String {
 
 #[actix_web::test]
 async fn an_import_shows_what_it_changed_per_index() {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_sql(CALENDAR).await;
     let admin = app.admin().await;
 
     // A first import adds everything: three days of quotes and rows per base index, and
@@ -116,11 +112,7 @@ async fn an_import_shows_what_it_changed_per_index() {
 
 #[actix_web::test]
 async fn a_refused_import_keeps_its_problems() {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_sql(CALENDAR).await;
     let admin = app.admin().await;
     let bad = format!(
         "{HEADER}20261102,Server_Index,a,abc,100\n\
@@ -183,11 +175,7 @@ async fn a_refused_import_keeps_its_problems() {
 
 #[actix_web::test]
 async fn imports_are_listed_a_page_at_a_time_for_administrators() {
-    let app = spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with_sql(CALENDAR).await;
     let admin = app.admin().await;
     let ada = app.user_with_role(&admin, "ada", "admin").await;
     let bob = app.user(&admin, "bob", "free").await;

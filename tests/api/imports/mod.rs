@@ -16,7 +16,7 @@ use rust_decimal::prelude::*;
 use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with, Session, Spawn, TestApp};
+use crate::helpers::{spawn_with_sql, Session, TestApp};
 
 /// The open days of [`CALENDAR`], as files write them.
 const OPEN_DAYS: [&str; 10] = [
@@ -30,11 +30,7 @@ const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
     WHERE extract(isodow FROM d) < 6;";
 
 pub(crate) async fn spawn() -> TestApp {
-    spawn_with(Spawn {
-        setup_sql: CALENDAR,
-        ..Spawn::default()
-    })
-    .await
+    spawn_with_sql(CALENDAR).await
 }
 
 /// A fresh service whose quotes are [`THREE_DAYS`], imported by its admin.

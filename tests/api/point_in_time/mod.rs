@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::helpers::quotes::BASES;
-use crate::helpers::{spawn_with, Key, Reply, Spawn, TestApp};
+use crate::helpers::{spawn_with_sql, Key, Reply, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-30.
 pub(super) const DAYS: [&str; 5] = ["20261102", "20261103", "20261104", "20261105", "20261106"];
