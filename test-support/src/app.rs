@@ -24,6 +24,8 @@ pub struct TestApp {
     /// The database's owner, shared by every instance on it (`None` when attached to a
     /// service whose test drops the database itself).
     pub(crate) _database: Option<Arc<DropDatabase>>,
+    /// The super administrator's session, once [`TestApp::admin`] has set the service up.
+    pub(crate) root: tokio::sync::OnceCell<Session>,
 }
 
 impl TestApp {

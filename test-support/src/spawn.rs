@@ -142,6 +142,7 @@ async fn start(
         database_url,
         quota,
         _database: Some(owner),
+        root: Default::default(),
     }
 }
 
@@ -161,6 +162,7 @@ impl TestApp {
             database_url: database_url.to_string(),
             quota: None,
             _database: None,
+            root: Default::default(),
         }
     }
 

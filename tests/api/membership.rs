@@ -9,8 +9,7 @@ use crate::helpers::spawn_with_fixture;
 #[actix_web::test]
 async fn a_key_learns_its_owner_range_and_use_without_spending_a_call() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let owner = app.user(&admin, "kim", "pro").await;
+    let owner = app.member("kim", "pro").await;
     let key = app
         .new_key(
             &owner,

@@ -48,8 +48,13 @@ impl TestApp {
         session.unwrap_or_else(|| panic!("login of {username} failed: {}", reply.body))
     }
 
-    /// Initialises the service with super administrator `root` and signs in.
+    /// The super administrator `root`'s session: the first call initialises the service
+    /// with `root` and signs in, later ones answer the same session.
     pub async fn admin(&self) -> Session {
+        self.root.get_or_init(|| self.set_up_root()).await.clone()
+    }
+
+    async fn set_up_root(&self) -> Session {
         let reply = self
             .call(
                 reqwest::Method::POST,

@@ -20,6 +20,13 @@ impl TestApp {
         self.login_ok(username).await
     }
 
+    /// Creates a user with `tier` as the super administrator (setting the service up
+    /// the first time) and signs them in: a test's member when it needs no administrator.
+    pub async fn member(&self, username: &str, tier: &str) -> Session {
+        let admin = self.admin().await;
+        self.user(&admin, username, tier).await
+    }
+
     /// `POST /api/v1/admin/users` with any body.
     pub async fn create_user(&self, admin: &Session, body: Value) -> Reply {
         self.send_as(admin, reqwest::Method::POST, "/api/v1/admin/users", body)

@@ -24,8 +24,7 @@ async fn keys_need_a_valid_session() {
 #[actix_web::test]
 async fn mutations_need_the_sessions_csrf_token() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let alice = app.user(&admin, "alice", "free").await;
+    let alice = app.member("alice", "free").await;
 
     let without = app
         .call(

@@ -98,8 +98,7 @@ async fn index_settings_are_validated() {
 #[actix_web::test]
 async fn concurrent_failures_do_not_exceed_the_per_user_limit() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "free").await;
+    app.member("alice", "free").await;
     let attempts = (0..20).map(|_| app.login("alice", "wrong password here"));
     let replies = futures_util::future::join_all(attempts).await;
     let codes: Vec<i64> = replies.iter().map(|(r, _)| r.code()).collect();

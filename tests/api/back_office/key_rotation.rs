@@ -180,9 +180,8 @@ async fn only_the_owner_rotates_with_the_csrf_token() {
 #[actix_web::test]
 async fn renaming_a_key_checks_the_name_owner_and_token() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
-    let dave = app.user(&admin, "dave", "pro").await;
+    let carol = app.member("carol", "free").await;
+    let dave = app.member("dave", "pro").await;
     let key = app.new_key(&carol, json!({"name": "laptop"})).await;
     let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
 

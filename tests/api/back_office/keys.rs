@@ -5,8 +5,7 @@ use super::*;
 #[actix_web::test]
 async fn a_new_key_is_shown_once_and_never_listed() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
+    let carol = app.member("carol", "free").await;
 
     let created = app.create_key(&carol, json!({"name": "laptop"})).await;
     assert_eq!(
@@ -56,8 +55,7 @@ async fn a_new_key_is_shown_once_and_never_listed() {
 #[actix_web::test]
 async fn a_free_user_holds_one_key_until_it_is_deleted() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
+    let carol = app.member("carol", "free").await;
     let first = app.new_key(&carol, json!({"name": "one"})).await;
 
     let second = app.create_key(&carol, json!({"name": "two"})).await;
@@ -81,9 +79,8 @@ async fn a_free_user_holds_one_key_until_it_is_deleted() {
 #[actix_web::test]
 async fn only_the_owner_deletes_a_key_and_only_once() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
-    let dave = app.user(&admin, "dave", "pro").await;
+    let carol = app.member("carol", "free").await;
+    let dave = app.member("dave", "pro").await;
     let carols = app.new_key(&carol, json!({"name": "carol's"})).await;
     let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
 
@@ -121,8 +118,7 @@ async fn only_the_owner_deletes_a_key_and_only_once() {
 #[actix_web::test]
 async fn key_creation_validates_the_body() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let dave = app.user(&admin, "dave", "pro").await;
+    let dave = app.member("dave", "pro").await;
 
     let unknown_index = app
         .create_key(
@@ -186,9 +182,8 @@ async fn key_creation_validates_the_body() {
 #[actix_web::test]
 async fn ip_allowlists_are_for_pro_members() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
-    let dave = app.user(&admin, "dave", "pro").await;
+    let carol = app.member("carol", "free").await;
+    let dave = app.member("dave", "pro").await;
 
     let free = app
         .create_key(
@@ -219,8 +214,7 @@ async fn ip_allowlists_are_for_pro_members() {
 #[actix_web::test]
 async fn a_pro_user_can_create_several_keys() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let dave = app.user(&admin, "dave", "pro").await;
+    let dave = app.member("dave", "pro").await;
     let mut keys = Vec::new();
     for n in 0..4 {
         keys.push(

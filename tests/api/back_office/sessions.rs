@@ -5,8 +5,7 @@ use super::*;
 #[actix_web::test]
 async fn login_sets_an_httponly_lax_cookie_and_returns_the_csrf_token_and_user() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "pro").await;
+    app.member("alice", "pro").await;
 
     let (reply, _) = app.login("alice", PASSWORD).await;
     assert_eq!((reply.status, reply.code()), (200, 0), "{}", reply.body);
@@ -45,8 +44,7 @@ async fn login_sets_an_httponly_lax_cookie_and_returns_the_csrf_token_and_user()
 #[actix_web::test]
 async fn wrong_password_and_unknown_user_are_the_same_40102() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "free").await;
+    app.member("alice", "free").await;
 
     let (wrong, _) = app.login("alice", "not the right password").await;
     wrong.assert_error(401, 40102);
@@ -62,8 +60,7 @@ async fn wrong_password_and_unknown_user_are_the_same_40102() {
 #[actix_web::test]
 async fn two_logins_give_two_different_sessions_both_usable() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "free").await;
+    app.member("alice", "free").await;
     let first = app.login_ok("alice").await;
     let second = app.login_ok("alice").await;
     assert_ne!(first.cookie, second.cookie);
@@ -117,8 +114,7 @@ async fn membership_describes_the_session_or_the_visitor() {
 #[actix_web::test]
 async fn logout_needs_the_csrf_token_and_ends_the_session() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let alice = app.user(&admin, "alice", "free").await;
+    let alice = app.member("alice", "free").await;
 
     let without = app
         .call(
@@ -198,8 +194,7 @@ async fn an_idle_session_expires_after_sixty_minutes() {
 #[actix_web::test]
 async fn an_active_session_still_ends_after_twelve_hours() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let alice = app.user(&admin, "alice", "free").await;
+    let alice = app.member("alice", "free").await;
     let start = app.clock.now();
 
     let mut elapsed = Duration::zero();
@@ -226,8 +221,7 @@ async fn an_active_session_still_ends_after_twelve_hours() {
 #[actix_web::test]
 async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "free").await;
+    app.member("alice", "free").await;
     // 04:00:00 at the start.
     assert_eq!(app.clock.now(), now());
 
@@ -257,8 +251,7 @@ async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute()
 #[actix_web::test]
 async fn twenty_failures_from_one_address_block_it_until_the_next_calendar_minute() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    app.user(&admin, "alice", "free").await;
+    app.member("alice", "free").await;
 
     for n in 1..=20 {
         let (reply, _) = app

@@ -41,8 +41,7 @@ async fn ten_sigterms_under_direct_load_lose_no_request_on_an_accepted_connectio
             Some(key) => key,
             None => {
                 let app = TestApp::attach(&service.base, &database_url).await;
-                let admin = app.admin().await;
-                let owner = app.user(&admin, "dora", "pro").await;
+                let owner = app.member("dora", "pro").await;
                 key.insert(app.new_key(&owner, json!({"name": "direct"})).await.key)
             }
         };

@@ -72,8 +72,7 @@ async fn sigterm_under_load_answers_every_accepted_request_and_counts_them() {
     let _database = DropDatabase::new(database_url.clone());
     let service = Service::start(&database_url, ENV).await;
     let app = TestApp::attach(&service.base, &database_url).await;
-    let admin = app.admin().await;
-    let owner = app.user(&admin, "sigrid", "pro").await;
+    let owner = app.member("sigrid", "pro").await;
     let key = app.new_key(&owner, json!({"name": "load"})).await;
     let target = Target {
         base: service.base.clone(),

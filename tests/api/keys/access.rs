@@ -113,8 +113,7 @@ async fn a_key_sees_every_field_and_its_tiers_delay() {
 #[actix_web::test]
 async fn a_session_cookie_gives_the_accounts_tier_and_a_stale_one_the_visitor() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let petra = app.user(&admin, "petra", "pro").await;
+    let petra = app.member("petra", "pro").await;
     let as_petra = |body: Value| {
         let app = &app;
         let petra = petra.clone();

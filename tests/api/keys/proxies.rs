@@ -20,8 +20,7 @@ async fn query_from(app: &TestApp, key: &str, forwarded_for: &str) -> Reply {
 }
 
 async fn pro_key_with_allowlist(app: &TestApp) -> Key {
-    let admin = app.admin().await;
-    let petra = app.user(&admin, "petra", "pro").await;
+    let petra = app.member("petra", "pro").await;
     app.new_key(
         &petra,
         json!({"name": "office", "ip_allowlist": ["203.0.113.0/24"]}),

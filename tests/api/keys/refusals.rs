@@ -42,8 +42,7 @@ async fn malformed_unknown_and_empty_keys_are_40102_and_never_fall_back_to_the_s
 #[actix_web::test]
 async fn a_deleted_key_is_refused_on_its_next_use() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let alice = app.user(&admin, "alice", "free").await;
+    let alice = app.member("alice", "free").await;
     let key = app.new_key(&alice, json!({"name": "k"})).await;
     assert_eq!(
         app.query_with(daily("GPU_Index"), Some(&key.key))
@@ -62,8 +61,7 @@ async fn a_deleted_key_is_refused_on_its_next_use() {
 #[actix_web::test]
 async fn an_expired_key_is_40103_from_the_moment_it_expires() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let alice = app.user(&admin, "alice", "free").await;
+    let alice = app.member("alice", "free").await;
     let expires = app.clock.now() + TimeDelta::hours(1);
     let key = app
         .new_key(

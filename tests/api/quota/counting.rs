@@ -25,8 +25,7 @@ async fn calls_today(app: &TestApp, owner: &Session, expected: i64) -> i64 {
 #[actix_web::test]
 async fn only_calls_that_pass_steps_1_to_6_count() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let owner = app.user(&admin, "olga", "free").await;
+    let owner = app.member("olga", "free").await;
     let key = app
         .new_key(
             &owner,

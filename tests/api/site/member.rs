@@ -15,8 +15,7 @@ async fn member(app: &TestApp, name: &str, tier: &str) -> iq_test_support::site:
 #[actix_web::test]
 async fn the_login_form_opens_a_session_the_api_accepts() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "pro").await;
+    app.member("pat", "pro").await;
     let form = app.page("/login").await;
     assert_eq!(form.status, 200);
     form.assert_has(r#"<label for="username">"#);
@@ -82,8 +81,7 @@ async fn the_login_form_opens_a_session_the_api_accepts() {
 #[actix_web::test]
 async fn failed_logins_past_the_limit_wait_for_the_next_minute() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "free").await;
+    app.member("pat", "free").await;
     let form = app.page("/login").await;
     let pre = form.cookie("iq_form").unwrap();
     let mut last = None;

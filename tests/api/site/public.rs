@@ -44,8 +44,7 @@ async fn home_shows_a_visitor_the_public_indexes_up_to_the_free_cutoff() {
 #[actix_web::test]
 async fn a_pro_member_sees_the_member_index_and_todays_data() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "pro").await;
+    app.member("pat", "pro").await;
     let pat = app.form_login("pat", PASSWORD).await;
     let home = app.page_with(&pat.cookies, "/").await;
     assert_page(&home);

@@ -33,9 +33,8 @@ async fn every_page_carries_the_security_headers() {
 #[actix_web::test]
 async fn forms_without_their_token_are_refused() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "pro").await;
-    app.user(&admin, "eve", "free").await;
+    app.member("pat", "pro").await;
+    app.member("eve", "free").await;
     let pat = app.form_login("pat", PASSWORD).await;
     let eve = app.form_login("eve", PASSWORD).await;
     let eve_token = app.page_with(&eve.cookies, "/account").await.csrf();

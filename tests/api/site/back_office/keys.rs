@@ -87,8 +87,7 @@ async fn a_deleted_or_unknown_key_has_no_page() {
 #[actix_web::test]
 async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let kim_session = app.user(&admin, "kim", "pro").await;
+    let kim_session = app.member("kim", "pro").await;
     let old = app
         .new_key(
             &kim_session,

@@ -64,8 +64,7 @@ async fn assert_focus_is_visible(browser: &Browser) {
 async fn a_keyboard_alone_logs_in_and_makes_a_key() {
     iq_test_support::require!(Browser);
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "pro").await;
+    app.member("pat", "pro").await;
     let browser = Browser::open(Viewport::Desktop).await;
 
     // Home: the first Tab shows the skip link, then Tab goes along the header, with a
