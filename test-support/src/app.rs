@@ -78,6 +78,18 @@ impl TestApp {
         Self::reply(response).await
     }
 
+    /// A request with the session's cookie but without its CSRF token, which every
+    /// mutation needs.
+    pub async fn send_without_csrf(
+        &self,
+        session: &Session,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Reply {
+        self.call(method, path, body, Some(session), false).await
+    }
+
     /// An anonymous `POST` with a JSON body.
     pub async fn post_json(&self, path: &str, body: Value) -> Reply {
         self.call(reqwest::Method::POST, path, Some(body), None, false)

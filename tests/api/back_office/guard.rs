@@ -27,12 +27,11 @@ async fn mutations_need_the_sessions_csrf_token() {
     let alice = app.member("alice", "free").await;
 
     let without = app
-        .call(
+        .send_without_csrf(
+            &alice,
             Method::POST,
             "/api/v1/keys",
             Some(json!({"name": "x"})),
-            Some(&alice),
-            false,
         )
         .await;
     without.assert_error_mentioning(403, 40301, "X-CSRF-Token");

@@ -48,12 +48,11 @@ async fn a_private_index_disappears_from_index_basic_at_once() {
     assert_eq!(codes.len(), 6);
     // Not for a session either, not even the super administrator's.
     let reply = app
-        .call(
+        .send_without_csrf(
+            &admin,
             Method::POST,
             "/api/v1/query",
             Some(json!({"api_name": "index_basic"})),
-            Some(&admin),
-            false,
         )
         .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);

@@ -104,12 +104,11 @@ async fn only_the_owner_deletes_a_key_and_only_once() {
         .await
         .assert_error(404, 40401);
     // Deleting needs the CSRF token.
-    app.call(
+    app.send_without_csrf(
+        &dave,
         Method::DELETE,
         &format!("/api/v1/keys/{}", daves.id),
         None,
-        Some(&dave),
-        false,
     )
     .await
     .assert_error(403, 40301);

@@ -117,13 +117,7 @@ async fn logout_needs_the_csrf_token_and_ends_the_session() {
     let alice = app.member("alice", "free").await;
 
     let without = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/logout",
-            None,
-            Some(&alice),
-            false,
-        )
+        .send_without_csrf(&alice, Method::POST, "/api/v1/auth/logout", None)
         .await;
     without.assert_error(403, 40301);
     // The refused logout left the session alone.

@@ -27,13 +27,7 @@ async fn keyless_callers_are_limited_per_minute_d15() {
     // A session has its own window; config and membership are not limited.
     let admin = app.admin().await;
     let as_session = app
-        .call(
-            Method::POST,
-            "/api/v1/query",
-            Some(body.clone()),
-            Some(&admin),
-            false,
-        )
+        .send_without_csrf(&admin, Method::POST, "/api/v1/query", Some(body.clone()))
         .await;
     assert_eq!(as_session.code(), 0, "{}", as_session.body);
     assert_eq!(app.config().await.code(), 0);

@@ -118,14 +118,8 @@ async fn a_session_cookie_gives_the_accounts_tier_and_a_stale_one_the_visitor() 
         let app = &app;
         let petra = petra.clone();
         async move {
-            app.call(
-                Method::POST,
-                "/api/v1/query",
-                Some(body),
-                Some(&petra),
-                false,
-            )
-            .await
+            app.send_without_csrf(&petra, Method::POST, "/api/v1/query", Some(body))
+                .await
         }
     };
     // Professional session: the member index and no delay, but website field rules.

@@ -54,13 +54,7 @@ async fn only_calls_that_pass_steps_1_to_6_count() {
     assert_eq!(session.code(), 0);
     assert_eq!(app.config().await.code(), 0);
     let as_member = app
-        .call(
-            Method::POST,
-            "/api/v1/query",
-            Some(latest()),
-            Some(&owner),
-            false,
-        )
+        .send_without_csrf(&owner, Method::POST, "/api/v1/query", Some(latest()))
         .await;
     assert_eq!(as_member.code(), 0, "{}", as_member.body);
 
