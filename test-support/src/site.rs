@@ -27,6 +27,17 @@ impl PageReply {
         self.html[start..end].to_owned()
     }
 
+    /// The secret of a key just created or rotated, which the page shows once: asserts
+    /// that the page is answered (200) and never stored (`private, no-store`).
+    pub fn shown_key(&self) -> String {
+        assert_eq!(self.status, 200, "{}", self.html);
+        assert_eq!(self.header("cache-control"), Some("private, no-store"));
+        let marker = r#"<code id="new-key" class="secret">"#;
+        let start = self.html.find(marker).expect("the new key") + marker.len();
+        let end = self.html[start..].find('<').expect("the key's end") + start;
+        self.html[start..end].to_owned()
+    }
+
     /// The `name=value` of the cookie `name` this answer sets, if it sets it.
     pub fn cookie(&self, name: &str) -> Option<String> {
         self.set_cookies
