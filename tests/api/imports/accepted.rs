@@ -5,17 +5,14 @@
 use rust_decimal::Decimal;
 
 use super::{
-    daily, dec, round6, spawn, spawn_with_three_days, stored_daily, OPEN_DAYS, THREE_DAYS,
+    daily, dec, import_three_days, round6, spawn, spawn_with_three_days, stored_daily, OPEN_DAYS,
 };
 
 #[actix_web::test]
 async fn an_accepted_file_is_stored_and_every_value_recalculated() {
     let app = spawn().await;
     let admin = app.admin().await;
-    let reply = app
-        .import_file(&admin, "quotes.csv", THREE_DAYS.into())
-        .await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let reply = import_three_days(&app, &admin).await;
     assert_eq!(reply.data()["quotes"], 6);
     assert_eq!(
         reply.data()["recalculated_from"]["Server_Index"],

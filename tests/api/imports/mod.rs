@@ -16,7 +16,7 @@ use rust_decimal::prelude::*;
 use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with_sql, Session, TestApp};
+use crate::helpers::{spawn_with_sql, Reply, Session, TestApp};
 
 /// The open days of [`CALENDAR`], as files write them.
 const OPEN_DAYS: [&str; 10] = [
@@ -37,11 +37,17 @@ pub(crate) async fn spawn() -> TestApp {
 async fn spawn_with_three_days() -> (TestApp, Session) {
     let app = spawn().await;
     let admin = app.admin().await;
+    import_three_days(&app, &admin).await;
+    (app, admin)
+}
+
+/// [`THREE_DAYS`] imported by `admin`, asserting that it was accepted.
+async fn import_three_days(app: &TestApp, admin: &Session) -> Reply {
     let reply = app
-        .import_file(&admin, "quotes.csv", THREE_DAYS.into())
+        .import_file(admin, "quotes.csv", THREE_DAYS.into())
         .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
-    (app, admin)
+    reply
 }
 
 fn round6(x: Decimal) -> Decimal {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{daily, spawn, THREE_DAYS};
+use super::{daily, import_three_days, spawn, THREE_DAYS};
 use crate::helpers::{count_rows, eventually};
 
 #[actix_web::test]
@@ -46,10 +46,7 @@ async fn another_instance_sees_the_new_data_within_a_second() {
     let admin = app.admin().await;
     // Cache the empty answer on the other instance first.
     assert!(daily(&other, "Server_Index").await.is_empty());
-    let reply = app
-        .import_file(&admin, "quotes.csv", THREE_DAYS.into())
-        .await;
-    assert_eq!(reply.code(), 0, "{}", reply.body);
+    import_three_days(&app, &admin).await;
     let seen = || async { daily(&other, "Server_Index").await.len() == 3 };
     assert!(eventually(Duration::from_secs(1), seen).await);
 }
