@@ -120,13 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     query.add_argument("api_name", choices=list(catalogue()))
     filters = query.add_argument_group("filters (each dataset accepts its own)")
-    for name in _all_param_names():
-        filters.add_argument(
-            "--" + name.replace("_", "-"),
-            dest="param_" + name,
-            metavar="VALUE",
-            help=f"the {name} parameter",
-        )
+    _add_param_options(filters, _all_param_names())
     filters.add_argument(
         "-p",
         "--param",
@@ -165,13 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("api_name", choices=list(SYNC_DATASETS))
     sync.add_argument("path", help="the data file; its state goes to PATH.sync.json")
     sync_filters = sync.add_argument_group("filters that define the copy")
-    for name in _sync_param_names():
-        sync_filters.add_argument(
-            "--" + name.replace("_", "-"),
-            dest="param_" + name,
-            metavar="VALUE",
-            help=f"the {name} parameter",
-        )
+    _add_param_options(sync_filters, _sync_param_names())
     sync.add_argument(
         "--format",
         choices=["parquet", "csv"],
@@ -184,6 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("--page-size", type=int, help="rows per request")
     sync.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     return parser
+
+
+def _add_param_options(group: Any, names: Sequence[str]) -> None:
+    """One ``--name`` option per parameter, read back by :func:`_params`."""
+    for name in names:
+        group.add_argument(
+            "--" + name.replace("_", "-"),
+            dest="param_" + name,
+            metavar="VALUE",
+            help=f"the {name} parameter",
+        )
 
 
 def _params(args: argparse.Namespace, names: Sequence[str]) -> Dict[str, str]:
