@@ -8,7 +8,7 @@ use askama::Template;
 use chrono::Datelike;
 use serde::Deserialize;
 
-use super::{caching, chrome};
+use super::{cached, caching, chrome};
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::respond::{render, PageResult};
@@ -34,10 +34,7 @@ pub async fn calendar(
     query: web::Query<CalendarQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let pages = state.site.visitor_pages.clone();
-    pages
-        .serve(&req, &state, || render_calendar(&req, &query, &state))
-        .await
+    cached(&req, &state, || render_calendar(&req, &query, &state)).await
 }
 
 async fn render_calendar(

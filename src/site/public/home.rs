@@ -9,7 +9,7 @@ use askama::Template;
 use chrono::{NaiveDate, TimeDelta};
 use serde_json::json;
 
-use super::{caching, chrome, freshness, Freshness};
+use super::{cached, caching, chrome, freshness, Freshness};
 use crate::site::chart::{self, SPARKLINE};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
@@ -47,10 +47,7 @@ const SPARK_POINTS: usize = 30;
 
 /// `GET /`: every visible index with its latest value and a small chart.
 pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let pages = state.site.visitor_pages.clone();
-    pages
-        .serve(&req, &state, || render_home(&req, &state))
-        .await
+    cached(&req, &state, || render_home(&req, &state)).await
 }
 
 async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Months, NaiveDate, SecondsFormat, TimeDelta, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{caching, chrome, freshness, Freshness};
+use super::{cached, caching, chrome, freshness, Freshness};
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
@@ -243,10 +243,7 @@ pub async fn index(
     query: web::Query<IndexQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let pages = state.site.visitor_pages.clone();
-    pages
-        .serve(&req, &state, || render_index(&req, &code, &query, &state))
-        .await
+    cached(&req, &state, || render_index(&req, &code, &query, &state)).await
 }
 
 async fn render_index(

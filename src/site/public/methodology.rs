@@ -6,7 +6,7 @@ use actix_web::{web, HttpRequest};
 use askama::Template;
 use iq_actors::caller::Tier;
 
-use super::{caching, chrome};
+use super::{cached, caching, chrome};
 use crate::site::chrome::Chrome;
 use crate::site::reading::read;
 use crate::site::respond::{render, PageResult};
@@ -21,10 +21,7 @@ struct Methodology {
 
 /// `GET /methodology`: how the numbers are made, in words and formulas.
 pub async fn methodology(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let pages = state.site.visitor_pages.clone();
-    pages
-        .serve(&req, &state, || render_methodology(&req, &state))
-        .await
+    cached(&req, &state, || render_methodology(&req, &state)).await
 }
 
 async fn render_methodology(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {

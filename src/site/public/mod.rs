@@ -20,7 +20,7 @@ use actix_web::HttpRequest;
 use super::chrome::Chrome;
 use super::format::{delay, long_date, parse_wire, wire};
 use super::reading::Reading;
-use super::respond::Caching;
+use super::respond::{Caching, PageResult};
 use crate::state::AppState;
 
 pub use asset_file::{asset_file, favicon};
@@ -38,6 +38,16 @@ fn caching(reading: &Reading) -> Caching {
     } else {
         Caching::Visitor
     }
+}
+
+/// The page from the visitors' page cache, which renders it with `render` on a miss
+/// (and for a member, whose pages it never keeps).
+async fn cached<F, Fut>(req: &HttpRequest, state: &AppState, render: F) -> PageResult
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = PageResult>,
+{
+    state.site.visitor_pages.serve(req, state, render).await
 }
 
 fn chrome(req: &HttpRequest, state: &AppState, reading: &Reading, nav: &'static str) -> Chrome {

@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 
-use super::{caching, chrome};
+use super::{cached, caching, chrome};
 use crate::site::chrome::Chrome;
 use crate::site::format::delay;
 use crate::site::reading::read;
@@ -32,10 +32,7 @@ struct Plans {
 
 /// `GET /plans`: the tiers exactly as the super administrator set them.
 pub async fn plans(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    let pages = state.site.visitor_pages.clone();
-    pages
-        .serve(&req, &state, || render_plans(&req, &state))
-        .await
+    cached(&req, &state, || render_plans(&req, &state)).await
 }
 
 async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
