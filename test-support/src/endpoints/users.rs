@@ -1,5 +1,6 @@
 //! Users in the back office: creating them (`POST /api/v1/admin/users`, with a tier or
-//! a role, signed in at once) and reading them (`GET /api/v1/admin/users`, one user).
+//! a role, signed in at once), changing them (`PATCH`) and reading them
+//! (`GET /api/v1/admin/users`, one user).
 
 use serde_json::{json, Value};
 
@@ -40,6 +41,13 @@ impl TestApp {
         assert_eq!(reply.code(), 0, "{}", reply.body);
         assert_eq!(reply.data()["role"], role, "{}", reply.body);
         self.login_ok(username).await
+    }
+
+    /// `PATCH /api/v1/admin/users/{id}`.
+    pub async fn patch_user(&self, admin: &Session, id: &str, body: Value) -> Reply {
+        let path = format!("/api/v1/admin/users/{id}");
+        self.send_as(admin, reqwest::Method::PATCH, &path, body)
+            .await
     }
 
     /// `GET /api/v1/admin/users?{query}`.

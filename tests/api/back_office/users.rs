@@ -26,34 +26,29 @@ async fn creating_users_validates_the_body() {
         .await;
     duplicate.assert_error(409, 40901);
 
-    let role = app
-        .create_user(
-            &admin,
+    // Each refused body names the field at fault.
+    for (body, field) in [
+        (
             json!({"username": "carol", "password": PASSWORD, "role": "owner"}),
-        )
-        .await;
-    role.assert_error_mentioning(400, 40001, "role");
-
-    let tier = app
-        .create_user(
-            &admin,
+            "role",
+        ),
+        (
             json!({"username": "carol", "password": PASSWORD, "tier": "gold"}),
-        )
-        .await;
-    tier.assert_error_mentioning(400, 40001, "tier");
-
-    let unknown = app
-        .create_user(
-            &admin,
+            "tier",
+        ),
+        (
             json!({"username": "carol", "password": PASSWORD, "email": "c@example.com"}),
-        )
-        .await;
-    unknown.assert_error_mentioning(400, 40001, "email");
-
-    let short = app
-        .create_user(&admin, json!({"username": "carol", "password": "short"}))
-        .await;
-    short.assert_error_mentioning(400, 40001, "password");
+            "email",
+        ),
+        (
+            json!({"username": "carol", "password": "short"}),
+            "password",
+        ),
+    ] {
+        app.create_user(&admin, body)
+            .await
+            .assert_error_mentioning(400, 40001, field);
+    }
 
     // None of the refused bodies created carol.
     let (carol, _) = app.login("carol", PASSWORD).await;
@@ -65,23 +60,13 @@ async fn patching_an_unknown_user_is_404() {
     let app = spawn_app().await;
     let admin = app.admin().await;
     for id in ["999999", "not-an-id"] {
-        app.send_as(
-            &admin,
-            Method::PATCH,
-            &format!("/api/v1/admin/users/{id}"),
-            json!({"active": false}),
-        )
-        .await
-        .assert_error(404, 40401);
+        app.patch_user(&admin, id, json!({"active": false}))
+            .await
+            .assert_error(404, 40401);
     }
     let bob = app.user(&admin, "bob", "free").await;
     let bad = app
-        .send_as(
-            &admin,
-            Method::PATCH,
-            &format!("/api/v1/admin/users/{}", bob.user_id),
-            json!({"tier": "gold"}),
-        )
+        .patch_user(&admin, &bob.user_id, json!({"tier": "gold"}))
         .await;
     bad.assert_error_mentioning(400, 40001, "tier");
 }
@@ -94,12 +79,7 @@ async fn a_disabled_user_can_neither_log_in_nor_use_an_open_session() {
     assert_eq!(app.list_keys(&bob).await.code(), 0);
 
     let patched = app
-        .send_as(
-            &admin,
-            Method::PATCH,
-            &format!("/api/v1/admin/users/{}", bob.user_id),
-            json!({"active": false}),
-        )
+        .patch_user(&admin, &bob.user_id, json!({"active": false}))
         .await;
     assert_eq!(patched.code(), 0, "{}", patched.body);
     assert_eq!(patched.data()["active"], false);
@@ -112,12 +92,7 @@ async fn a_disabled_user_can_neither_log_in_nor_use_an_open_session() {
 
     // Re-enabled, the account works again.
     let enabled = app
-        .send_as(
-            &admin,
-            Method::PATCH,
-            &format!("/api/v1/admin/users/{}", bob.user_id),
-            json!({"active": true}),
-        )
+        .patch_user(&admin, &bob.user_id, json!({"active": true}))
         .await;
     assert_eq!(enabled.code(), 0, "{}", enabled.body);
     app.login_ok("bob").await;

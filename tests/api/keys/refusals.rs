@@ -91,7 +91,6 @@ async fn disabling_a_key_or_its_owner_is_40301_at_once_and_undoing_it_restores_a
     let admin = app.admin().await;
     let alice = app.user(&admin, "alice", "free").await;
     let key = app.new_key(&alice, json!({"name": "k"})).await;
-    let user_path = format!("/api/v1/admin/users/{}", alice.user_id);
     let ok = || async { app.query_with(daily("GPU_Index"), Some(&key.key)).await };
     assert_eq!(ok().await.code(), 0);
 
@@ -101,11 +100,11 @@ async fn disabling_a_key_or_its_owner_is_40301_at_once_and_undoing_it_restores_a
     assert_eq!(ok().await.code(), 0);
 
     for change in [json!({"active": false}), json!({"api_access": false})] {
-        let reply = app.send_as(&admin, Method::PATCH, &user_path, change).await;
+        let reply = app.patch_user(&admin, &alice.user_id, change).await;
         assert_eq!(reply.code(), 0, "{}", reply.body);
         ok().await.assert_error(403, 40301);
         let undo = json!({"active": true, "api_access": true});
-        app.send_as(&admin, Method::PATCH, &user_path, undo).await;
+        app.patch_user(&admin, &alice.user_id, undo).await;
         assert_eq!(ok().await.code(), 0);
     }
 }
@@ -118,7 +117,6 @@ async fn the_earlier_step_wins() {
     let alice = app.user(&admin, "alice", "free").await;
     let key = app.new_key(&alice, json!({"name": "k"})).await;
     let bad_body = json!({"api_name": "index_daily", "params": {"colour": "red"}});
-    let user_path = format!("/api/v1/admin/users/{}", alice.user_id);
 
     // Step 1 before body validation.
     app.query_with(bad_body.clone(), Some("iq_bad"))
@@ -140,7 +138,7 @@ async fn the_earlier_step_wins() {
         .await
         .assert_error(403, 40301);
     // Step 3 (owner disabled, 40301) before body validation.
-    app.send_as(&admin, Method::PATCH, &user_path, json!({"active": false}))
+    app.patch_user(&admin, &alice.user_id, json!({"active": false}))
         .await;
     app.query_with(bad_body.clone(), Some(&key.key))
         .await
