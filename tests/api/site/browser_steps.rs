@@ -62,6 +62,14 @@ pub(super) async fn next_page(browser: &Browser, css: &str) {
     loaded(browser).await;
 }
 
+/// Clicks the element matching `target` and waits for the page it leads to, with an
+/// element matching `css`.
+pub(super) async fn click_through(browser: &Browser, target: &str, css: &str) {
+    mark_page(browser).await;
+    browser.click(target).await;
+    next_page(browser, css).await;
+}
+
 /// Opens `path` and waits for it to be loaded with an element matching `css`.
 pub(super) async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str) {
     browser.goto(&format!("{}{path}", app.address)).await;
@@ -158,9 +166,7 @@ pub(super) async fn log_in_with_the_form(browser: &Browser, app: &TestApp, usern
     open(browser, app, "/login", "#login-form").await;
     browser.fill("#username", username).await;
     browser.fill("#password", PASSWORD).await;
-    mark_page(browser).await;
-    browser.click("#login-form button[type=submit]").await;
-    next_page(browser, "#tier").await;
+    click_through(browser, "#login-form button[type=submit]", "#tier").await;
     assert_eq!(path_of(&browser.current_url().await), "/account");
 }
 

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{js, log_in_with_the_form, mark_page, next_page, open, path_of};
+use crate::site::browser_steps::{click_through, js, log_in_with_the_form, open, path_of};
 
 /// Asserts the keys page shown lists the key `id` and no other, and returns the start
 /// of its secret that its row shows (`iq_Ab3xYz…`), without the ellipsis.
@@ -44,12 +44,8 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
     browser.screenshot("browser_home_pro_desktop").await;
 
     // To the keys, by the links a person follows.
-    mark_page(&browser).await;
-    browser.click("#account-link").await;
-    next_page(&browser, "#tier").await;
-    mark_page(&browser).await;
-    browser.click(".subnav a[href='/account/keys']").await;
-    next_page(&browser, "#create-key").await;
+    click_through(&browser, "#account-link", "#tier").await;
+    click_through(&browser, ".subnav a[href='/account/keys']", "#create-key").await;
     assert!(
         browser
             .text_of("main")
@@ -66,9 +62,7 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
             "{code} is not ticked"
         );
     }
-    mark_page(&browser).await;
-    browser.click("#create-key button[type=submit]").await;
-    next_page(&browser, "#new-key").await;
+    click_through(&browser, "#create-key button[type=submit]", "#new-key").await;
 
     // The key, once, whole and on screen.
     let key = browser.text_of("#new-key").await;
@@ -112,15 +106,16 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
     browser.screenshot("browser_keys_list_desktop").await;
 
     // Delete asks first, then says it is done.
-    mark_page(&browser).await;
-    browser.click("a[aria-label='Delete key browser']").await;
-    next_page(&browser, "#confirm-delete").await;
+    click_through(
+        &browser,
+        "a[aria-label='Delete key browser']",
+        "#confirm-delete",
+    )
+    .await;
     browser
         .screenshot("browser_key_delete_confirm_desktop")
         .await;
-    mark_page(&browser).await;
-    browser.click("#confirm-delete button").await;
-    next_page(&browser, "#key-deleted").await;
+    click_through(&browser, "#confirm-delete button", "#key-deleted").await;
     assert_eq!(
         path_of(&browser.current_url().await),
         "/account/keys?deleted=1"
@@ -164,11 +159,12 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
         .await;
 
     // A new secret, shown once on its own page.
-    mark_page(&browser).await;
-    browser
-        .click("button[aria-label='New secret for key laptop']")
-        .await;
-    next_page(&browser, "#new-key").await;
+    click_through(
+        &browser,
+        "button[aria-label='New secret for key laptop']",
+        "#new-key",
+    )
+    .await;
     assert_eq!(browser.text_of("main h1").await, "Your new key: laptop");
     let new = browser.text_of("#new-key").await;
     assert!(
@@ -188,9 +184,7 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
     assert_eq!(reply.code(), 0, "{}", reply.body);
 
     // Back to the keys: the same key, under the new secret's hint, which is not shown whole.
-    mark_page(&browser).await;
-    browser.click("main a[href='/account/keys']").await;
-    next_page(&browser, &row).await;
+    click_through(&browser, "main a[href='/account/keys']", &row).await;
     assert_eq!(path_of(&browser.current_url().await), "/account/keys");
     let hint = the_only_keys_hint(&browser, &old.id).await;
     assert!(
@@ -209,11 +203,8 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
     let name = format!("{row} input[name=name]");
     browser.fill(&name, "desk").await;
     browser.screenshot("browser_key_rename_typed_desktop").await;
-    mark_page(&browser).await;
-    browser
-        .click(&format!("{row} form.rename button[type=submit]"))
-        .await;
-    next_page(&browser, &row).await;
+    let rename = format!("{row} form.rename button[type=submit]");
+    click_through(&browser, &rename, &row).await;
     assert_eq!(path_of(&browser.current_url().await), "/account/keys");
     let renamed = browser
         .find(&name)

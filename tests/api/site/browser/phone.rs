@@ -5,8 +5,8 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone,
-    log_in_with_the_form, mark_page, next_page, open, revise_the_fixture, scroll_to,
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, click_through,
+    log_in_with_the_form, open, revise_the_fixture, scroll_to,
 };
 
 #[actix_web::test]
@@ -63,9 +63,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
 
     // A key made on the phone: its page, with the long key, and the list with its row.
     browser.fill("#key-name", "phone").await;
-    mark_page(&browser).await;
-    browser.click("#create-key button[type=submit]").await;
-    next_page(&browser, "#new-key").await;
+    click_through(&browser, "#create-key button[type=submit]", "#new-key").await;
     assert_no_sideways_scroll(&browser, "the new key's page").await;
     assert_heading_visible(&browser, "the new key's page").await;
     browser.screenshot("browser_phone_key_created").await;

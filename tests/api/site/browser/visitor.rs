@@ -7,9 +7,7 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{
-    js, mark_page, next_page, open, path_of, revise_the_fixture, scroll_to,
-};
+use crate::site::browser_steps::{click_through, js, open, path_of, revise_the_fixture, scroll_to};
 
 /// A request id as the service makes them: `req_` and 32 hex digits.
 fn assert_request_id(id: &str, page: &str) {
@@ -63,9 +61,12 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     browser.screenshot("browser_home_visitor_desktop").await;
 
     // Following the card's link.
-    mark_page(&browser).await;
-    browser.click("li.card[data-index=Server_Index] h2 a").await;
-    next_page(&browser, "#chart svg.chart").await;
+    click_through(
+        &browser,
+        "li.card[data-index=Server_Index] h2 a",
+        "#chart svg.chart",
+    )
+    .await;
     assert_eq!(
         path_of(&browser.current_url().await),
         "/indexes/Server_Index"
@@ -157,9 +158,7 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
         "{revision:?}"
     );
     browser.screenshot("browser_index_revisions_desktop").await;
-    mark_page(&browser).await;
-    browser.click("#revisions tbody tr a").await;
-    next_page(&browser, "#past").await;
+    click_through(&browser, "#revisions tbody tr a", "#past").await;
     let daily = browser.text_of("#daily tbody tr").await;
     assert!(daily.contains("990.000000"), "as it stood: {daily:?}");
     browser.close().await;

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{root_in_the_browser, save_file, to_back_office_section, upload, BAD, FILE_NAME};
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{js, mark_page, next_page, open, path_of, scroll_to};
+use crate::site::browser_steps::{click_through, js, open, path_of, scroll_to};
 
 /// [`BAD`] with its three rows put right: a Friday, GPU_Index, a weight of 1.
 const FIXED: &str = "trade_date,index_code,specification,weight,price\n\
@@ -201,9 +201,12 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
         .assert_lacks("123456.500000");
 
     // Back to the form, where the history lists the refused attempt.
-    mark_page(&browser).await;
-    browser.click("main a[href='/admin/imports']").await;
-    next_page(&browser, "#imports tbody tr").await;
+    click_through(
+        &browser,
+        "main a[href='/admin/imports']",
+        "#imports tbody tr",
+    )
+    .await;
     let history = browser.text_of("#imports tbody").await;
     assert!(
         history.contains(FILE_NAME) && history.contains("rejected (3 problems)"),
@@ -240,11 +243,12 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
         .await;
 
     // The index's link leads to its public page, which shows the new values at once.
-    mark_page(&browser).await;
-    browser
-        .click("#changed a[href='/indexes/Server_Index']")
-        .await;
-    next_page(&browser, "#daily tbody tr").await;
+    click_through(
+        &browser,
+        "#changed a[href='/indexes/Server_Index']",
+        "#daily tbody tr",
+    )
+    .await;
     assert_eq!(
         path_of(&browser.current_url().await),
         "/indexes/Server_Index"

@@ -22,7 +22,7 @@ use iq_test_support::browser::Browser;
 use serde_json::json;
 
 use crate::helpers::TestApp;
-use crate::site::browser_steps::{js, log_in_with_the_form, mark_page, next_page, path_of};
+use crate::site::browser_steps::{click_through, js, log_in_with_the_form, path_of};
 
 /// The super administrator `root` (made through the API), logged in through the form.
 async fn root_in_the_browser(browser: &Browser, app: &TestApp) {
@@ -34,14 +34,9 @@ async fn root_in_the_browser(browser: &Browser, app: &TestApp) {
 /// the section at `href` by the back office's own link, as a person would, waiting for
 /// `ready` there.
 async fn to_back_office_section(browser: &Browser, href: &str, ready: &str) {
-    mark_page(browser).await;
-    browser.click("#back-office-link").await;
-    next_page(browser, "#back-office").await;
-    mark_page(browser).await;
-    browser
-        .click(&format!("#back-office a[href='{href}']"))
-        .await;
-    next_page(browser, ready).await;
+    click_through(browser, "#back-office-link", "#back-office").await;
+    let section = format!("#back-office a[href='{href}']");
+    click_through(browser, &section, ready).await;
 }
 
 /// The name the quote file has on disk, and so on the import's page and in the history.
@@ -84,9 +79,7 @@ async fn upload(browser: &Browser, file: &Path, outcome: &str) {
     .await;
     let size = std::fs::metadata(file).expect("the file's size").len();
     assert_eq!(chosen, json!([FILE_NAME, size]), "the chosen file");
-    mark_page(browser).await;
-    browser.click("#import-form button[type=submit]").await;
-    next_page(browser, outcome).await;
+    click_through(browser, "#import-form button[type=submit]", outcome).await;
     assert_eq!(path_of(&browser.current_url().await), "/admin/imports");
     let heading = browser.text_of("main h1").await;
     assert_eq!(

@@ -6,8 +6,8 @@ use iq_test_support::browser::{Browser, Viewport};
 use super::{root_in_the_browser, save_file, upload, BAD};
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, mark_page,
-    next_page, open, scroll_to,
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, click_through,
+    open, scroll_to,
 };
 
 #[actix_web::test]
@@ -56,9 +56,7 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     // A tier's preview on the phone.
     open(&browser, &app, "/admin/tiers", "#free-per-day").await;
     browser.fill("#free-per-day", "4").await;
-    mark_page(&browser).await;
-    browser.click("#tier-free button[type=submit]").await;
-    next_page(&browser, "#reach").await;
+    click_through(&browser, "#tier-free button[type=submit]", "#reach").await;
     assert_no_sideways_scroll(&browser, "the tier's preview").await;
     assert_heading_visible(&browser, "the tier's preview").await;
     browser.screenshot("browser_admin_phone_tier_preview").await;

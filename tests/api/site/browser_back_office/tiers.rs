@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{root_in_the_browser, to_back_office_section};
 use crate::helpers::{spawn_with_fixture, Key, TestApp};
-use crate::site::browser_steps::{js, mark_page, next_page, path_of};
+use crate::site::browser_steps::{click_through, js, path_of};
 
 #[actix_web::test]
 async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
@@ -47,9 +47,7 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         .await;
 
     // The preview: what changes, for whom; nothing saved yet.
-    mark_page(&browser).await;
-    browser.click("#tier-free button[type=submit]").await;
-    next_page(&browser, "#reach").await;
+    click_through(&browser, "#tier-free button[type=submit]", "#reach").await;
     assert_eq!(browser.text_of("main h1").await, "Change the free tier");
     let reach = browser.text_of("#reach").await;
     assert!(
@@ -80,9 +78,12 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         .screenshot("browser_admin_tier_preview_desktop")
         .await;
 
-    mark_page(&browser).await;
-    browser.click("#confirm button[type=submit]").await;
-    next_page(&browser, "#tier-free #free-per-day").await;
+    click_through(
+        &browser,
+        "#confirm button[type=submit]",
+        "#tier-free #free-per-day",
+    )
+    .await;
     assert_eq!(
         path_of(&browser.current_url().await),
         "/admin/tiers?saved=free"
