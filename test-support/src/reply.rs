@@ -57,6 +57,16 @@ impl Reply {
         self.data()["items"].as_array().expect("items")
     }
 
+    /// Member `key` of every item of a list answer whose items are objects, as text.
+    pub fn item_texts(&self, key: &str) -> Vec<String> {
+        self.data()["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("items: {}", self.body))
+            .iter()
+            .map(|item| item[key].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Column `name` of every row.
     pub fn column(&self, name: &str) -> Vec<Value> {
         let i = self

@@ -3,17 +3,7 @@
 use std::time::Duration as StdDuration;
 
 use super::*;
-use crate::helpers::{eventually, Reply};
-
-/// The key names of a list answer, in order.
-fn names(reply: &Reply) -> Vec<String> {
-    reply.data()["items"]
-        .as_array()
-        .unwrap_or_else(|| panic!("items: {}", reply.body))
-        .iter()
-        .map(|k| k["name"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::helpers::eventually;
 
 /// Creates a key a second after the previous one (the test clock stands still
 /// otherwise), so "newest first" has an order to show.
@@ -53,7 +43,10 @@ async fn every_live_key_is_listed_with_its_owner_newest_first() {
 
     let all = app.admin_keys(&admin, "").await;
     assert_eq!(all.code(), 0, "{}", all.body);
-    assert_eq!(names(&all), ["back\\slash", "50 off", "laptop", "50% off"]);
+    assert_eq!(
+        all.item_texts("name"),
+        ["back\\slash", "50 off", "laptop", "50% off"]
+    );
     assert_eq!(
         (
             &all.data()["total"],
@@ -99,13 +92,13 @@ async fn every_live_key_is_listed_with_its_owner_newest_first() {
 
     // Paging.
     let page = app.admin_keys(&admin, "limit=3").await;
-    assert_eq!(names(&page), ["back\\slash", "50 off", "laptop"]);
+    assert_eq!(page.item_texts("name"), ["back\\slash", "50 off", "laptop"]);
     assert_eq!(
         (&page.data()["total"], &page.data()["has_more"]),
         (&json!(4), &json!(true))
     );
     let rest = app.admin_keys(&admin, "limit=3&offset=3").await;
-    assert_eq!(names(&rest), ["50% off"]);
+    assert_eq!(rest.item_texts("name"), ["50% off"]);
     assert_eq!(rest.data()["has_more"], false);
     for bad in ["limit=0", "limit=501", "offset=-3", "owner=1", "offset=x"] {
         app.admin_keys(&admin, bad).await.assert_error(400, 40001);
@@ -127,7 +120,10 @@ async fn keys_are_filtered_by_owner_and_by_a_part_of_their_name() {
     let filter = async |query: String| {
         let reply = app.admin_keys(&admin, &query).await;
         assert_eq!(reply.code(), 0, "{query}: {}", reply.body);
-        (names(&reply), reply.data()["total"].as_i64().unwrap())
+        (
+            reply.item_texts("name"),
+            reply.data()["total"].as_i64().unwrap(),
+        )
     };
     let dave_id = &dave.user_id;
     assert_eq!(

@@ -5,16 +5,6 @@ use std::time::Duration as StdDuration;
 use super::*;
 use crate::helpers::eventually;
 
-/// The user names of a list answer, in order.
-fn usernames(reply: &crate::helpers::Reply) -> Vec<String> {
-    reply.data()["items"]
-        .as_array()
-        .unwrap_or_else(|| panic!("items: {}", reply.body))
-        .iter()
-        .map(|u| u["username"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// Creates users without signing them in (no login: quicker).
 async fn create_users(app: &TestApp, admin: &Session, names: &[&str]) {
     for name in names {
@@ -40,7 +30,7 @@ async fn users_are_listed_by_name_a_page_at_a_time() {
     let all = app.admin_users(&admin, "").await;
     assert_eq!(all.code(), 0, "{}", all.body);
     assert_eq!(
-        usernames(&all),
+        all.item_texts("username"),
         ["Bob", "ann_lee", "annxlee", "carol", "dave", "root"]
     );
     let data = all.data();
@@ -70,16 +60,16 @@ async fn users_are_listed_by_name_a_page_at_a_time() {
     assert!(root.get("password_hash").is_none(), "{root}");
 
     let first = app.admin_users(&admin, "limit=2").await;
-    assert_eq!(usernames(&first), ["Bob", "ann_lee"]);
+    assert_eq!(first.item_texts("username"), ["Bob", "ann_lee"]);
     assert_eq!(
         (&first.data()["total"], &first.data()["has_more"]),
         (&json!(6), &json!(true))
     );
     let last = app.admin_users(&admin, "limit=2&offset=4").await;
-    assert_eq!(usernames(&last), ["dave", "root"]);
+    assert_eq!(last.item_texts("username"), ["dave", "root"]);
     assert_eq!(last.data()["has_more"], false);
     let past = app.admin_users(&admin, "limit=2&offset=6").await;
-    assert_eq!(usernames(&past), Vec::<String>::new());
+    assert_eq!(past.item_texts("username"), Vec::<String>::new());
     assert_eq!(
         (
             &past.data()["total"],
@@ -113,7 +103,10 @@ async fn the_search_is_a_case_insensitive_part_of_the_name_with_wildcards_escape
     let search = async |q: &str| {
         let reply = app.admin_users(&admin, &format!("q={q}")).await;
         assert_eq!(reply.code(), 0, "{q}: {}", reply.body);
-        (usernames(&reply), reply.data()["total"].as_i64().unwrap())
+        (
+            reply.item_texts("username"),
+            reply.data()["total"].as_i64().unwrap(),
+        )
     };
     assert_eq!(
         search("ANN").await,
@@ -131,7 +124,7 @@ async fn the_search_is_a_case_insensitive_part_of_the_name_with_wildcards_escape
     assert_eq!(search("").await.1, 5);
     // Paging applies to the matches.
     let page = app.admin_users(&admin, "q=b&limit=1&offset=1").await;
-    assert_eq!(usernames(&page), ["bobby"]);
+    assert_eq!(page.item_texts("username"), ["bobby"]);
     assert_eq!(
         (&page.data()["total"], &page.data()["has_more"]),
         (&json!(2), &json!(false))
