@@ -161,8 +161,14 @@ pub async fn run_sql(db: &tokio_postgres::Client, statements: &str) {
 
 /// The rows of `table` (a fixed name, never input) in the database `db` is connected to.
 pub async fn count_rows(db: &tokio_postgres::Client, table: &str) -> i64 {
-    db.query_one(&format!("SELECT count(*) FROM {table}"), &[])
-        .await
-        .unwrap()
-        .get(0)
+    select_value(db, &format!("SELECT count(*) FROM {table}")).await
+}
+
+/// The one value that `sql` (a fixed query of one row and column, never input) answers
+/// in the database `db` is connected to; any error fails the test.
+pub async fn select_value<T>(db: &tokio_postgres::Client, sql: &str) -> T
+where
+    T: for<'a> tokio_postgres::types::FromSql<'a>,
+{
+    db.query_one(sql, &[]).await.unwrap().get(0)
 }

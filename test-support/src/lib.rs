@@ -42,7 +42,9 @@ mod reply;
 mod spawn;
 
 pub use app::TestApp;
-pub use database::{count_rows, create_database, database_url, run_sql, server_url, DropDatabase};
+pub use database::{
+    count_rows, create_database, database_url, run_sql, select_value, server_url, DropDatabase,
+};
 pub use endpoints::keys::Key;
 pub use endpoints::sessions::{Session, PASSWORD};
 pub use fixture::{now, FIXTURE};

@@ -1,6 +1,6 @@
 //! `/healthz` and `/readyz`: probes for load balancers, without credentials.
 
-use crate::helpers::spawn_app;
+use crate::helpers::{select_value, spawn_app};
 
 #[actix_web::test]
 async fn healthz_answers_while_the_process_runs() {
@@ -18,12 +18,8 @@ async fn readyz_follows_the_database_and_the_migrations() {
     assert_eq!(ready.data()["status"], "ready");
 
     // A database missing this build's newest migration is not ready.
-    let newest: i32 = app
-        .db
-        .query_one("SELECT max(version) FROM refinery_schema_history", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let newest: i32 =
+        select_value(&app.db, "SELECT max(version) FROM refinery_schema_history").await;
     app.db
         .execute(
             "UPDATE refinery_schema_history SET version = -version WHERE version = $1",

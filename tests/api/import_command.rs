@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::NoTls;
 
 use crate::child::{database_name, drop_database, KEY_SECRET};
-use crate::helpers::{count_rows, create_database};
+use crate::helpers::{count_rows, create_database, select_value};
 
 /// Weekdays 2026-11-02 .. 2026-11-13.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -205,11 +205,7 @@ async fn a_valid_file_is_imported_and_recorded() {
             0
         )]
     );
-    let user: Option<i64> = db
-        .query_one("SELECT user_id FROM imports", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let user: Option<i64> = select_value(&db, "SELECT user_id FROM imports").await;
     assert_eq!(user, None, "the command imports as nobody");
 
     drop(db);

@@ -10,6 +10,7 @@ use chrono::Duration as Days;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::helpers::count_rows;
 use crate::helpers::quotes::import;
 
 #[actix_web::test]
@@ -139,15 +140,11 @@ async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_
 
     // History holds only what changed: the corrected quote and the revised rows (the
     // GPU day and the 8x H200 quote sent again unchanged are not new versions).
-    let count = |table: &'static str| {
-        let db = &app.db;
-        async move {
-            let sql = format!("SELECT count(*) FROM {table}");
-            db.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0)
-        }
-    };
-    assert_eq!(count("index_quotes_history").await, 1);
-    assert_eq!(count("index_daily_history").await, revised.len() as i64);
+    assert_eq!(count_rows(&app.db, "index_quotes_history").await, 1);
+    assert_eq!(
+        count_rows(&app.db, "index_daily_history").await,
+        revised.len() as i64
+    );
 
     // The back office lists what each import changed, newest first.
     let list = app.imports(&admin, "").await;

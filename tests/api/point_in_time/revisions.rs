@@ -13,8 +13,8 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::helpers::count_rows;
 use crate::helpers::quotes::import;
+use crate::helpers::{count_rows, select_value};
 
 const REVISION_FIELDS: [&str; 7] = [
     "index_code",
@@ -197,7 +197,7 @@ async fn corrections_are_listed_with_before_after_and_change_newest_first() {
     );
     let written = count_rows(&app.db, "index_revisions").await;
     assert_eq!(written, all.len() as i64);
-    let differing: i64 = app.db.query_one(&differ, &[]).await.unwrap().get(0);
+    let differing: i64 = select_value(&app.db, &differ).await;
     assert_eq!(differing, 0);
     // The default fields are D21's, in its order.
     let reply = app

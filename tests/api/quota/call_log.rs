@@ -5,7 +5,7 @@ use chrono::TimeDelta;
 use serde_json::json;
 
 use super::daily;
-use crate::helpers::{eventually, spawn_with_fixture, Reply};
+use crate::helpers::{eventually, select_value, spawn_with_fixture, Reply};
 
 #[actix_web::test]
 async fn each_counted_call_is_in_the_call_log() {
@@ -137,12 +137,8 @@ async fn call_log_months_past_retention_are_dropped_whole() {
     insert("req_july", at("2026-07-10T12:00:00Z")).await;
     assert_eq!(partition_of("req_july").await, "call_log_default");
     // ...and moves into the month's table when it is made.
-    let made: bool = app
-        .db
-        .query_one("SELECT call_log_partition('2026-07-15T00:00:00Z')", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let made: bool =
+        select_value(&app.db, "SELECT call_log_partition('2026-07-15T00:00:00Z')").await;
     assert!(made);
     assert_eq!(partition_of("req_july").await, "call_log_y2026m07");
     insert("req_recent", crate::helpers::now() - TimeDelta::days(10)).await;
@@ -150,11 +146,7 @@ async fn call_log_months_past_retention_are_dropped_whole() {
     // Retention is 90 days: on 21 Nov, July has ended before 23 Aug and goes whole.
     app.clock.advance(TimeDelta::days(1));
     let dropped = eventually(std::time::Duration::from_secs(5), || async {
-        app.db
-            .query_one("SELECT to_regclass('call_log_y2026m07') IS NULL", &[])
-            .await
-            .unwrap()
-            .get::<_, bool>(0)
+        select_value::<bool>(&app.db, "SELECT to_regclass('call_log_y2026m07') IS NULL").await
     })
     .await;
     assert!(dropped, "the July table is still there");
