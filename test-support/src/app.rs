@@ -29,6 +29,12 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// A request to `path` on the service, for a test that sets what the helpers below
+    /// do not (its own headers or body, the raw response).
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, format!("{}{path}", self.address))
+    }
+
     /// Any request; `session` adds the cookie and, when `csrf`, the CSRF header.
     pub async fn call(
         &self,
@@ -38,7 +44,7 @@ impl TestApp {
         session: Option<&Session>,
         csrf: bool,
     ) -> Reply {
-        let mut request = self.http.request(method, format!("{}{path}", self.address));
+        let mut request = self.request(method, path);
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -70,8 +76,7 @@ impl TestApp {
 
     pub async fn get(&self, path: &str) -> Reply {
         let response = self
-            .http
-            .get(format!("{}{path}", self.address))
+            .request(reqwest::Method::GET, path)
             .send()
             .await
             .expect("request");

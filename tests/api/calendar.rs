@@ -277,8 +277,7 @@ async fn every_body_mistake_is_40001_naming_the_culprit() {
         }
     }
     let not_json = app
-        .http
-        .put(format!("{}{PATH}", app.address))
+        .request(Method::PUT, PATH)
         .header("Cookie", &root.cookie)
         .header("X-CSRF-Token", &root.csrf)
         .header("Content-Type", "application/json")

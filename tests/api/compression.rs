@@ -6,6 +6,7 @@
 use std::io::Read;
 
 use flate2::read::GzDecoder;
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_with_demo, spawn_with_fixture, TestApp};
@@ -21,10 +22,7 @@ struct Answer {
 }
 
 async fn post(app: &TestApp, body: &Value, accept: Option<&str>, csv: bool) -> Answer {
-    let mut request = app
-        .http
-        .post(format!("{}/api/v1/query", app.address))
-        .json(body);
+    let mut request = app.request(Method::POST, "/api/v1/query").json(body);
     if let Some(accept) = accept {
         request = request.header("Accept-Encoding", accept);
     }
@@ -116,8 +114,7 @@ async fn csv_answers_and_pages_are_compressed_too() {
         .unwrap()
         .starts_with("trade_date"));
     let page = app
-        .http
-        .get(format!("{}/", app.address))
+        .request(Method::GET, "/")
         .header("Accept-Encoding", "gzip")
         .send()
         .await

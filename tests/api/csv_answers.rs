@@ -1,14 +1,14 @@
 //! `Accept: text/csv` on `POST /api/v1/query` (D18): the same page as the JSON answer,
 //! cell for cell, with the page's place in headers; refusals stay JSON.
 
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{run_sql, spawn_with_fixture, TestApp};
 
 async fn csv(app: &TestApp, body: &Value, key: Option<&str>) -> reqwest::Response {
     let mut request = app
-        .http
-        .post(format!("{}/api/v1/query", app.address))
+        .request(Method::POST, "/api/v1/query")
         .header("Accept", "text/csv")
         .json(body);
     if let Some(key) = key {

@@ -2,6 +2,7 @@
 //! endpoints; a path that takes no `GET` answers 404 as for any method it does not take.
 
 use crate::helpers::spawn_with_demo;
+use reqwest::Method;
 
 #[actix_web::test]
 async fn head_answers_the_head_of_what_get_answers() {
@@ -38,8 +39,7 @@ async fn head_answers_the_head_of_what_get_answers() {
     }
     // The query takes POST only: no GET, so no HEAD either.
     let query = app
-        .http
-        .head(format!("{}/api/v1/query", app.address))
+        .request(Method::HEAD, "/api/v1/query")
         .send()
         .await
         .unwrap();

@@ -2,6 +2,7 @@
 //! expiry, and today's use against its effective limits, never counted; a refused key
 //! gets a query's answer; without a key, the website identity and its protection.
 
+use reqwest::Method;
 use serde_json::json;
 
 use crate::helpers::spawn_with_fixture;
@@ -48,8 +49,7 @@ async fn a_key_learns_its_owner_range_and_use_without_spending_a_call() {
     assert!(data.get("protection").is_none());
     // Asking again spends nothing.
     let again = crate::helpers::TestApp::reply(
-        app.http
-            .get(format!("{}/api/v1/membership", app.address))
+        app.request(Method::GET, "/api/v1/membership")
             .header("Authorization", format!("Bearer {}", key.key))
             .send()
             .await

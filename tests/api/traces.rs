@@ -11,6 +11,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span as ProtoSpan;
 use prost::Message;
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::child::{database_name, drop_database, Output, Service};
@@ -181,8 +182,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let remote_parent = "00f067aa0ba902b7";
     let continued: Value = app
-        .http
-        .post(format!("{}/api/v1/query", app.address))
+        .request(Method::POST, "/api/v1/query")
         .header(
             "traceparent",
             format!("00-{remote_trace}-{remote_parent}-01"),

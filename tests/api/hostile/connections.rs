@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use reqwest::Method;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -94,11 +95,7 @@ async fn connections_per_address_are_capped() {
     drop(held);
     let mut served = false;
     for _ in 0..50 {
-        let reply = app
-            .http
-            .get(format!("{}/healthz", app.address))
-            .send()
-            .await;
+        let reply = app.request(Method::GET, "/healthz").send().await;
         if reply.is_ok_and(|r| r.status() == 200) {
             served = true;
             break;

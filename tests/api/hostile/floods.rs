@@ -46,8 +46,7 @@ async fn a_setup_flood_after_initialisation_is_answered_at_once() {
     app.admin().await;
     let setup = |i: usize| {
         let request = app
-            .http
-            .post(format!("{}/api/v1/setup", app.address))
+            .request(Method::POST, "/api/v1/setup")
             .json(&json!({"username": format!("intruder{i}"), "password": PASSWORD}));
         async move { TestApp::reply(request.send().await.unwrap()).await }
     };

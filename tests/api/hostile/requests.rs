@@ -93,8 +93,7 @@ async fn duplicate_json_names_are_refused_by_path_d13() {
     reply.assert_error_mentioning(400, 40001, "'limit'");
     // Back-office bodies too.
     let login = app
-        .http
-        .post(format!("{}/api/v1/auth/login", app.address))
+        .request(Method::POST, "/api/v1/auth/login")
         .header("Content-Type", "application/json")
         .body(r#"{"username":"a","username":"b","password":"x"}"#)
         .send()

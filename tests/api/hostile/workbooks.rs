@@ -3,6 +3,7 @@
 //! and in the real binary they leave its peak memory small.
 
 use futures_util::future::join_all;
+use reqwest::Method;
 use serde_json::json;
 
 use super::still_serving;
@@ -150,8 +151,7 @@ async fn bombs_and_floods_leave_the_process_memory_bounded() {
     }
     let setups = (0..300).map(|i| {
         let request = app
-            .http
-            .post(format!("{}/api/v1/setup", app.address))
+            .request(Method::POST, "/api/v1/setup")
             .json(&json!({"username": format!("intruder{i}"), "password": PASSWORD}));
         async move { TestApp::reply(request.send().await.unwrap()).await }
     });

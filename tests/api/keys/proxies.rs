@@ -1,6 +1,7 @@
 //! The client address a key's allow-list sees: the peer, whatever `X-Forwarded-For`
 //! says, unless the peer is a trusted proxy, whose forwarded client then counts.
 
+use reqwest::Method;
 use serde_json::json;
 
 use super::daily;
@@ -8,8 +9,7 @@ use crate::helpers::{spawn_with, spawn_with_fixture, Key, Reply, Spawn, TestApp,
 
 async fn query_from(app: &TestApp, key: &str, forwarded_for: &str) -> Reply {
     let response = app
-        .http
-        .post(format!("{}/api/v1/query", app.address))
+        .request(Method::POST, "/api/v1/query")
         .header("X-API-Key", key)
         .header("X-Forwarded-For", forwarded_for)
         .json(&daily("GPU_Index"))

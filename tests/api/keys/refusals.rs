@@ -25,8 +25,7 @@ async fn malformed_unknown_and_empty_keys_are_40102_and_never_fall_back_to_the_s
     }
     // A valid session cookie does not rescue a bad key header (spec part 5, rule 2).
     let response = app
-        .http
-        .post(format!("{}/api/v1/query", app.address))
+        .request(Method::POST, "/api/v1/query")
         .header("X-API-Key", &unknown)
         .header("Cookie", &admin.cookie)
         .json(&daily("GPU_Index"))

@@ -2,6 +2,7 @@
 //! escaping of what the data holds, assets under content-hashed names.
 
 use crate::helpers::{run_sql, spawn_with_fixture, PASSWORD};
+use reqwest::Method;
 
 #[actix_web::test]
 async fn every_page_carries_the_security_headers() {
@@ -77,8 +78,7 @@ async fn forms_without_their_token_are_refused() {
     assert_eq!(app.page_with(&pat.cookies, "/account").await.status, 200);
     // A form body that is not a form.
     let json = app
-        .http
-        .post(format!("{}/logout", app.address))
+        .request(Method::POST, "/logout")
         .header("Cookie", &pat.cookies)
         .header("Content-Type", "application/json")
         .body("{}")
@@ -115,12 +115,7 @@ async fn assets_have_hashed_names_and_long_lifetimes() {
     let start = home.html.find(r#"href="/assets/site."#).unwrap() + 6;
     let href = &home.html[start..start + home.html[start..].find('"').unwrap()];
     assert!(href.ends_with(".css"), "{href}");
-    let css = app
-        .http
-        .get(format!("{}{href}", app.address))
-        .send()
-        .await
-        .unwrap();
+    let css = app.request(Method::GET, href).send().await.unwrap();
     assert_eq!(css.status(), 200);
     assert_eq!(
         css.headers()["cache-control"].to_str().unwrap(),

@@ -4,6 +4,7 @@
 //! filtered by column and as a CSV file with formulas made inert.
 
 use iq_test_support::site::{PageReply, SignedIn};
+use reqwest::Method;
 
 use super::root;
 use crate::helpers::{spawn_with_fixture, TestApp};
@@ -19,8 +20,7 @@ async fn upload(app: &TestApp, browser: &SignedIn, file_name: &str, file: &str) 
         reqwest::multipart::Part::bytes(file.as_bytes().to_vec()).file_name(file_name.to_owned()),
     );
     let response = app
-        .http
-        .post(format!("{}/admin/imports", app.address))
+        .request(Method::POST, "/admin/imports")
         .header("Cookie", &browser.cookies)
         .multipart(form)
         .send()
@@ -92,8 +92,7 @@ async fn an_upload_without_its_token_is_refused_before_it_is_imported() {
             reqwest::multipart::Part::bytes(GOOD.as_bytes().to_vec()).file_name("good.csv"),
         );
     let response = app
-        .http
-        .post(format!("{}/admin/imports", app.address))
+        .request(Method::POST, "/admin/imports")
         .header("Cookie", &root.cookies)
         .multipart(form)
         .send()
