@@ -53,8 +53,7 @@ fn as_cell(value: &Value) -> String {
 #[actix_web::test]
 async fn a_csv_answer_is_the_json_answer_cell_for_cell() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let key = app.member_key("kim", "pro").await;
     // Every dataset, with nulls (the first day's change), booleans and integers.
     for api_name in [
         "index_basic",

@@ -62,8 +62,7 @@ async fn a_key_learns_its_owner_range_and_use_without_spending_a_call() {
 #[actix_web::test]
 async fn a_refused_key_gets_the_answer_a_query_would() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "kim", "free").await;
+    let key = app.member_key("kim", "free").await;
     app.delete_key(&app.login_ok("kim").await, &key.id).await;
     let answer = app.membership_with(&key.key).await;
     answer.assert_error(401, 40102);

@@ -30,8 +30,7 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
     )
     .await;
     let app = TestApp::attach(&service.base, &database_url).await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "fay", "free").await;
+    let key = app.member_key("fay", "free").await;
 
     // Twice the same page: one miss, then a hit. Then the free key's 10 a day run out.
     let daily = json!({"api_name": "index_daily", "params": {"index_code": "GPU_Index"}});

@@ -31,6 +31,13 @@ impl TestApp {
         self.new_key(&user, json!({"name": "test"})).await
     }
 
+    /// [`TestApp::key_of_tier`] through the super administrator (setting the service up
+    /// the first time): the key of a test that needs no administrator.
+    pub async fn member_key(&self, username: &str, tier: &str) -> Key {
+        let admin = self.admin().await;
+        self.key_of_tier(&admin, username, tier).await
+    }
+
     /// `PATCH /api/v1/admin/keys/{id}`, asserting success.
     pub async fn patch_key(&self, admin: &Session, key: &Key, body: Value) {
         let path = format!("/api/v1/admin/keys/{}", key.id);

@@ -91,10 +91,9 @@ async fn a_database_outage_under_load_fails_fast_recovers_and_counts_exactly() {
         ..Spawn::default()
     })
     .await;
-    let admin = app.admin().await;
     let keys = [
-        app.key_of_tier(&admin, "walt", "pro").await,
-        app.key_of_tier(&admin, "frida", "pro").await,
+        app.member_key("walt", "pro").await,
+        app.member_key("frida", "pro").await,
     ];
     let targets = keys
         .iter()

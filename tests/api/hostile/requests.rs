@@ -11,8 +11,7 @@ use crate::helpers::{spawn_with_demo, TestApp, PASSWORD};
 #[actix_web::test]
 async fn keys_are_taken_from_the_headers_d12_and_nowhere_else() {
     let app = spawn_with_demo().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let key = app.member_key("kim", "pro").await;
     let url = format!("{}/api/v1/query", app.address);
     let body = json!({"api_name": "index_latest"});
     let send = |headers: Vec<(&'static str, String)>, url: String| {

@@ -82,9 +82,8 @@ async fn member_indexes_follow_the_owners_tier() {
 #[actix_web::test]
 async fn a_key_sees_every_field_and_its_tiers_delay() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let free = app.key_of_tier(&admin, "freddy", "free").await;
-    let pro = app.key_of_tier(&admin, "petra", "pro").await;
+    let free = app.member_key("freddy", "free").await;
+    let pro = app.member_key("petra", "pro").await;
 
     // An index_only index: the visitor gets no weighted price and no quotes; a key does.
     let visitor = app.query(daily("GPU_Index")).await;

@@ -65,8 +65,7 @@ async fn visible(app: &TestApp) -> bool {
 #[actix_web::test]
 async fn a_cached_key_is_verified_without_the_database() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "petra", "pro").await;
+    let key = app.member_key("petra", "pro").await;
     let body = daily("Server_Index");
     let warm = app.query_with(body.clone(), Some(&key.key)).await;
     assert_eq!(warm.code(), 0, "{}", warm.body);

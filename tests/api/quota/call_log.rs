@@ -10,8 +10,7 @@ use crate::helpers::{eventually, select_value, spawn_with_fixture, Reply};
 #[actix_web::test]
 async fn each_counted_call_is_in_the_call_log() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "leo", "free").await;
+    let key = app.member_key("leo", "free").await;
     let ok = app.query_with(daily("Server_Index"), Some(&key.key)).await;
     assert_eq!(ok.code(), 0, "{}", ok.body);
     // Step 8 refuses after step 7: counted, and logged with its code.
@@ -68,8 +67,7 @@ async fn each_counted_call_is_in_the_call_log() {
 #[actix_web::test]
 async fn call_log_rows_past_retention_are_pruned() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "pia", "free").await;
+    let key = app.member_key("pia", "free").await;
     let old = |days: i64| crate::helpers::now() - TimeDelta::days(days);
     for (id, at) in [("req_old", old(91)), ("req_recent", old(10))] {
         app.db
@@ -106,8 +104,7 @@ async fn call_log_rows_past_retention_are_pruned() {
 #[actix_web::test]
 async fn call_log_months_past_retention_are_dropped_whole() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "pam", "free").await;
+    let key = app.member_key("pam", "free").await;
     let insert = |id: &'static str, at: chrono::DateTime<chrono::Utc>| {
         let db = &app.db;
         let key_id = key.id.clone();

@@ -10,9 +10,8 @@ use crate::helpers::spawn_with_fixture;
 #[actix_web::test]
 async fn without_the_database_held_leases_serve_and_the_rest_get_50000() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let leased = app.key_of_tier(&admin, "lee", "pro").await;
-    let idle = app.key_of_tier(&admin, "ida", "pro").await;
+    let leased = app.member_key("lee", "pro").await;
+    let idle = app.member_key("ida", "pro").await;
     assert_eq!(call(&app, &leased).await.code(), 0);
     // Authenticated and known to the quota, but holding no lease.
     app.query_with(json!({"api_name": 1}), Some(&idle.key))
@@ -44,8 +43,7 @@ async fn without_the_database_held_leases_serve_and_the_rest_get_50000() {
 #[actix_web::test]
 async fn far_from_the_limit_one_lease_serves_a_block_of_calls() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "bodil", "pro").await;
+    let key = app.member_key("bodil", "pro").await;
     let quota = app.quota.as_ref().expect("in-process instance");
     let before = quota.stats().await.unwrap();
     for _ in 0..200 {

@@ -24,8 +24,7 @@ async fn put_tier(app: &TestApp, admin: &Session, tier: &str, per_minute: i64, p
 #[actix_web::test]
 async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "fred", "free").await;
+    let key = app.member_key("fred", "free").await;
     for n in 1..=10 {
         let reply = call(&app, &key).await;
         assert_eq!(reply.code(), 0, "call {n}: {}", reply.body);

@@ -241,8 +241,7 @@ async fn a_refused_key_form_says_why_and_keeps_what_was_typed() {
 #[actix_web::test]
 async fn usage_and_account_show_the_calls_made_today() {
     let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
-    let key = app.key_of_tier(&admin, "kim", "pro").await;
+    let key = app.member_key("kim", "pro").await;
     for _ in 0..3 {
         let reply = app
             .query_with(json!({"api_name": "index_basic"}), Some(&key.key))

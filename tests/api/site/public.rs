@@ -203,10 +203,9 @@ async fn index_pages_say_what_each_number_is_and_when_the_next_comes() {
     page.assert_has(r#"<a href="/methodology">version 1.0</a>"#);
     // The visitor's last day is its cutoff's (10 Nov); the schedule is everyone's.
     page.assert_has(r#"<dd id="fact-latest">10 Nov 2026</dd>"#);
-    let admin = app.admin().await;
-    app.user(&admin, "pat", "pro").await;
+    app.member("pat", "pro").await;
     let pro_schedule = {
-        let key = app.key_of_tier(&admin, "facts", "pro").await;
+        let key = app.member_key("facts", "pro").await;
         let reply = app
             .query_with(
                 json!({"api_name": "index_basic", "params": {"index_code": "Server_Index"},
