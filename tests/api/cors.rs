@@ -11,12 +11,11 @@ const ORIGIN: &str = "https://notebook.example";
 #[actix_web::test]
 async fn open_endpoints_answer_other_origins_without_cookies_only() {
     let app = spawn_with_demo().await;
-    let url = |path: &str| format!("{}{path}", app.address);
+    // Every request comes from a page on another origin.
+    let from_elsewhere =
+        |method: Method, path: &str| app.request(method, path).header("Origin", ORIGIN);
 
-    let preflight = app
-        .http
-        .request(Method::OPTIONS, url("/api/v1/query"))
-        .header("Origin", ORIGIN)
+    let preflight = from_elsewhere(Method::OPTIONS, "/api/v1/query")
         .header("Access-Control-Request-Method", "POST")
         .header("Access-Control-Request-Headers", "content-type, x-api-key")
         .send()
@@ -30,10 +29,7 @@ async fn open_endpoints_answer_other_origins_without_cookies_only() {
     assert!(allowed.contains("X-API-Key") && allowed.contains("Authorization"));
     assert_eq!(preflight.headers()["access-control-allow-origin"], "*");
 
-    let query = app
-        .http
-        .post(url("/api/v1/query"))
-        .header("Origin", ORIGIN)
+    let query = from_elsewhere(Method::POST, "/api/v1/query")
         .json(&json!({"api_name": "index_latest"}))
         .send()
         .await
@@ -46,10 +42,7 @@ async fn open_endpoints_answer_other_origins_without_cookies_only() {
     // A CSV answer's page headers are readable too.
     assert!(exposed.contains("X-Has-More"), "{exposed}");
     // The OpenAPI document is open to editors and generators on other origins.
-    let document = app
-        .http
-        .get(url("/api/v1/openapi.json"))
-        .header("Origin", ORIGIN)
+    let document = from_elsewhere(Method::GET, "/api/v1/openapi.json")
         .send()
         .await
         .unwrap();
@@ -58,28 +51,13 @@ async fn open_endpoints_answer_other_origins_without_cookies_only() {
     assert_eq!(reply.code(), 0, "{}", reply.body);
 
     // With a cookie, or on the back office: no CORS headers at all.
-    let with_cookie = app
-        .http
-        .get(url("/api/v1/membership"))
-        .header("Origin", ORIGIN)
-        .header("Cookie", "iq_session=whatever")
-        .send()
-        .await
-        .unwrap();
-    assert!(with_cookie
-        .headers()
-        .get("access-control-allow-origin")
-        .is_none());
-    let back_office = app
-        .http
-        .request(Method::OPTIONS, url("/api/v1/keys"))
-        .header("Origin", ORIGIN)
-        .header("Access-Control-Request-Method", "POST")
-        .send()
-        .await
-        .unwrap();
-    assert!(back_office
-        .headers()
-        .get("access-control-allow-origin")
-        .is_none());
+    let with_cookie =
+        from_elsewhere(Method::GET, "/api/v1/membership").header("Cookie", "iq_session=whatever");
+    let back_office = from_elsewhere(Method::OPTIONS, "/api/v1/keys")
+        .header("Access-Control-Request-Method", "POST");
+    for (what, request) in [("with a cookie", with_cookie), ("back office", back_office)] {
+        let response = request.send().await.unwrap();
+        let allowed = response.headers().get("access-control-allow-origin");
+        assert!(allowed.is_none(), "{what}: {allowed:?}");
+    }
 }
