@@ -6,7 +6,7 @@ use crate::helpers::{select_value, spawn_app};
 async fn healthz_answers_while_the_process_runs() {
     let app = spawn_app().await;
     let reply = app.get("/healthz").await;
-    assert_eq!((reply.status, reply.code()), (200, 0), "{}", reply.body);
+    reply.assert_status_code(200, 0, "/healthz");
     assert_eq!(reply.data()["status"], "up");
 }
 
@@ -14,44 +14,32 @@ async fn healthz_answers_while_the_process_runs() {
 async fn readyz_follows_the_database_and_the_migrations() {
     let app = spawn_app().await;
     let ready = app.get("/readyz").await;
-    assert_eq!((ready.status, ready.code()), (200, 0), "{}", ready.body);
+    ready.assert_status_code(200, 0, "/readyz");
     assert_eq!(ready.data()["status"], "ready");
 
     // A database missing this build's newest migration is not ready.
     let newest: i32 =
         select_value(&app.db, "SELECT max(version) FROM refinery_schema_history").await;
-    app.db
-        .execute(
-            "UPDATE refinery_schema_history SET version = -version WHERE version = $1",
-            &[&newest],
-        )
-        .await
-        .unwrap();
+    let db = &app.db;
+    let renumber = |version: i32| async move {
+        let sql = "UPDATE refinery_schema_history SET version = -version WHERE version = $1";
+        db.execute(sql, &[&version]).await.unwrap();
+    };
+    renumber(newest).await;
     let behind = app.get("/readyz").await;
-    assert_eq!(
-        (behind.status, behind.code()),
-        (503, 50000),
-        "{}",
-        behind.body
-    );
+    behind.assert_status_code(503, 50000, "behind");
     assert!(
         behind.message().contains("migrations behind"),
         "{}",
         behind.body
     );
-    app.db
-        .execute(
-            "UPDATE refinery_schema_history SET version = -version WHERE version = $1",
-            &[&-newest],
-        )
-        .await
-        .unwrap();
+    renumber(-newest).await;
 
     // The database out of reach: unready; back: ready again, by itself.
     app.cut_database().await;
     let down = app.get("/readyz").await;
     app.restore_database().await;
-    assert_eq!((down.status, down.code()), (503, 50000), "{}", down.body);
+    down.assert_status_code(503, 50000, "database down");
     let mut status = 503;
     for _ in 0..100 {
         status = app.get("/readyz").await.status;
