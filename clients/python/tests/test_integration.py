@@ -404,11 +404,17 @@ def test_quota_headers_are_exposed(pro: Client) -> None:
 # -- 429 ---------------------------------------------------------------------------
 
 
+def _spent(key_env: str, limit_env: str, sleeps: Sleeps) -> Client:
+    """A client on the key ``key_env`` that has made the ``limit_env`` calls it may."""
+    client = client_for(key_env, sleep=sleeps)
+    for _ in range(int(ENV[limit_env])):
+        client.trade_calendar(trade_date="20261120")
+    return client
+
+
 def test_per_minute_429_is_retried_with_backoff_then_raised() -> None:
     sleeps = Sleeps()
-    client = client_for("IQ_TEST_KEY_MINUTE", sleep=sleeps)
-    for _ in range(int(ENV["IQ_TEST_MINUTE_LIMIT"])):
-        client.trade_calendar(trade_date="20261120")
+    client = _spent("IQ_TEST_KEY_MINUTE", "IQ_TEST_MINUTE_LIMIT", sleeps)
     # The service's clock stands still, so the minute never rolls over: every retry
     # is refused and the client gives up after 5, without really sleeping.
     with pytest.raises(RateLimited) as caught:
@@ -424,9 +430,7 @@ def test_per_minute_429_is_retried_with_backoff_then_raised() -> None:
 
 def test_daily_quota_429_is_not_retried() -> None:
     sleeps = Sleeps()
-    client = client_for("IQ_TEST_KEY_DAY", sleep=sleeps)
-    for _ in range(int(ENV["IQ_TEST_DAY_LIMIT"])):
-        client.trade_calendar(trade_date="20261120")
+    client = _spent("IQ_TEST_KEY_DAY", "IQ_TEST_DAY_LIMIT", sleeps)
     with pytest.raises(QuotaExhausted) as caught:
         client.trade_calendar(trade_date="20261120")
     assert (caught.value.code, caught.value.http_status) == (42902, 429)
