@@ -93,6 +93,19 @@ impl TestApp {
         self.page_with(&session.cookie, path).await
     }
 
+    /// The keys page's form for a new key (`POST /account/keys`), sent by `member` with
+    /// the page's `csrf` token and `fields`.
+    pub async fn post_key_form(
+        &self,
+        member: &SignedIn,
+        csrf: &str,
+        fields: &[(&str, &str)],
+    ) -> PageReply {
+        let fields: Vec<_> = [("csrf", csrf)].iter().chain(fields).copied().collect();
+        self.post_form(&member.cookies, "/account/keys", &fields)
+            .await
+    }
+
     /// Posts a form with `cookies`; redirects are not followed.
     pub async fn post_form(&self, cookies: &str, path: &str, fields: &[(&str, &str)]) -> PageReply {
         let body: String = fields

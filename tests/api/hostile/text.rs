@@ -133,20 +133,12 @@ async fn nul_and_control_characters_in_page_paths_and_forms_are_client_errors() 
     // A form field holding NUL or ESC; a text area's line breaks are still taken.
     for value in ["a\0b", "a\u{1B}b", "a\u{7F}"] {
         let page = app
-            .post_form(
-                &pat.cookies,
-                "/account/keys",
-                &[("csrf", &pat_token), ("name", value)],
-            )
+            .post_key_form(&pat, &pat_token, &[("name", value)])
             .await;
         assert_client_error(&page, &format!("{value:?}"));
     }
     let page = app
-        .post_form(
-            &pat.cookies,
-            "/account/keys",
-            &[("csrf", &pat_token), ("name", "two\r\nlines")],
-        )
+        .post_key_form(&pat, &pat_token, &[("name", "two\r\nlines")])
         .await;
     // The form took it; the key name's own rule may refuse it, but as a name.
     assert_ne!(page.status, 500, "{}", page.html);

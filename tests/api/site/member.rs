@@ -7,8 +7,7 @@ use serde_json::json;
 use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
 
 async fn member(app: &TestApp, name: &str, tier: &str) -> iq_test_support::site::SignedIn {
-    let admin = app.admin().await;
-    app.user(&admin, name, tier).await;
+    app.member(name, tier).await;
     app.form_login(name, PASSWORD).await
 }
 
@@ -123,11 +122,10 @@ async fn a_key_made_with_the_form_is_shown_once_works_and_can_be_deleted() {
     assert_eq!(keys.status, 200);
     keys.assert_has("You have no keys yet.");
     let created = app
-        .post_form(
-            &pat.cookies,
-            "/account/keys",
+        .post_key_form(
+            &pat,
+            &keys.csrf(),
             &[
-                ("csrf", &keys.csrf()),
                 ("name", "laptop"),
                 ("index_code", "Hardware_Index"),
                 ("expires_on", ""),
@@ -190,11 +188,7 @@ async fn at_the_plans_number_of_keys_the_page_says_so_instead_of_the_form() {
     keys.assert_has(r#"id="create-key""#);
     keys.assert_lacks(r#"id="key-limit""#);
     let created = app
-        .post_form(
-            &fred.cookies,
-            "/account/keys",
-            &[("csrf", &keys.csrf()), ("name", "only"), ("expires_on", "")],
-        )
+        .post_key_form(&fred, &keys.csrf(), &[("name", "only"), ("expires_on", "")])
         .await;
     assert_eq!(created.status, 200, "{}", created.html);
     let full = app.page_with(&fred.cookies, "/account/keys").await;
@@ -210,29 +204,17 @@ async fn a_refused_key_form_says_why_and_keeps_what_was_typed() {
     let pat = member(&app, "pat", "free").await;
     let keys = app.page_with(&pat.cookies, "/account/keys").await;
     let refused = app
-        .post_form(
-            &pat.cookies,
-            "/account/keys",
-            &[
-                ("csrf", &keys.csrf()),
-                ("name", "old"),
-                ("expires_on", "2020-01-01"),
-            ],
+        .post_key_form(
+            &pat,
+            &keys.csrf(),
+            &[("name", "old"), ("expires_on", "2020-01-01")],
         )
         .await;
     assert_eq!(refused.status, 400, "{}", refused.html);
     refused.assert_has(r#"id="key-problem""#);
     refused.assert_has(r#"value="old""#);
     let bad_date = app
-        .post_form(
-            &pat.cookies,
-            "/account/keys",
-            &[
-                ("csrf", &keys.csrf()),
-                ("name", "x"),
-                ("expires_on", "soon"),
-            ],
-        )
+        .post_key_form(&pat, &keys.csrf(), &[("name", "x"), ("expires_on", "soon")])
         .await;
     assert_eq!(bad_date.status, 400);
     bad_date.assert_has("2027-01-31");

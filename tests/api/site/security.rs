@@ -62,13 +62,7 @@ async fn forms_without_their_token_are_refused() {
     assert_eq!(foreign.status, 403);
 
     // A key form and logout with another session's token change nothing.
-    let key = app
-        .post_form(
-            &pat.cookies,
-            "/account/keys",
-            &[("csrf", &eve_token), ("name", "x")],
-        )
-        .await;
+    let key = app.post_key_form(&pat, &eve_token, &[("name", "x")]).await;
     assert_eq!(key.status, 403);
     app.page_with(&pat.cookies, "/account/keys")
         .await
