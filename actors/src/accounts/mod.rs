@@ -39,6 +39,7 @@ pub use keys::{
 };
 pub use sessions::{ActiveSession, OpenedSession, SessionLookup, SessionPolicy};
 pub use tiers::{TierSettings, Tiers};
+pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 
 use self::api_key::KeyHasher;

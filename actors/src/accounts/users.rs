@@ -161,6 +161,18 @@ impl SetupRequest {
     }
 }
 
+/// Whether the first super administrator exists, that is whether the service is set up.
+pub(crate) async fn super_admin_exists(client: &impl Traced) -> Result<bool, ApiError> {
+    let row = client
+        .query_one_named(
+            "users.super_admin_exists",
+            "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
+            &[],
+        )
+        .await?;
+    Ok(row.try_get(0)?)
+}
+
 /// Creates the first super administrator, once (then 40901). Run it in a transaction.
 pub async fn setup(tx: &impl Traced, request: SetupRequest) -> Result<UserView, ApiError> {
     let SetupRequest { username, hash } = request;
@@ -171,15 +183,7 @@ pub async fn setup(tx: &impl Traced, request: SetupRequest) -> Result<UserView, 
         &[],
     )
     .await?;
-    let exists: bool = tx
-        .query_one_named(
-            "users.super_admin_exists",
-            "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
-            &[],
-        )
-        .await?
-        .try_get(0)?;
-    if exists {
+    if super_admin_exists(tx).await? {
         return Err(ApiError::new(
             ErrorCode::Conflict,
             "the service is already initialised",

@@ -18,13 +18,12 @@ use tracing::{Instrument, Span};
 
 use crate::accounts::api_key::{self, KeyHash, KeyHasher};
 use crate::accounts::sessions::{self, SessionLookup, SessionPolicy};
-use crate::accounts::{keys_find, tiers, KeyRecord};
+use crate::accounts::{keys_find, super_admin_exists, tiers, KeyRecord};
 use crate::answer::Answer;
 use crate::caller::{Account, Caller, Credentials, Identity, Tier};
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
 use crate::coherent_cache::CoherentCache;
-use crate::db::Traced;
 use crate::quota::Limits;
 use crate::{ApiError, ErrorCode};
 
@@ -166,14 +165,7 @@ impl AuthService {
             .initialized
             .get_or_load(&(), || async {
                 let client = self.pool.get().await?;
-                let row = client
-                    .query_one_named(
-                        "users.super_admin_exists",
-                        "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
-                        &[],
-                    )
-                    .await?;
-                Ok(row.try_get(0)?)
+                super_admin_exists(&**client).await
             })
             .await?;
         Ok(lookup.value)
