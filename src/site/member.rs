@@ -5,11 +5,12 @@
 //! limits (D6). Every form carries its CSRF token; a created key appears once, in the
 //! answer to the form that made it (never in a URL, never cached).//!
 //! Here the account and usage pages; the login form is [`login`], the key pages
-//! [`api_keys`]. No page here may be cached for anyone but its member
+//! [`api_keys`], the webhook pages [`webhooks`]. No page here may be cached for anyone but its member
 //! ([`Caching::Private`]).
 
 mod api_keys;
 mod login;
+mod webhooks;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
@@ -27,6 +28,10 @@ pub use api_keys::{
     confirm_delete_key, create_key, delete_key, keys, rename_key, rotate_key, KeyLine,
 };
 pub use login::{login, login_form, logout};
+pub use webhooks::{
+    confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
+    webhook_log, webhooks,
+};
 
 /// The signed-in account and what it may see; without one, the way to the login page.
 async fn member(

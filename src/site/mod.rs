@@ -61,6 +61,25 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/account/keys/{id}/rename",
             web::post().to(member::rename_key),
         )
+        .route("/account/webhooks", web::get().to(member::webhooks))
+        .route("/account/webhooks", web::post().to(member::create_webhook))
+        .route("/account/webhooks/{id}", web::get().to(member::webhook_log))
+        .route(
+            "/account/webhooks/{id}/test",
+            web::post().to(member::test_webhook),
+        )
+        .route(
+            "/account/webhooks/{id}/replay",
+            web::post().to(member::replay_delivery),
+        )
+        .route(
+            "/account/webhooks/{id}/delete",
+            web::get().to(member::confirm_delete_webhook),
+        )
+        .route(
+            "/account/webhooks/{id}/delete",
+            web::post().to(member::delete_webhook),
+        )
         .route("/account/usage", web::get().to(member::usage))
         .route("/assets/{name}", web::get().to(public::asset_file))
         .route("/favicon.ico", web::get().to(public::favicon));

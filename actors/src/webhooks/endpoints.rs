@@ -207,6 +207,20 @@ impl Webhooks {
         })
     }
 
+    /// How many endpoints the owner's tier allows.
+    pub async fn allowed(&self, owner: &Account) -> Result<i32, ApiError> {
+        let client = self.pool.get().await?;
+        Ok(client
+            .query_one_named(
+                "webhooks.allowed",
+                "SELECT t.max_webhooks FROM users u JOIN tiers t ON t.tier = u.tier \
+                 WHERE u.user_id = $1",
+                &[&owner.user_id],
+            )
+            .await?
+            .try_get(0)?)
+    }
+
     pub async fn list(&self, owner: &Account) -> Result<Vec<WebhookView>, ApiError> {
         let client = self.pool.get().await?;
         let rows = client

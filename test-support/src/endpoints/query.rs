@@ -58,8 +58,7 @@ impl TestApp {
     /// Any `GET` with the key in `X-API-Key`.
     pub async fn get_with_key(&self, path: &str, api_key: &str) -> Reply {
         let response = self
-            .http
-            .get(format!("{}{path}", self.address))
+            .request(reqwest::Method::GET, path)
             .header("X-API-Key", api_key)
             .send()
             .await

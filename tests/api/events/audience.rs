@@ -133,8 +133,8 @@ async fn corrections_are_heard_as_revised_for_the_days_a_member_could_see() {
 
 #[actix_web::test]
 async fn a_key_with_a_range_hears_only_its_indexes() {
-    let (app, admin, _pro, _free) = imported().await;
-    let rita = app.user(&admin, "rita", "pro").await;
+    let (app, _admin, _pro, _free) = imported().await;
+    let rita = app.member("rita", "pro").await;
     let key = app
         .new_key(
             &rita,

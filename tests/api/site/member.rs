@@ -107,7 +107,13 @@ async fn failed_logins_past_the_limit_wait_for_the_next_minute() {
 #[actix_web::test]
 async fn member_pages_send_a_visitor_to_the_login_form() {
     let app = spawn_with_fixture().await;
-    for path in ["/account", "/account/keys", "/account/usage"] {
+    for path in [
+        "/account",
+        "/account/keys",
+        "/account/usage",
+        "/account/webhooks",
+        "/account/webhooks/wh_1",
+    ] {
         let page = app.page(path).await;
         assert_eq!(page.status, 303, "{path}");
         assert_eq!(page.header("location"), Some("/login"));

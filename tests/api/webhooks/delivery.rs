@@ -105,8 +105,8 @@ fn verify_with_standardwebhooks(secret: &str, received: &[Received]) {
 #[actix_web::test]
 async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
     let (app, admin, _key) = spawn_for_imports().await;
-    let pro = app.user(&admin, "wendy", "pro").await;
-    let free = app.user(&admin, "fred", "free").await;
+    let pro = app.member("wendy", "pro").await;
+    let free = app.member("fred", "free").await;
     let pro_receiver = Receiver::start();
     let free_receiver = Receiver::start();
     let hook = app.new_webhook(&pro, &pro_receiver.url, &BOTH).await;
@@ -161,8 +161,8 @@ async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
 
 #[actix_web::test]
 async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
-    let (app, admin, _key) = spawn_for_imports().await;
-    let member = app.user(&admin, "rhea", "pro").await;
+    let (app, _admin, _key) = spawn_for_imports().await;
+    let member = app.member("rhea", "pro").await;
     let receiver = Receiver::start();
     receiver.answer_with(500);
     let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
@@ -212,7 +212,7 @@ async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
 async fn two_instances_deliver_each_event_once() {
     let (app, admin, _key) = spawn_for_imports().await;
     let _other = app.another_instance().await;
-    let member = app.user(&admin, "otto", "pro").await;
+    let member = app.member("otto", "pro").await;
     let receiver = Receiver::start();
     app.new_webhook(&member, &receiver.url, &BOTH).await;
     import(

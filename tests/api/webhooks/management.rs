@@ -12,8 +12,7 @@ use crate::helpers::{spawn_app, spawn_with, Spawn};
 #[actix_web::test]
 async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let free = app.user(&admin, "fay", "free").await;
+    let free = app.member("fay", "free").await;
     let hook = app
         .new_webhook(&free, "https://hooks.example.com/iq", &["index.published"])
         .await;
@@ -39,9 +38,8 @@ async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
 #[actix_web::test]
 async fn someone_elses_endpoint_is_not_found() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let owner = app.user(&admin, "olga", "pro").await;
-    let other = app.user(&admin, "oscar", "pro").await;
+    let owner = app.member("olga", "pro").await;
+    let other = app.member("oscar", "pro").await;
     let hook = app
         .new_webhook(&owner, "https://hooks.example.com/iq", &["index.published"])
         .await;
@@ -66,8 +64,7 @@ async fn someone_elses_endpoint_is_not_found() {
 #[actix_web::test]
 async fn bad_bodies_are_40001_and_changes_need_the_csrf_token() {
     let app = spawn_app().await;
-    let admin = app.admin().await;
-    let member = app.user(&admin, "bea", "pro").await;
+    let member = app.member("bea", "pro").await;
     for (body, names) in [
         (json!({"url": "https://a.example.com/"}), "events"),
         (
@@ -116,8 +113,7 @@ async fn a_private_address_is_refused_without_allow_private() {
         ..Spawn::default()
     })
     .await;
-    let admin = app.admin().await;
-    let member = app.user(&admin, "pia", "pro").await;
+    let member = app.member("pia", "pro").await;
     let receiver = Receiver::start();
     for url in [
         receiver.url.clone(),

@@ -7,4 +7,4 @@
 
 mod delivery;
 mod management;
-mod receiver;
+pub mod receiver;

@@ -16,6 +16,7 @@ mod keyboard;
 mod keys;
 mod phone;
 mod visitor;
+mod webhooks;
 
 use iq_test_support::browser::Browser;
 use serde_json::json;

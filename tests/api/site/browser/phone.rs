@@ -72,5 +72,22 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     assert_no_sideways_scroll(&browser, "/account/keys with a key").await;
     assert_heading_visible(&browser, "/account/keys with a key").await;
     browser.screenshot("browser_phone_keys").await;
+
+    // A webhook's pages: the list with its form, the secret, the delivery log.
+    open(&browser, &app, "/account/webhooks", "#add-webhook").await;
+    assert_no_sideways_scroll(&browser, "/account/webhooks").await;
+    browser
+        .fill(
+            "#webhook-url",
+            "https://hooks.example.com/a/rather/long/path/for/a/phone",
+        )
+        .await;
+    click_through(&browser, "#add-webhook button[type=submit]", "#new-secret").await;
+    assert_no_sideways_scroll(&browser, "the new webhook's page").await;
+    assert_heading_visible(&browser, "the new webhook's page").await;
+    browser.screenshot("browser_phone_webhook_created").await;
+    open(&browser, &app, "/account/webhooks", "tr[data-webhook-id]").await;
+    assert_no_sideways_scroll(&browser, "/account/webhooks with one").await;
+    browser.screenshot("browser_phone_webhooks").await;
     browser.close().await;
 }
