@@ -138,6 +138,8 @@ pub struct Tier {
     pub max_keys: Option<u32>,
     /// open trading days of delay
     pub delay_days: u32,
+    /// webhook endpoints an account may hold
+    pub max_webhooks: u32,
     /// whether `member` indexes are included
     pub member_indexes: bool,
 }

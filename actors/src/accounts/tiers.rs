@@ -50,7 +50,8 @@ impl Tiers {
     }
 }
 
-const COLUMNS: &str = "tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes";
+const COLUMNS: &str =
+    "tier, per_minute, per_day, max_rows, max_keys, delay_days, member_indexes, max_webhooks";
 
 /// Both tiers, free first.
 pub async fn list(client: &impl Traced) -> Result<Vec<Tier>, ApiError> {
@@ -93,6 +94,7 @@ fn from_row(row: &tokio_postgres::Row) -> Result<Tier, ApiError> {
             .map_err(ApiError::internal)?,
         delay_days: count("delay_days")?,
         member_indexes: row.try_get("member_indexes")?,
+        max_webhooks: count("max_webhooks")?,
     })
 }
 
@@ -111,6 +113,9 @@ pub struct TierSettings {
     pub max_keys: Option<Option<i32>>,
     pub delay_days: i32,
     pub member_indexes: bool,
+    /// Webhook endpoints an account may hold (D22); absent: unchanged.
+    #[serde(default)]
+    pub max_webhooks: Option<i32>,
 }
 
 impl TierSettings {
@@ -120,6 +125,7 @@ impl TierSettings {
             ("per_day", self.per_day),
             ("delay_days", self.delay_days),
             ("max_keys", self.max_keys.flatten().unwrap_or(0)),
+            ("max_webhooks", self.max_webhooks.unwrap_or(0)),
         ];
         for (field, value) in non_negative {
             if value < 0 {
@@ -131,6 +137,11 @@ impl TierSettings {
         if !(1..=5000).contains(&self.max_rows) {
             return Err(ApiError::invalid(
                 "field 'max_rows' must be within 1..=5000",
+            ));
+        }
+        if self.max_webhooks.is_some_and(|n| n > 100) {
+            return Err(ApiError::invalid(
+                "field 'max_webhooks' must be at most 100",
             ));
         }
         if self.delay_days > 365 {
@@ -168,7 +179,8 @@ pub async fn replace(
         .execute_named(
             "tiers.update",
             "UPDATE tiers SET per_minute = $2, per_day = $3, max_rows = $4, max_keys = $5, \
-             delay_days = $6, member_indexes = $7, updated_at = now() WHERE tier = $1",
+             delay_days = $6, member_indexes = $7, \
+             max_webhooks = coalesce($8, max_webhooks), updated_at = now() WHERE tier = $1",
             &[
                 &name,
                 &settings.per_minute,
@@ -177,6 +189,7 @@ pub async fn replace(
                 &settings.max_keys.flatten(),
                 &settings.delay_days,
                 &settings.member_indexes,
+                &settings.max_webhooks,
             ],
         )
         .await?;

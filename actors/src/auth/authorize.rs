@@ -48,6 +48,7 @@ mod tests {
             max_keys: Some(1),
             delay_days: 7,
             member_indexes: false,
+            max_webhooks: 1,
         });
         Identity {
             caller: Caller::Visitor,

@@ -107,6 +107,7 @@ mod tests {
             max_keys,
             delay_days: 0,
             member_indexes: true,
+            max_webhooks: 1,
         }
     }
 

@@ -127,6 +127,7 @@ mod tests {
             max_keys: None,
             delay_days: 0,
             member_indexes: true,
+            max_webhooks: 1,
         };
         assert_eq!(
             Limits::effective(None, None, &tier),

@@ -26,6 +26,7 @@ pub struct TierForm {
     pub max_keys: String,
     pub delay_days: String,
     pub member_indexes: bool,
+    pub max_webhooks: String,
 }
 
 impl From<&Tier> for TierForm {
@@ -38,6 +39,7 @@ impl From<&Tier> for TierForm {
             max_keys: t.max_keys.map(|n| n.to_string()).unwrap_or_default(),
             delay_days: t.delay_days.to_string(),
             member_indexes: t.member_indexes,
+            max_webhooks: t.max_webhooks.to_string(),
         }
     }
 }
@@ -53,6 +55,7 @@ impl TierForm {
             max_keys: field("max_keys"),
             delay_days: field("delay_days"),
             member_indexes: form.one("member_indexes").is_some(),
+            max_webhooks: field("max_webhooks"),
         }
     }
 
@@ -72,6 +75,7 @@ impl TierForm {
             }),
             delay_days: number("Delay", &self.delay_days)?,
             member_indexes: self.member_indexes,
+            max_webhooks: Some(number("Webhooks", &self.max_webhooks)?),
         })
     }
 }
@@ -208,6 +212,11 @@ fn changes(before: &TierForm, after: &TierForm) -> Vec<Change> {
             "Member indexes",
             yes_no(before.member_indexes),
             yes_no(after.member_indexes),
+        ),
+        (
+            "Webhooks",
+            before.max_webhooks.clone(),
+            after.max_webhooks.clone(),
         ),
     ]
     .into_iter()

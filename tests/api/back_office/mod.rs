@@ -15,7 +15,7 @@ const ALL_SCOPES: [&str; 3] = ["calendar:read", "index:read", "quote:read"];
 /// The free tier's settings as the migration seeds them.
 fn free_defaults() -> Value {
     json!({"per_minute": 10, "per_day": 10, "max_rows": 5000, "max_keys": 1,
-           "delay_days": 7, "member_indexes": false})
+           "delay_days": 7, "member_indexes": false, "max_webhooks": 1})
 }
 
 /// Every string in a JSON value, object keys included.

@@ -33,6 +33,25 @@ async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
         )
         .await;
     second.assert_error(409, 40901);
+
+    // The super administrator raises the free tier's allowance (the other settings as
+    // they were): a second fits, a third does not.
+    let admin = app.admin().await;
+    let mut tier = app.tier(&admin, "free").await;
+    assert_eq!(tier["max_webhooks"], 1, "{tier}");
+    let settings = tier.as_object_mut().unwrap();
+    settings.remove("tier");
+    settings.insert("max_webhooks".into(), json!(2));
+    let put = app.put_tier(&admin, "free", tier).await;
+    assert_eq!(put.data()["max_webhooks"], 2, "{}", put.body);
+    app.new_webhook(&free, "https://b.example.com/", &["index.revised"])
+        .await;
+    app.create_webhook(
+        &free,
+        json!({"url": "https://c.example.com/", "events": ["index.revised"]}),
+    )
+    .await
+    .assert_error(409, 40901);
 }
 
 #[actix_web::test]
