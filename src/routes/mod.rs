@@ -49,6 +49,7 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(webhooks::test)
             .service(webhooks::deliveries)
             .service(webhooks::replay)
+            .service(webhooks::admin_list)
             .service(admin::list_users)
             .service(admin::create_user)
             .service(admin::user_detail)

@@ -3,14 +3,17 @@
 //! /api/v1/webhooks/{id}/deliveries/{delivery_id}/replay`: a signed-in member's webhook
 //! endpoints (D22), with the session and, for changes, its CSRF token, as `/keys`.
 //! Someone else's endpoint is 404. The secret appears once, in the answer that made it.
+//! `GET /api/v1/admin/webhooks`: every account's, for administrators.
 
 use actix_web::http::StatusCode;
 use actix_web::{delete, get, post, web, Responder};
-use iq_actors::webhooks::{AttemptView, CreatedWebhook, NewWebhook, Queued, WebhookView};
+use iq_actors::webhooks::{
+    AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, WebhookView,
+};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::http::{Admin, Answer, AnyUser, BackOffice, Body, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -186,4 +189,26 @@ pub async fn replay(
             .replay(&guard.session.account, &id, &delivery)
             .await?,
     ))
+}
+
+/// Every account's webhooks
+///
+/// Every endpoint with its owner, its deliveries waiting and given up, and its latest
+/// attempt: those disabled first, then those failing longest (at most 500).
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "admin_webhooks",
+    responses(
+        (status = 200, description = "The endpoints.", body = Vec<OwnedWebhookView>),
+        CallerRefusals,
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[get("/admin/webhooks")]
+pub async fn admin_list(
+    _: BackOffice<Admin>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(state.webhooks.all().await?))
 }

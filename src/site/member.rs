@@ -30,7 +30,7 @@ pub use api_keys::{
 pub use login::{login, login_form, logout};
 pub use webhooks::{
     confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
-    webhook_log, webhooks,
+    webhook_log, webhooks, HookLine,
 };
 
 /// The signed-in account and what it may see; without one, the way to the login page.

@@ -88,6 +88,26 @@ pub struct AttemptView {
     pub error: Option<String>,
 }
 
+/// An endpoint as the back office sees it: whose it is and how its deliveries go.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OwnedWebhookView {
+    #[serde(flatten)]
+    pub webhook: WebhookView,
+    pub owner: Account,
+    /// deliveries waiting (a first attempt, or a retry)
+    pub pending: i64,
+    /// deliveries given up after their last attempt
+    pub failed: i64,
+    /// the latest attempt: when, its status (null: no answer) and error
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    pub last_status: Option<i32>,
+    pub last_error: Option<String>,
+}
+
+/// Endpoints the back office lists at most.
+pub const ADMIN_LIST: i64 = 500;
+
 /// A queued message.
 #[derive(Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -219,6 +239,53 @@ impl Webhooks {
             )
             .await?
             .try_get(0)?)
+    }
+
+    /// Every account's endpoints, those in trouble first (disabled, then failing
+    /// longest), at most [`ADMIN_LIST`]; for the back office.
+    pub async fn all(&self) -> Result<Vec<OwnedWebhookView>, ApiError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query_named(
+                "webhooks.all",
+                &format!(
+                    "SELECT {VIEW}, u.user_id, u.username, u.role, \
+                            d.pending, d.failed, a.attempted_at, a.status, a.error \
+                     FROM webhooks w JOIN users u ON u.user_id = w.user_id \
+                     CROSS JOIN LATERAL (\
+                       SELECT count(*) FILTER (WHERE state = 'pending') AS pending, \
+                              count(*) FILTER (WHERE state = 'failed') AS failed \
+                       FROM webhook_deliveries WHERE webhook_id = w.webhook_id) d \
+                     LEFT JOIN LATERAL (\
+                       SELECT t.attempted_at, t.status, t.error FROM webhook_attempts t \
+                       JOIN webhook_deliveries x ON x.delivery_id = t.delivery_id \
+                       WHERE x.webhook_id = w.webhook_id \
+                       ORDER BY t.attempted_at DESC LIMIT 1) a ON true \
+                     ORDER BY w.disabled_at IS NULL, w.failing_since IS NULL, \
+                              w.failing_since, w.webhook_id DESC \
+                     LIMIT $1"
+                ),
+                &[&ADMIN_LIST],
+            )
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(OwnedWebhookView {
+                    webhook: view(row)?,
+                    owner: Account {
+                        user_id: row.try_get("user_id")?,
+                        username: row.try_get("username")?,
+                        role: crate::caller::Role::parse(row.try_get("role")?)
+                            .ok_or_else(|| ApiError::internal("a user with an unknown role"))?,
+                    },
+                    pending: row.try_get("pending")?,
+                    failed: row.try_get("failed")?,
+                    last_attempt_at: row.try_get("attempted_at")?,
+                    last_status: row.try_get("status")?,
+                    last_error: row.try_get("error")?,
+                })
+            })
+            .collect()
     }
 
     pub async fn list(&self, owner: &Account) -> Result<Vec<WebhookView>, ApiError> {

@@ -19,7 +19,8 @@ mod signing;
 
 pub use delivery::{message_id, Answered, Deliverer, Transport, DISABLE_AFTER, LEASE, RETRY_AFTER};
 pub use endpoints::{
-    AttemptView, CreatedWebhook, NewWebhook, Queued, WebhookView, Webhooks, EVENT_TYPES, TEST_TYPE,
+    AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, WebhookView, Webhooks,
+    ADMIN_LIST, EVENT_TYPES, TEST_TYPE,
 };
 pub use ids::{DeliveryId, WebhookId};
 pub use signing::{Secret, SecretKeeper};

@@ -1,6 +1,7 @@
-//! The back office's pages (D19): imports and the calendar for administrators; users,
-//! keys, tiers and indexes for super administrators. Server-rendered like the rest of
-//! the site, usable without script, every form with its CSRF token, the same headers.
+//! The back office's pages (D19): imports, the calendar and every account's webhooks for
+//! administrators; users, keys, tiers and indexes for super administrators.
+//! Server-rendered like the rest of the site, usable without script, every form with its
+//! CSRF token, the same headers.
 //!
 //! [`Staff`] is the pages' guard, as `BackOffice` is the JSON endpoints': no session
 //! sends the browser to the login form, a role too low gets a 403 page (never a blank
@@ -13,6 +14,7 @@ mod indexes;
 mod keys;
 mod tiers;
 mod users;
+mod webhooks;
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -76,6 +78,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/calendar", web::get().to(calendar::show))
         .route("/admin/calendar", web::post().to(calendar::save))
+        .route("/admin/webhooks", web::get().to(webhooks::list))
         .route("/admin/users", web::get().to(users::list))
         .route("/admin/users", web::post().to(users::create))
         .route("/admin/users/{id}", web::get().to(users::show))

@@ -359,6 +359,11 @@ async fn real_answers_match_the_document() {
     made.assert_status_code(201, 0, "a webhook");
     let hook = made.data()["id"].as_str().unwrap().to_string();
     tour.call(get.clone(), hooks, hooks, None, Some(&kim)).await;
+    let every = "/api/v1/admin/webhooks";
+    tour.call(get.clone(), every, every, None, Some(&admin)).await;
+    tour.call(get.clone(), every, every, None, Some(&kim))
+        .await
+        .assert_error(403, 40301);
     let one_hook = format!("{hooks}/{hook}");
     tour.call(
         post.clone(),

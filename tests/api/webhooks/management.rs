@@ -182,3 +182,39 @@ async fn a_private_address_is_refused_without_allow_private() {
         "nothing reached the receiver"
     );
 }
+
+#[actix_web::test]
+async fn administrators_see_every_accounts_endpoints_and_their_failures() {
+    let app = spawn_app().await;
+    let member = app.member("fio", "pro").await;
+    let receiver = Receiver::start();
+    receiver.answer_with(503);
+    let hook = app.new_webhook(&member, &receiver.url, &["index.published"]).await;
+    let id = hook["id"].as_str().unwrap();
+    app.test_webhook(&member, id).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+
+    let admin = app.admin().await;
+    let seen = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let all = app.get_as(&admin, "/api/v1/admin/webhooks").await;
+        all.data()[0]["last_status"] == 503
+    })
+    .await;
+    let all = app.get_as(&admin, "/api/v1/admin/webhooks").await;
+    assert!(seen, "{}", all.body);
+    let row = &all.data()[0];
+    assert_eq!(row["id"], id, "{}", all.body);
+    assert_eq!(row["owner"]["username"], "fio");
+    assert_eq!(row["pending"], 1, "the retry waits: {}", all.body);
+    assert!(row["failing_since"].is_string(), "{}", all.body);
+    assert!(!all.body.to_string().contains("whsec_"));
+    app.get_as(&member, "/api/v1/admin/webhooks")
+        .await
+        .assert_error(403, 40301);
+
+    let page = app.page_with(&admin.cookie, "/admin/webhooks").await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    page.assert_has(&format!(r#"data-webhook-id="{id}""#));
+    page.assert_has("HTTP 503");
+    page.assert_has("failing since");
+}
