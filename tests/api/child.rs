@@ -205,6 +205,17 @@ impl Service {
     }
 
     /// SIGKILL at once, as a crash would end it: nothing is drained or given back.
+    /// Sends the signal `name` (`STOP`, `CONT`...) and returns at once: SIGSTOP freezes
+    /// the process where it is, as a machine that stalls does.
+    pub fn signal(&self, name: &str) {
+        let pid = self.child.as_ref().expect("the service is running").id();
+        let sent = Command::new("kill")
+            .args([format!("-{name}"), pid.to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(sent, "kill -{name} {pid}");
+    }
+
     pub fn kill(&mut self) -> Output {
         self.end(false)
     }

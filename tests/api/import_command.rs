@@ -35,10 +35,10 @@ const BAD: &str = "trade_date,index_code,specification,weight,price\n\
 /// How long one run of the command may take before the test gives up on it.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl std::fmt::Debug for Run {
@@ -96,7 +96,7 @@ fn run_blocking(args: Vec<String>, env: Vec<(String, String)>) -> Run {
     }
 }
 
-async fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) async fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
     let args = args.iter().map(|a| a.to_string()).collect();
     let env = env
         .iter()
@@ -108,7 +108,7 @@ async fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 /// A fresh database, migrated and given the calendar, and a client on it.
-async fn database() -> (String, tokio_postgres::Client) {
+pub(crate) async fn database() -> (String, tokio_postgres::Client) {
     let url = create_database().await;
     iq_service::migrations::prepare(&url.parse().unwrap(), None)
         .await

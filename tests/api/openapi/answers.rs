@@ -360,7 +360,8 @@ async fn real_answers_match_the_document() {
     let hook = made.data()["id"].as_str().unwrap().to_string();
     tour.call(get.clone(), hooks, hooks, None, Some(&kim)).await;
     let every = "/api/v1/admin/webhooks";
-    tour.call(get.clone(), every, every, None, Some(&admin)).await;
+    tour.call(get.clone(), every, every, None, Some(&admin))
+        .await;
     tour.call(get.clone(), every, every, None, Some(&kim))
         .await
         .assert_error(403, 40301);

@@ -189,7 +189,9 @@ async fn administrators_see_every_accounts_endpoints_and_their_failures() {
     let member = app.member("fio", "pro").await;
     let receiver = Receiver::start();
     receiver.answer_with(503);
-    let hook = app.new_webhook(&member, &receiver.url, &["index.published"]).await;
+    let hook = app
+        .new_webhook(&member, &receiver.url, &["index.published"])
+        .await;
     let id = hook["id"].as_str().unwrap();
     app.test_webhook(&member, id).await;
     receiver.wait_for(1, Duration::from_secs(10)).await;
