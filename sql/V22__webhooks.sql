@@ -43,6 +43,9 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
     WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, delivery_id);
+-- Finished deliveries by age: what the hourly prune deletes after KEEP_DELIVERIES.
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
+    WHERE state <> 'pending';
 
 CREATE TABLE webhook_attempts (
     delivery_id  bigint NOT NULL REFERENCES webhook_deliveries (delivery_id) ON DELETE CASCADE,

@@ -61,6 +61,13 @@ const TICK: Duration = Duration::from_secs(1);
 /// Every this many ticks it dispatches even unwoken, and it measures the backlog three
 /// times as often.
 const SWEEP: u64 = 30;
+/// Every this many ticks (an hour) it deletes finished deliveries older than
+/// [`KEEP_DELIVERIES`], so the log stays the size of a month.
+const PRUNE: u64 = 3600;
+/// How long a delivered or given-up delivery, and its attempts, stay in the log.
+pub const KEEP_DELIVERIES: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Deliveries one prune statement deletes at most (it repeats until fewer are left).
+const PRUNE_BATCH: i64 = 10_000;
 
 /// What a receiver answered (or why nothing came).
 #[derive(Debug, Clone, Default)]
@@ -349,7 +356,35 @@ impl Deliverer {
                     tracing::warn!(%error, "cannot measure the webhook backlog");
                 }
             }
+            if ticks % PRUNE == PRUNE / 2 {
+                if let Err(error) = self.prune().await {
+                    tracing::warn!(%error, "cannot prune the webhook delivery log");
+                }
+            }
             ticks += 1;
+        }
+    }
+
+    /// Deletes delivered and given-up deliveries (their attempts with them) older than
+    /// [`KEEP_DELIVERIES`], a batch at a time; answers how many.
+    pub async fn prune(&self) -> Result<u64, ApiError> {
+        let before = self.clock.now() - TimeDelta::from_std(KEEP_DELIVERIES).unwrap_or_default();
+        let client = self.pool.get().await?;
+        let mut pruned = 0;
+        loop {
+            let deleted = client
+                .execute_named(
+                    "webhooks.prune",
+                    "DELETE FROM webhook_deliveries WHERE delivery_id IN (\
+                       SELECT delivery_id FROM webhook_deliveries \
+                       WHERE state <> 'pending' AND created_at < $1 LIMIT $2)",
+                    &[&before, &PRUNE_BATCH],
+                )
+                .await?;
+            pruned += deleted;
+            if deleted < PRUNE_BATCH as u64 {
+                return Ok(pruned);
+            }
         }
     }
 

@@ -17,7 +17,9 @@ mod endpoints;
 mod ids;
 mod signing;
 
-pub use delivery::{message_id, Answered, Deliverer, Transport, DISABLE_AFTER, LEASE, RETRY_AFTER};
+pub use delivery::{
+    message_id, Answered, Deliverer, Transport, DISABLE_AFTER, KEEP_DELIVERIES, LEASE, RETRY_AFTER,
+};
 pub use endpoints::{
     AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, WebhookView, Webhooks,
     ADMIN_LIST, EVENT_TYPES, TEST_TYPE,

@@ -235,3 +235,63 @@ async fn two_instances_deliver_each_event_once() {
         receiver.received()
     );
 }
+
+/// A transport for a deliverer that must send nothing.
+struct Unused;
+
+impl iq_actors::webhooks::Transport for Unused {
+    fn post(
+        &self,
+        _: String,
+        _: Vec<(&'static str, String)>,
+        _: Vec<u8>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = iq_actors::webhooks::Answered> + Send>>
+    {
+        panic!("the prune sends nothing")
+    }
+}
+
+#[actix_web::test]
+async fn finished_deliveries_leave_the_log_after_a_month() {
+    let (app, _admin, _key) = spawn_for_imports().await;
+    let member = app.member("pia", "pro").await;
+    let receiver = Receiver::start();
+    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
+    let id = hook["id"].as_str().unwrap().to_string();
+    app.test_webhook(&member, &id).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let delivered = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let log = app.webhook_deliveries(&member, &id).await;
+        log.data()[0]["state"] == "delivered"
+    })
+    .await;
+    assert!(delivered);
+    // One more, still waiting (its receiver is not asked: it is due next year).
+    app.db
+        .execute(
+            "INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at, created_at) \
+             SELECT webhook_id, NULL, now() + interval '1 year', now() - interval '60 days' \
+             FROM webhooks",
+            &[],
+        )
+        .await
+        .unwrap();
+
+    let clock = std::sync::Arc::new(iq_actors::clock::ManualClock::new(
+        iq_actors::clock::Clock::now(&*app.clock) + Span::days(31),
+    ));
+    let config: tokio_postgres::Config = app.database_url.parse().unwrap();
+    let deliverer = iq_actors::webhooks::Deliverer {
+        pool: iq_actors::db::build_pool(config, &iq_actors::db::PoolSettings::default()).unwrap(),
+        clock,
+        secrets: iq_actors::webhooks::SecretKeeper::new(b"unused"),
+        transport: std::sync::Arc::new(Unused),
+    };
+    assert_eq!(deliverer.prune().await.unwrap(), 1);
+    let left = crate::helpers::count_rows(&app.db, "webhook_deliveries").await;
+    assert_eq!(left, 1, "the waiting delivery stays");
+    assert_eq!(
+        crate::helpers::count_rows(&app.db, "webhook_attempts").await,
+        0
+    );
+}
