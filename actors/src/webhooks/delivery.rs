@@ -69,6 +69,32 @@ pub const KEEP_DELIVERIES: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Deliveries one prune statement deletes at most (it repeats until fewer are left).
 const PRUNE_BATCH: i64 = 10_000;
 
+/// One attempt made, to be recorded.
+struct Attempt {
+    delivery: DeliveryId,
+    webhook: WebhookId,
+    attempt: i32,
+    answered: Answered,
+    ok: bool,
+    latency_ms: i32,
+}
+
+/// A batch of attempts as the recording statement's arrays.
+#[derive(Default)]
+struct Columns {
+    delivery: Vec<i64>,
+    webhook: Vec<i64>,
+    attempt: Vec<i32>,
+    status: Vec<Option<i32>>,
+    latency: Vec<i32>,
+    error: Vec<Option<String>>,
+    answer: Vec<Option<String>>,
+    state: Vec<&'static str>,
+    next: Vec<DateTime<Utc>>,
+    ok: Vec<bool>,
+    reason: Vec<String>,
+}
+
 /// What a receiver answered (or why nothing came).
 #[derive(Debug, Clone, Default)]
 pub struct Answered {
@@ -156,20 +182,21 @@ impl Deliverer {
         Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
     }
 
-    /// Claims due attempts, sends them, records each; until none is due. Answers how
-    /// many were sent.
+    /// Claims due attempts, sends them, records them; until none is due. Answers how
+    /// many were sent. A batch's attempts are recorded together, in one statement: a
+    /// commit per attempt would bound delivery by the database's commit rate.
     pub async fn deliver_due(&self) -> Result<usize, ApiError> {
         let mut sent = 0;
         loop {
             let claimed = self.claim().await?;
             let count = claimed.len();
-            let results: Vec<Result<(), ApiError>> = stream::iter(claimed)
+            let attempts: Vec<Attempt> = stream::iter(claimed)
                 .map(|claimed| self.send(claimed))
                 .buffer_unordered(IN_FLIGHT)
                 .collect()
                 .await;
-            for result in results {
-                result?;
+            if !attempts.is_empty() {
+                self.record(&attempts).await?;
             }
             sent += count;
             if i64::try_from(count).unwrap_or(0) < BATCH {
@@ -207,8 +234,8 @@ impl Deliverer {
         rows.iter().map(claimed).collect()
     }
 
-    /// Sends one claimed attempt and records it, in a span linked to its event.
-    async fn send(&self, claimed: Claimed) -> Result<(), ApiError> {
+    /// Sends one claimed attempt, in a span named for its event (the message id).
+    async fn send(&self, claimed: Claimed) -> Attempt {
         let span = tracing::info_span!(
             "webhook.deliver",
             webhook.id = %claimed.webhook,
@@ -236,92 +263,115 @@ impl Deliverer {
                 .post(claimed.url.clone(), headers, claimed.body.clone())
                 .await;
             let latency = started.elapsed();
+            let ok = answered.status.is_some_and(|s| (200..300).contains(&s));
             if let Some(status) = answered.status {
                 tracing::Span::current().record("http.response.status_code", status);
             }
-            self.record(&claimed, &answered, latency).await
+            if !ok {
+                tracing::warn!(
+                    status = answered.status,
+                    error = answered.error.as_deref().unwrap_or(""),
+                    "webhook attempt failed"
+                );
+            }
+            Attempt {
+                delivery: claimed.delivery,
+                webhook: claimed.webhook,
+                attempt: claimed.attempt,
+                answered,
+                ok,
+                latency_ms: i32::try_from(latency.as_millis()).unwrap_or(i32::MAX),
+            }
         }
         .instrument(span)
         .await
     }
 
-    async fn record(
-        &self,
-        claimed: &Claimed,
-        answered: &Answered,
-        latency: Duration,
-    ) -> Result<(), ApiError> {
+    /// Records a batch of attempts: each attempt's row, its delivery's next state (done,
+    /// due again after its wait, or given up), and each endpoint's failure streak
+    /// (cleared by a success; five days of it disable the endpoint, saying why).
+    async fn record(&self, attempts: &[Attempt]) -> Result<(), ApiError> {
         let now = self.clock.now();
-        let ok = answered.status.is_some_and(|s| (200..300).contains(&s));
-        let retry = usize::try_from(claimed.attempt - 1)
-            .ok()
-            .and_then(|i| RETRY_AFTER.get(i));
-        let (state, next) = match (ok, retry) {
-            (true, _) => ("delivered", now),
-            (false, Some(wait)) => ("pending", now + jittered(*wait)),
-            (false, None) => ("failed", now),
-        };
-        let outcome = match state {
-            "delivered" => "delivered",
-            "pending" => "retrying",
-            _ => "failed",
-        };
-        metrics()
-            .webhook_deliveries
-            .get_or_create(&DeliveryLabels { outcome })
-            .inc();
-        if !ok {
-            tracing::warn!(
-                status = answered.status,
-                error = answered.error.as_deref().unwrap_or(""),
-                state,
-                "webhook attempt failed"
-            );
+        let mut columns = Columns::default();
+        for a in attempts {
+            let retry = usize::try_from(a.attempt - 1)
+                .ok()
+                .and_then(|i| RETRY_AFTER.get(i));
+            let (state, next, outcome) = match (a.ok, retry) {
+                (true, _) => ("delivered", now, "delivered"),
+                (false, Some(wait)) => ("pending", now + jittered(*wait), "retrying"),
+                (false, None) => ("failed", now, "failed"),
+            };
+            metrics()
+                .webhook_deliveries
+                .get_or_create(&DeliveryLabels { outcome })
+                .inc();
+            columns.delivery.push(a.delivery.0);
+            columns.webhook.push(a.webhook.0);
+            columns.attempt.push(a.attempt);
+            columns.status.push(a.answered.status.map(i32::from));
+            columns.latency.push(a.latency_ms);
+            columns.error.push(a.answered.error.clone());
+            columns.answer.push(a.answered.body.clone());
+            columns.state.push(state);
+            columns.next.push(next);
+            columns.ok.push(a.ok);
+            columns.reason.push(format!(
+                "every attempt failed for five days; the last: {}",
+                match (a.answered.status, &a.answered.error) {
+                    (Some(status), _) => format!("HTTP {status}"),
+                    (None, Some(error)) => error.clone(),
+                    (None, None) => "no answer".to_string(),
+                }
+            ));
         }
         let disable_before = now - TimeDelta::from_std(DISABLE_AFTER).unwrap_or_default();
-        let reason = format!(
-            "every attempt failed for five days; the last: {}",
-            match (answered.status, &answered.error) {
-                (Some(status), _) => format!("HTTP {status}"),
-                (None, Some(error)) => error.clone(),
-                (None, None) => "no answer".to_string(),
-            }
-        );
-        let latency_ms = i32::try_from(latency.as_millis()).unwrap_or(i32::MAX);
         let client = self.pool.get().await?;
         client
             .execute_named(
                 "webhooks.record",
-                "WITH attempt AS (\
+                "WITH r AS (\
+                   SELECT * FROM UNNEST($2::bigint[], $3::bigint[], $4::int[], $5::int[], \
+                                        $6::int[], $7::text[], $8::text[], $9::text[], \
+                                        $10::timestamptz[], $11::bool[], $12::text[]) \
+                     AS r(delivery, webhook, attempt, status, latency, error, answer, state, \
+                          next, ok, reason)), \
+                 attempt AS (\
                    INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status, \
                                                  latency_ms, error, answer) \
-                   VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING), \
+                   SELECT delivery, attempt, $1, status, latency, error, answer FROM r \
+                   ON CONFLICT DO NOTHING), \
                  delivery AS (\
-                   UPDATE webhook_deliveries SET state = $8, next_attempt_at = $9, \
+                   UPDATE webhook_deliveries d SET state = r.state, next_attempt_at = r.next, \
                           locked_until = NULL, \
-                          delivered_at = CASE WHEN $10 THEN $3 ELSE delivered_at END \
-                   WHERE delivery_id = $1) \
-                 UPDATE webhooks SET \
-                   failing_since = CASE WHEN $10 THEN NULL ELSE coalesce(failing_since, $3) END, \
-                   disabled_at = CASE WHEN NOT $10 AND coalesce(failing_since, $3) <= $11 \
-                                      THEN $3 ELSE disabled_at END, \
-                   disabled_reason = CASE WHEN NOT $10 AND coalesce(failing_since, $3) <= $11 \
-                                          THEN $12 ELSE disabled_reason END \
-                 WHERE webhook_id = $13",
+                          delivered_at = CASE WHEN r.ok THEN $1 ELSE d.delivered_at END \
+                   FROM r WHERE d.delivery_id = r.delivery), \
+                 streak AS (\
+                   SELECT webhook, bool_or(ok) AS any_ok, max(reason) AS reason \
+                   FROM r GROUP BY webhook) \
+                 UPDATE webhooks w SET \
+                   failing_since = CASE WHEN s.any_ok THEN NULL \
+                                        ELSE coalesce(w.failing_since, $1) END, \
+                   disabled_at = CASE WHEN NOT s.any_ok AND coalesce(w.failing_since, $1) <= $13 \
+                                      THEN $1 ELSE w.disabled_at END, \
+                   disabled_reason = CASE WHEN NOT s.any_ok \
+                                           AND coalesce(w.failing_since, $1) <= $13 \
+                                          THEN s.reason ELSE w.disabled_reason END \
+                 FROM streak s WHERE w.webhook_id = s.webhook",
                 &[
-                    &claimed.delivery.0,
-                    &claimed.attempt,
                     &now,
-                    &answered.status.map(i32::from),
-                    &latency_ms,
-                    &answered.error,
-                    &answered.body,
-                    &state,
-                    &next,
-                    &ok,
+                    &columns.delivery,
+                    &columns.webhook,
+                    &columns.attempt,
+                    &columns.status,
+                    &columns.latency,
+                    &columns.error,
+                    &columns.answer,
+                    &columns.state,
+                    &columns.next,
+                    &columns.ok,
+                    &columns.reason,
                     &disable_before,
-                    &reason,
-                    &claimed.webhook.0,
                 ],
             )
             .await?;
