@@ -112,3 +112,36 @@ impl IntoParams for DaysParam {
         )]
     }
 }
+
+/// `GET /api/v1/events`: `after`, `limit`, `wait`.
+pub struct FeedParams;
+
+impl IntoParams for FeedParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        use iq_actors::events::{DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT};
+        let wait = i64::try_from(MAX_WAIT.as_secs()).unwrap_or(i64::MAX);
+        vec![
+            query(
+                "after",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^evt_[0-9]{1,19}$")),
+                "the last event id seen (`next` of the previous page); from the first event \
+                 when absent",
+            ),
+            query(
+                "limit",
+                integer(1, MAX_LIMIT.into(), DEFAULT_LIMIT.into()),
+                &format!("events in the page, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"),
+            ),
+            query(
+                "wait",
+                integer(0, wait, 0),
+                &format!(
+                    "seconds to hold an empty answer until an event arrives, 0 to {wait} \
+                     (default 0)"
+                ),
+            ),
+        ]
+    }
+}

@@ -8,14 +8,10 @@ use std::time::Duration;
 use actix_web::{get, web, HttpRequest};
 use iq_actors::caller::{Caller, Credentials};
 use iq_actors::catalogue::Scope;
-use iq_actors::events::{EventId, FeedPage, FeedRequest, MAX_LIMIT, MAX_WAIT};
+use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT};
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
-use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
-use utoipa::openapi::schema::{ObjectBuilder, Type};
-use utoipa::openapi::Required;
-use utoipa::IntoParams;
 
 use super::params::Params;
 use crate::front::Identify;
@@ -24,9 +20,6 @@ use crate::http::protection::Subject;
 use crate::http::{Answer, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
-
-/// Events a page holds when the caller does not say.
-const DEFAULT_LIMIT: u32 = 100;
 
 /// Read events
 ///
@@ -103,53 +96,4 @@ pub async fn events(
     };
     let page = state.events.read(&request, state.draining.wait()).await?;
     Ok(Answer(page))
-}
-
-/// The feed's query parameters, with the bounds the handler enforces.
-struct FeedParams;
-
-impl IntoParams for FeedParams {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let integer = |min: u64, max: u64, default: u64| {
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .minimum(Some(min))
-                .maximum(Some(max))
-                .default(Some(default.into()))
-        };
-        let parameter = |name: &str, schema: ObjectBuilder, description: String| {
-            ParameterBuilder::new()
-                .name(name)
-                .parameter_in(ParameterIn::Query)
-                .required(Required::False)
-                .description(Some(description))
-                .schema(Some(schema))
-                .build()
-        };
-        vec![
-            parameter(
-                "after",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .pattern(Some("^evt_[0-9]{1,19}$")),
-                "the last event id seen (`next` of the previous page); from the first \
-                 event when absent"
-                    .into(),
-            ),
-            parameter(
-                "limit",
-                integer(1, MAX_LIMIT.into(), DEFAULT_LIMIT.into()),
-                format!("events in the page, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"),
-            ),
-            parameter(
-                "wait",
-                integer(0, MAX_WAIT.as_secs(), 0),
-                format!(
-                    "seconds to hold an empty answer until an event arrives, 0 to {} \
-                     (default 0)",
-                    MAX_WAIT.as_secs()
-                ),
-            ),
-        ]
-    }
 }

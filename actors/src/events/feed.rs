@@ -24,6 +24,8 @@ use crate::ApiError;
 pub const MAX_WAIT: Duration = Duration::from_secs(30);
 /// The most events a page holds.
 pub const MAX_LIMIT: u32 = 1000;
+/// Events a page holds when the reader does not say.
+pub const DEFAULT_LIMIT: u32 = 100;
 
 prefixed_id!(
     /// An event's id: `evt_` and a number, in the order events were committed. The same

@@ -18,7 +18,9 @@ mod keeper;
 mod outbox;
 mod signal;
 
-pub use feed::{Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, MAX_LIMIT, MAX_WAIT};
+pub use feed::{
+    Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT,
+};
 pub use keeper::WindowKeeper;
 pub use outbox::record;
 pub use signal::ChangeSignal;

@@ -138,7 +138,11 @@ pub async fn save(
         .iter()
         .find(|t| t.name == *name)
         .ok_or_else(|| crate::site::respond::PageError::not_found("There is no such tier."))?;
-    let wanted = TierForm::read(&name, &form);
+    let mut wanted = TierForm::read(&name, &form);
+    // A form from before webhooks (D22) has no such field: the setting stays.
+    if wanted.max_webhooks.is_empty() {
+        wanted.max_webhooks = current.max_webhooks.to_string();
+    }
     let refused = |message: String, tiers: &[Tier], wanted: TierForm| {
         let mut forms: Vec<TierForm> = tiers.iter().map(TierForm::from).collect();
         if let Some(slot) = forms.iter_mut().find(|f| f.name == wanted.name) {
