@@ -1,6 +1,6 @@
 //! The feed itself: a long poll returns within a second of an import and after `wait`
 //! when nothing comes; bad parameters are 40001; it needs a key that may read indexes;
-//! it counts toward no quota.
+//! it counts toward no quota, and each key is held to the keyless limit a minute.
 
 use std::time::{Duration, Instant};
 
@@ -91,4 +91,23 @@ async fn the_feed_counts_toward_no_quota() {
         "{}",
         membership.body
     );
+}
+
+#[actix_web::test]
+async fn each_key_is_held_to_the_keyless_limit_a_minute() {
+    let app = crate::helpers::spawn_with(crate::helpers::Spawn {
+        tune: |settings| settings.site.website_per_minute = 3,
+        ..crate::helpers::Spawn::default()
+    })
+    .await;
+    let one = app.member_key("una", "pro").await;
+    let two = app.member_key("uma", "pro").await;
+    for _ in 0..3 {
+        events_of(&app.events_with(&one.key, "").await);
+    }
+    let refused = app.events_with(&one.key, "").await;
+    refused.assert_error(429, 42901);
+    assert!(refused.header("retry-after").is_some(), "{}", refused.body);
+    // Another key has a minute of its own.
+    events_of(&app.events_with(&two.key, "").await);
 }

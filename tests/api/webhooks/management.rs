@@ -1,6 +1,7 @@
 //! The webhook API: the secret shown once, the tier's limit, someone else's endpoint is
 //! 404, bad bodies are 40001, changes need the CSRF token, and destinations follow the
-//! rules (a private address refused without `WEBHOOK_ALLOW_PRIVATE`).
+//! rules (a private address refused without `WEBHOOK_ALLOW_PRIVATE`, no redirect
+//! followed, a KiB of an answer kept); administrators see every account's endpoints.
 
 use std::time::Duration;
 
@@ -219,4 +220,38 @@ async fn administrators_see_every_accounts_endpoints_and_their_failures() {
     page.assert_has(&format!(r#"data-webhook-id="{id}""#));
     page.assert_has("HTTP 503");
     page.assert_has("failing since");
+}
+
+#[actix_web::test]
+async fn redirects_are_not_followed_and_a_kib_of_the_answer_is_kept() {
+    let app = spawn_app().await;
+    let member = app.member("ria", "pro").await;
+    let receiver = Receiver::start();
+    receiver.answer_with(307);
+    receiver.answer_bytes(5000);
+    let hook = app
+        .new_webhook(&member, &receiver.url, &["index.published"])
+        .await;
+    let id = hook["id"].as_str().unwrap();
+    app.test_webhook(&member, id).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let recorded = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let log = app.webhook_deliveries(&member, id).await;
+        log.data()[0]["status"] == 307
+    })
+    .await;
+    assert!(
+        recorded,
+        "{}",
+        app.webhook_deliveries(&member, id).await.body
+    );
+    // The redirect (to the same receiver) was not followed: one request came.
+    assert_eq!(receiver.received().len(), 1);
+    let kept: i32 = app
+        .db
+        .query_one("SELECT length(answer) FROM webhook_attempts", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(kept, 1024);
 }

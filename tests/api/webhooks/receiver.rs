@@ -29,6 +29,8 @@ impl Received {
 struct Shared {
     received: Mutex<Vec<Received>>,
     status: AtomicU16,
+    /// Bytes of the answer's body.
+    body_bytes: std::sync::atomic::AtomicUsize,
 }
 
 pub struct Receiver {
@@ -42,6 +44,7 @@ impl Receiver {
     pub fn start() -> Receiver {
         let shared = Arc::new(Shared {
             status: AtomicU16::new(204),
+            body_bytes: std::sync::atomic::AtomicUsize::new(8),
             ..Shared::default()
         });
         let data = web::Data::from(shared.clone());
@@ -67,8 +70,11 @@ impl Receiver {
                             body,
                         });
                         let status = shared.status.load(Ordering::Relaxed);
+                        let bytes = shared.body_bytes.load(Ordering::Relaxed);
                         HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
-                            .body("received")
+                            // A redirect points back here: one followed would be received.
+                            .insert_header(("location", "/hook"))
+                            .body("r".repeat(bytes))
                     },
                 ),
             )
@@ -88,6 +94,11 @@ impl Receiver {
 
     pub fn answer_with(&self, status: u16) {
         self.shared.status.store(status, Ordering::Relaxed);
+    }
+
+    /// Answers with a body of `bytes` bytes.
+    pub fn answer_bytes(&self, bytes: usize) {
+        self.shared.body_bytes.store(bytes, Ordering::Relaxed);
     }
 
     pub fn received(&self) -> Vec<Received> {
