@@ -38,8 +38,10 @@ use security::Schemes;
 pub use page::{docs_page, Reference};
 
 const DESCRIPTION: &str = "Market data of the AI-hardware price indexes (`POST /api/v1/query`), \
-the site's configuration and a caller's entitlements, website sessions, members' API keys, \
-and the back office (users, keys, tiers, indexes, the trading calendar, quote imports).\n\n\
+the site's configuration and a caller's entitlements, what was published or revised (the \
+event feed and members' signed webhooks), website sessions, members' API keys, and the \
+back office (users, keys, tiers, indexes, the trading calendar, quote imports, every \
+account's webhooks).\n\n\
 Every answer but this document, `/metrics` and `/docs` is a JSON envelope \
 `{request_id, code, message, data}`: `code` 0 and `message` \"ok\" on success, otherwise \
 a business code (the `ErrorCode` schema lists each with its HTTP status) and `data` null. \
