@@ -209,7 +209,7 @@ impl Metrics {
         let webhook_oldest_pending = Gauge::default();
         registry.register_with_unit(
             "webhook_oldest_pending_age",
-            "Age of the oldest webhook delivery not yet delivered (0: none)",
+            "Age of the oldest event not yet delivered to one of its endpoints (0: none)",
             Unit::Seconds,
             webhook_oldest_pending.clone(),
         );

@@ -438,15 +438,18 @@ impl Deliverer {
         }
     }
 
-    /// Sets the backlog's gauges: retries waiting, and the age of the oldest delivery
-    /// not yet made (what grows when receivers fail or delivery stalls).
+    /// Sets the backlog's gauges: retries waiting, and the age of the oldest event (or
+    /// test message) not yet delivered to one of its endpoints (what grows when
+    /// receivers fail or delivery stalls).
     async fn measure_backlog(&self) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
         let row = client
             .query_one_named(
                 "webhooks.backlog",
-                "SELECT count(*) FILTER (WHERE attempts > 0), min(created_at) \
-                 FROM webhook_deliveries WHERE state = 'pending'",
+                "SELECT count(*) FILTER (WHERE d.attempts > 0), \
+                        min(coalesce(e.created_at, d.created_at)) \
+                 FROM webhook_deliveries d LEFT JOIN events e ON e.event_id = d.event_id \
+                 WHERE d.state = 'pending'",
                 &[],
             )
             .await?;
