@@ -295,3 +295,42 @@ async fn finished_deliveries_leave_the_log_after_a_month() {
         0
     );
 }
+
+#[actix_web::test]
+async fn an_endpoint_failing_for_five_days_is_disabled_and_says_why() {
+    let (app, _admin, _key) = spawn_for_imports().await;
+    let member = app.member("dora", "pro").await;
+    let receiver = Receiver::start();
+    receiver.answer_with(500);
+    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
+    let id = hook["id"].as_str().unwrap().to_string();
+    // Every attempt has failed since six days before the service's today.
+    app.db
+        .execute(
+            "UPDATE webhooks SET failing_since = $1",
+            &[&(iq_actors::clock::Clock::now(&*app.clock) - Span::days(6))],
+        )
+        .await
+        .unwrap();
+    app.test_webhook(&member, &id).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let disabled = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let list = app.webhooks(&member).await;
+        list.data()[0]["disabled_at"].is_string()
+    })
+    .await;
+    let list = app.webhooks(&member).await;
+    assert!(disabled, "{}", list.body);
+    let reason = list.data()[0]["disabled_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("five days") && reason.contains("HTTP 500"),
+        "{reason}"
+    );
+    // Nothing more is sent to it, not even its retry.
+    app.clock.advance(Span::seconds(6));
+    let more = crate::helpers::eventually(Duration::from_secs(3), || async {
+        receiver.received().len() > 1
+    })
+    .await;
+    assert!(!more, "a disabled endpoint was sent a retry");
+}
