@@ -19,6 +19,7 @@ use iq_actors::caller::Account;
 
 use super::chart::{self, FULL};
 use super::chrome::Chrome;
+use super::form::Form;
 use super::format::{delay, long_date, parse_wire};
 use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
@@ -32,6 +33,18 @@ pub use webhooks::{
     confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
     webhook_log, webhooks, HookLine,
 };
+
+/// A member's form, its CSRF token checked, with the signed-in account and what it may
+/// see: what every form of the member area starts with.
+async fn member_form(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &web::Data<AppState>,
+) -> Result<(Form, Reading, Account), PageError> {
+    let form = Form::read(req, payload, state).await?;
+    let (reading, account) = member(req, state).await?;
+    Ok((form, reading, account))
+}
 
 /// The signed-in account and what it may see; without one, the way to the login page.
 async fn member(

@@ -302,6 +302,23 @@ impl Webhooks {
         rows.iter().map(view).collect()
     }
 
+    /// The owner's endpoint `id`; someone else's, or none, is 404.
+    pub async fn get(&self, owner: &Account, id: &str) -> Result<WebhookView, ApiError> {
+        let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt_named(
+                "webhooks.get",
+                &format!(
+                    "SELECT {VIEW} FROM webhooks w WHERE w.webhook_id = $1 AND w.user_id = $2"
+                ),
+                &[&id.0, &owner.user_id],
+            )
+            .await?
+            .ok_or_else(|| not_found("webhook"))?;
+        view(&row)
+    }
+
     /// Deletes the endpoint with its deliveries; answers its id.
     pub async fn delete(&self, owner: &Account, id: &str) -> Result<WebhookId, ApiError> {
         let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
@@ -341,18 +358,8 @@ impl Webhooks {
 
     /// The endpoint's last attempts, newest first.
     pub async fn log(&self, owner: &Account, id: &str) -> Result<Vec<AttemptView>, ApiError> {
-        let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
+        let id = self.get(owner, id).await?.id;
         let client = self.pool.get().await?;
-        let owned = client
-            .query_opt_named(
-                "webhooks.owned",
-                "SELECT 1 FROM webhooks WHERE webhook_id = $1 AND user_id = $2",
-                &[&id.0, &owner.user_id],
-            )
-            .await?;
-        if owned.is_none() {
-            return Err(not_found("webhook"));
-        }
         let rows = client
             .query_named(
                 "webhooks.log",

@@ -17,9 +17,8 @@ mod endpoints;
 mod ids;
 mod signing;
 
-pub use delivery::{
-    message_id, Answered, Deliverer, Transport, DISABLE_AFTER, KEEP_DELIVERIES, LEASE, RETRY_AFTER,
-};
+use delivery::message_id;
+pub use delivery::{Answered, Deliverer, Transport};
 pub use endpoints::{
     AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, WebhookView, Webhooks,
     ADMIN_LIST, EVENT_TYPES, TEST_TYPE,

@@ -12,10 +12,9 @@ use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Deserialize;
 
-use super::member;
+use super::{member, member_form};
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
-use crate::site::form::Form;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
@@ -138,8 +137,7 @@ pub async fn create_key(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
-    let (reading, account) = member(&req, &state).await?;
+    let (form, reading, account) = member_form(&req, payload, &state).await?;
     let name = form.one("name").unwrap_or_default().trim().to_owned();
     let index_codes = form.all("index_code");
     let new = new_key(name.clone(), index_codes, form.one("expires_on"));
@@ -183,8 +181,7 @@ pub async fn rotate_key(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (_, _, account) = member_form(&req, payload, &state).await?;
     let rotated = state.accounts.rotate_key(&account, &id).await?;
     key_shown_once(&req, &state, &account, rotated)
 }
@@ -196,8 +193,7 @@ pub async fn rename_key(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
-    let (reading, account) = member(&req, &state).await?;
+    let (form, reading, account) = member_form(&req, payload, &state).await?;
     let name = form.one("name").unwrap_or_default().to_owned();
     let rename = iq_actors::accounts::KeyRename { name };
     match state.accounts.rename_key(&account, &id, rename).await {
@@ -255,8 +251,7 @@ pub async fn delete_key(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (_, _, account) = member_form(&req, payload, &state).await?;
     state.accounts.delete_key(&account, &id).await?;
     Ok(see_other("/account/keys?deleted=1").finish())
 }

@@ -13,10 +13,9 @@ use iq_actors::caller::Account;
 use iq_actors::webhooks::{AttemptView, NewWebhook, WebhookView, EVENT_TYPES};
 use serde::Deserialize;
 
-use super::member;
+use super::{member, member_form};
 use crate::http::envelope::status_for;
 use crate::site::chrome::Chrome;
-use crate::site::form::Form;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
@@ -118,8 +117,7 @@ pub async fn create_webhook(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (form, _, account) = member_form(&req, payload, &state).await?;
     let url = form.one("url").unwrap_or_default().trim().to_owned();
     let new = NewWebhook {
         url: url.clone(),
@@ -189,18 +187,6 @@ pub struct LogQuery {
     queued: Option<String>,
 }
 
-/// The member's endpoint `id`, or the page's 404.
-async fn own_hook(state: &AppState, account: &Account, id: &str) -> Result<HookLine, PageError> {
-    state
-        .webhooks
-        .list(account)
-        .await?
-        .into_iter()
-        .find(|h| h.id.to_string() == id)
-        .map(HookLine::from)
-        .ok_or_else(|| PageError::not_found("You have no webhook with this id."))
-}
-
 /// `GET /account/webhooks/{id}`: the endpoint's delivery log.
 pub async fn webhook_log(
     req: HttpRequest,
@@ -209,7 +195,7 @@ pub async fn webhook_log(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, account) = member(&req, &state).await?;
-    let line = own_hook(&state, &account, &id).await?;
+    let line = HookLine::from(state.webhooks.get(&account, &id).await?);
     let attempts = state.webhooks.log(&account, &id).await?;
     let page = HookLog {
         chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
@@ -227,8 +213,7 @@ pub async fn test_webhook(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (_, _, account) = member_form(&req, payload, &state).await?;
     state.webhooks.test(&account, &id).await?;
     Ok(see_other(&format!("/account/webhooks/{}?queued=1", &*id)).finish())
 }
@@ -240,8 +225,7 @@ pub async fn replay_delivery(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (form, _, account) = member_form(&req, payload, &state).await?;
     let delivery = form.one("delivery").unwrap_or_default();
     state.webhooks.replay(&account, &id, delivery).await?;
     Ok(see_other(&format!("/account/webhooks/{}?queued=1", &*id)).finish())
@@ -263,7 +247,7 @@ pub async fn confirm_delete_webhook(
     let (_, account) = member(&req, &state).await?;
     let page = HookDelete {
         chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
-        line: own_hook(&state, &account, &id).await?,
+        line: HookLine::from(state.webhooks.get(&account, &id).await?),
     };
     render(&page, StatusCode::OK, Caching::Private)
 }
@@ -275,8 +259,7 @@ pub async fn delete_webhook(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    Form::read(&req, payload, &state).await?;
-    let (_, account) = member(&req, &state).await?;
+    let (_, _, account) = member_form(&req, payload, &state).await?;
     state.webhooks.delete(&account, &id).await?;
     Ok(see_other("/account/webhooks?deleted=1").finish())
 }
