@@ -135,9 +135,16 @@ for entry in "${pages[@]}"; do
         --chrome-flags="$chrome_flags" \
         --max-wait-for-load=30000 \
         --output=json --output-path="$run" >"$out/$name.lighthouse.log" 2>&1; then
-      echo "lighthouse: the run on $path failed; its log:" >&2
-      tail -n 20 "$out/$name.lighthouse.log" >&2
-      exit 1
+      # Lighthouse itself sometimes fails to record a page load's trace on a busy
+      # machine (NO_NAVSTART, NO_FCP): that says nothing about the page, so it counts as
+      # one of the three runs; only a page on which every run fails stops the check.
+      echo "lighthouse: run $attempt on $path failed; its log:" >&2
+      tail -n 5 "$out/$name.lighthouse.log" >&2
+      if [ "$attempt" -eq 3 ] && [ "$best" -lt -1 ]; then
+        echo "lighthouse: every run on $path failed" >&2
+        exit 1
+      fi
+      continue
     fi
     perf=$(perf_score "$run")
     if [ "$perf" -gt "$best" ]; then best=$perf; mv "$run" "$report"; else rm -f "$run"; fi
