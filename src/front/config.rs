@@ -43,7 +43,8 @@ pub struct SiteConfig {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LoginPolicy {
-    /// failed logins for one user name a calendar minute before logins for it answer 429
+    /// failed logins for one user name from one address in a calendar minute before
+    /// logins of that name from that address answer 429 (D23)
     #[schema(value_type = u32)]
     pub max_failures_per_minute: i32,
 }
@@ -64,7 +65,7 @@ impl Handler<ShowConfig> for FrontActor {
                 datasets: catalogue::api_names(),
                 max_limit,
                 login: LoginPolicy {
-                    max_failures_per_minute: login_limit::PER_USER,
+                    max_failures_per_minute: login_limit::PER_USER_AND_ADDRESS,
                 },
             })
         })

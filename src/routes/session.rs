@@ -81,8 +81,9 @@ struct LoggedIn {
 /// `Secure` with `COOKIE_SECURE=1`) and answers the CSRF token every back-office
 /// mutation must send back as `X-CSRF-Token`. A wrong password and an unknown user name
 /// get the same 401 / 40102; a disabled account 403 / 40301. After 5 failed logins for a
-/// user name, or 20 from an address, in a calendar minute, logins for it answer
-/// 429 / 42901 until the minute ends.
+/// user name from one address, 20 from an address or 100 for a user name from all
+/// addresses in a calendar minute, logins they cover answer 429 / 42901 until the
+/// minute ends (D23).
 #[utoipa::path(
     tag = "auth",
     operation_id = "login",
@@ -112,7 +113,7 @@ pub async fn login(
         .login(body.value()?, state.client_ip(&req))
         .await
         .map_err(|error| match error.code {
-            // The login limit (D6) holds until the next calendar minute.
+            // The login limits (D23) hold until the next calendar minute.
             ErrorCode::RateLimited => {
                 HttpError::retry_after(error, state.protection.seconds_to_next_minute())
             }

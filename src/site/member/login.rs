@@ -56,7 +56,7 @@ fn login_page(
         chrome,
         username,
         problem,
-        max_failures: iq_actors::accounts::login_limit::PER_USER,
+        max_failures: iq_actors::accounts::login_limit::PER_USER_AND_ADDRESS,
     };
     let mut response = render(&page, status, Caching::Private)?;
     if let Some(cookie) = fresh_cookie {

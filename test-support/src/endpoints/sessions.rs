@@ -20,16 +20,25 @@ pub struct Session {
 impl TestApp {
     /// `POST /api/v1/auth/login`; the session when it succeeded.
     pub async fn login(&self, username: &str, password: &str) -> (Reply, Option<Session>) {
+        self.login_from(username, password, None).await
+    }
+
+    /// [`TestApp::login`] from the client address `from`, sent as `X-Forwarded-For` (the
+    /// service must trust 127.0.0.1 as a proxy for it to count).
+    pub async fn login_from(
+        &self,
+        username: &str,
+        password: &str,
+        from: Option<&str>,
+    ) -> (Reply, Option<Session>) {
         let body = json!({"username": username, "password": password});
-        let reply = self
-            .call(
-                reqwest::Method::POST,
-                "/api/v1/auth/login",
-                Some(body),
-                None,
-                false,
-            )
-            .await;
+        let mut request = self
+            .request(reqwest::Method::POST, "/api/v1/auth/login")
+            .json(&body);
+        if let Some(address) = from {
+            request = request.header("X-Forwarded-For", address);
+        }
+        let reply = Self::reply(request.send().await.expect("request")).await;
         let session = reply
             .set_cookies
             .iter()

@@ -1,4 +1,4 @@
-//! The back office (D6 login limit, D7, D9 membership), one file per resource: set-up,
+//! The back office (D23 login limits, D7, D9 membership), one file per resource: set-up,
 //! login and sessions, the guard (session, CSRF token, role), users, keys, tiers and
 //! index settings. What they share is here; endpoint calls are `TestApp` methods.
 
@@ -7,7 +7,9 @@ use iq_actors::clock::Clock;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{now, spawn_app, spawn_with_fixture, Session, TestApp, PASSWORD};
+use crate::helpers::{
+    now, spawn_app, spawn_with, spawn_with_fixture, Session, Spawn, TestApp, PASSWORD,
+};
 
 /// The three scopes of the public datasets, sorted.
 const ALL_SCOPES: [&str; 3] = ["calendar:read", "index:read", "quote:read"];

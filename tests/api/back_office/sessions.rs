@@ -1,4 +1,4 @@
-//! Login, membership, logout, session expiry and the login limit (D6).
+//! Login, membership, logout, session expiry and the login limits (D23).
 
 use super::*;
 
@@ -212,34 +212,103 @@ async fn an_active_session_still_ends_after_twelve_hours() {
     assert!(app.clock.now() - start > Duration::hours(12));
 }
 
+/// An instance that takes `X-Forwarded-For` from the test (127.0.0.1 is a trusted
+/// proxy), so one test can log in from several addresses.
+async fn spawn_behind_a_proxy() -> TestApp {
+    spawn_with(Spawn {
+        tune: |s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
+        ..Spawn::default()
+    })
+    .await
+}
+
 #[actix_web::test]
-async fn five_failures_for_a_user_name_block_it_until_the_next_calendar_minute() {
-    let app = spawn_app().await;
+async fn five_failures_for_a_name_from_one_address_block_that_pair_until_the_next_minute() {
+    let app = spawn_behind_a_proxy().await;
     app.member("alice", "free").await;
     // 04:00:00 at the start.
     assert_eq!(app.clock.now(), now());
+    let here = Some("203.0.113.5");
 
     for attempt in 1..=5 {
-        let (reply, _) = app.login("alice", "wrong password here").await;
+        let (reply, _) = app.login_from("alice", "wrong password here", here).await;
         reply.assert_status_code(401, 40102, format_args!("attempt {attempt}"));
     }
-    let (blocked, session) = app.login("alice", PASSWORD).await;
+    let (blocked, session) = app.login_from("alice", PASSWORD, here).await;
     blocked.assert_error(429, 42901);
     assert!(session.is_none());
     // At 04:00:00 the next minute is a whole minute away.
     assert_eq!(blocked.header("retry-after"), Some("60"));
-    // Other user names are not affected.
-    app.login_ok("root").await;
+    // Other user names from the same address are not affected, nor the name elsewhere.
+    let (root, _) = app.login_from("root", "wrong password here", here).await;
+    root.assert_error(401, 40102);
+    let (elsewhere, session) = app
+        .login_from("alice", PASSWORD, Some("198.51.100.7"))
+        .await;
+    assert_eq!(elsewhere.code(), 0, "{}", elsewhere.body);
+    assert!(session.is_some());
 
     // Still the same calendar minute.
     app.clock.advance(Duration::seconds(59));
-    let (still, _) = app.login("alice", PASSWORD).await;
+    let (still, _) = app.login_from("alice", PASSWORD, here).await;
     still.assert_error(429, 42901);
     assert_eq!(still.header("retry-after"), Some("1"));
 
     // 04:01:00: a new minute.
     app.clock.advance(Duration::seconds(1));
-    app.login_ok("alice").await;
+    let (later, _) = app.login_from("alice", PASSWORD, here).await;
+    assert_eq!(later.code(), 0, "{}", later.body);
+}
+
+#[actix_web::test]
+async fn twenty_five_failures_from_one_address_do_not_lock_the_user_out_elsewhere() {
+    let app = spawn_behind_a_proxy().await;
+    app.member("alice", "free").await;
+    let attacker = Some("203.0.113.66");
+
+    let mut codes = Vec::new();
+    for _ in 1..=25 {
+        let (reply, _) = app
+            .login_from("alice", "a guessed password", attacker)
+            .await;
+        codes.push(reply.code());
+    }
+    assert_eq!(codes[..5], [40102; 5]);
+    assert!(codes[5..].iter().all(|&c| c == 42901), "{codes:?}");
+    // The attacker's address stays refused, even with the right password ...
+    let (theirs, _) = app.login_from("alice", PASSWORD, attacker).await;
+    theirs.assert_error(429, 42901);
+    assert!(theirs.header("retry-after").is_some());
+    // ... and alice, at home, logs in.
+    let (hers, session) = app
+        .login_from("alice", PASSWORD, Some("198.51.100.7"))
+        .await;
+    assert_eq!(hers.code(), 0, "{}", hers.body);
+    assert!(session.is_some());
+}
+
+#[actix_web::test]
+async fn a_name_is_locked_only_when_many_addresses_fail_for_it() {
+    let app = spawn_behind_a_proxy().await;
+    app.member("alice", "free").await;
+    // A hundred failures for one name, five from each of twenty addresses.
+    for n in 0..100 {
+        let from = format!("203.0.113.{}", n / 5);
+        let (reply, _) = app
+            .login_from("alice", "a guessed password", Some(&from))
+            .await;
+        reply.assert_status_code(401, 40102, format_args!("attempt {n}"));
+    }
+    let (locked, _) = app
+        .login_from("alice", PASSWORD, Some("198.51.100.7"))
+        .await;
+    locked.assert_error(429, 42901);
+    assert!(locked.header("retry-after").is_some());
+    app.clock.advance(Duration::minutes(1));
+    let (back, _) = app
+        .login_from("alice", PASSWORD, Some("198.51.100.7"))
+        .await;
+    assert_eq!(back.code(), 0, "{}", back.body);
 }
 
 #[actix_web::test]
