@@ -63,6 +63,7 @@ use support::{median, setting};
 
 use chrono::{Datelike, NaiveDate, Weekday};
 use futures_util::SinkExt;
+use iq_actors::audit::Author;
 use iq_actors::changes::ChangeBus;
 use iq_actors::clock::SystemClock;
 use iq_actors::db::{build_pool, PoolSettings};
@@ -314,7 +315,13 @@ async fn import(
         marks.lock().unwrap().push((at, stage.to_string()));
     };
     let outcome = importer
-        .import(None, Source::Command, &file_name, bytes, &progress)
+        .import(
+            &Author::system(),
+            Source::Command,
+            &file_name,
+            bytes,
+            &progress,
+        )
         .await
         .unwrap_or_else(|e| panic!("the {kind} import failed: {e} {:?}", e.errors));
     let elapsed = started.elapsed();

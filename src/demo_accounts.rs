@@ -3,6 +3,7 @@
 //! to standard output (not to the log), because only their hashes are kept.
 
 use iq_actors::accounts::{Accounts, NewKey, NewUser};
+use iq_actors::audit::Author;
 use iq_actors::ApiError;
 use rand::distributions::{Alphanumeric, DistString};
 
@@ -11,16 +12,22 @@ pub async fn create(accounts: &Accounts) -> Result<(), ApiError> {
     for (username, tier) in [("demo_free", "free"), ("demo_pro", "pro")] {
         let password = Alphanumeric.sample_string(&mut rand::rngs::OsRng, 16);
         let user = accounts
-            .create_user(NewUser {
-                username: username.into(),
-                password: password.clone(),
-                role: None,
-                tier: Some(tier.into()),
-            })
+            .create_user(
+                &Author::system(),
+                NewUser {
+                    username: username.into(),
+                    password: password.clone(),
+                    role: None,
+                    tier: Some(tier.into()),
+                },
+            )
             .await?;
         let key = accounts
             .create_key(
-                &user.account,
+                &Author {
+                    account: Some(user.account.clone()),
+                    request_id: None,
+                },
                 NewKey {
                     name: "demo".into(),
                     index_codes: None,

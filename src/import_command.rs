@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use iq_actors::audit::Author;
 use iq_actors::changes::ChangeBus;
 use iq_actors::imports::{Importer, Source};
 
@@ -76,7 +77,7 @@ async fn import_all(
         };
         let progress = |stage: &str| eprintln!("{name}: {stage}");
         match importer
-            .import(None, Source::Command, &name, bytes, &progress)
+            .import(&Author::system(), Source::Command, &name, bytes, &progress)
             .await
         {
             Ok(outcome) => {

@@ -9,6 +9,7 @@ use chrono::{Datelike, NaiveDate, Weekday};
 use rust_decimal::Decimal;
 use tokio_postgres::Client;
 
+use crate::audit::Author;
 use crate::calendar::service::replace_all as replace_calendar;
 use crate::changes::Change;
 use crate::db::Traced;
@@ -241,12 +242,18 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
         .map_err(ApiError::internal)?;
     let progress = |stage: &str| tracing::info!(stage, "demo data");
     let loaded = importer
-        .import(None, Source::Demo, FILE_NAME, bytes, &progress)
+        .import(&Author::system(), Source::Demo, FILE_NAME, bytes, &progress)
         .await?;
     if !fixed.is_empty() {
         let bytes = write::to_csv(&fixed);
         importer
-            .import(None, Source::Demo, CORRECTION_FILE_NAME, bytes, &progress)
+            .import(
+                &Author::system(),
+                Source::Demo,
+                CORRECTION_FILE_NAME,
+                bytes,
+                &progress,
+            )
             .await?;
     }
     Ok(loaded)

@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod answer;
+pub mod audit;
 pub mod auth;
 pub mod calendar;
 pub mod caller;

@@ -14,12 +14,14 @@ use actix_web::dev::Payload;
 use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpRequest};
 use iq_actors::accounts::{Accounts, ActiveSession};
-use iq_actors::caller::Role;
+use iq_actors::audit::Author;
+use iq_actors::caller::{Account, Role};
 use iq_actors::{ApiError, ErrorCode};
 use serde::de::DeserializeOwned;
 
 use super::error::HttpError;
 use super::json_body;
+use super::request_id::RequestId;
 use super::request_span::record_session;
 use super::session::{session_id, CSRF_HEADER};
 
@@ -53,6 +55,25 @@ impl Rank for SuperAdmin {
 pub struct BackOffice<R: Rank> {
     pub session: ActiveSession,
     rank: PhantomData<R>,
+}
+
+impl<R: Rank> BackOffice<R> {
+    /// The signed-in user as the author of a change this request makes.
+    pub fn author(&self) -> Author {
+        author(&self.session.account)
+    }
+}
+
+/// `account` as the author of a change the running request makes: its audit record's
+/// who and `request_id` (D23).
+pub fn author(account: &Account) -> Author {
+    Author::signed_in(account.clone(), RequestId::current().shared())
+}
+
+/// The author of a change the running request makes with no one signed in (the
+/// first start's set-up, a password reset link).
+pub fn anonymous_author() -> Author {
+    Author::anonymous(RequestId::current().shared())
 }
 
 impl<R: Rank> FromRequest for BackOffice<R> {

@@ -31,5 +31,5 @@ pub mod upload;
 
 pub use answer::Answer;
 pub use error::HttpError;
-pub use guard::{Admin, AnyUser, BackOffice, Body, SuperAdmin};
+pub use guard::{anonymous_author, author, Admin, AnyUser, BackOffice, Body, SuperAdmin};
 pub use request_id::RequestId;

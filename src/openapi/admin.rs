@@ -1,5 +1,5 @@
 //! The schemas of the back office's admin endpoints (`/api/v1/admin/...`): users, every
-//! key, tiers, index settings and the trading calendar, as the answers and bodies of the
+//! key, tiers, index settings, the trading calendar and the audit trail, as the answers and bodies of the
 //! handlers in `src/routes/admin.rs` and `calendar.rs`.
 
 // Each derives its schema where it is defined, in the domain crate (its `openapi`
@@ -9,6 +9,7 @@ pub use iq_actors::accounts::{
     IndexPatch, IndexView, KeyPatch, NewUser, OwnedKeyView, TierSettings, UserDetail, UserPatch,
     UserSummary, UserView,
 };
+pub use iq_actors::audit::AuditRecord;
 pub use iq_actors::calendar::{CalendarChange, CalendarSummary};
 pub use iq_actors::caller::Tier;
 pub use iq_actors::paging::Page;

@@ -81,7 +81,7 @@ without the body.";
         (name = "auth", description = "The first super administrator, and website sessions."),
         (name = "keys", description = "A signed-in member's own API keys."),
         (name = "events", description = "What was published or revised, as it happens: the event feed of a key's owner, and a member's signed webhooks."),
-        (name = "admin", description = "The back office: users, every key, tiers, index settings, the trading calendar."),
+        (name = "admin", description = "The back office: users, every key, tiers, index settings, the trading calendar, the audit trail."),
         (name = "imports", description = "Quote files, all or nothing, and the record of every attempt."),
         (name = "operations", description = "Probes, metrics and this document; no credentials."),
     ),

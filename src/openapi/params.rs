@@ -4,6 +4,7 @@
 //! 400 / 40001 naming it.
 
 use iq_actors::accounts::usage::MAX_DAYS;
+use iq_actors::audit::Action;
 use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::paging::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SEARCH_CHARS};
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
@@ -87,6 +88,42 @@ impl IntoParams for KeyListParams {
             "only this owner's keys (an id that is nobody's matches nothing)",
         ));
         params.push(search());
+        params
+    }
+}
+
+/// `limit`, `offset` and the filters of the audit trail (newest first).
+pub struct AuditParams;
+
+impl IntoParams for AuditParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let text = |max: usize| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(max))
+        };
+        let day = || {
+            text(10).format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Date,
+            )))
+        };
+        let mut params = page(DEFAULT_LIMIT, MAX_LIMIT);
+        params.extend([
+            query("actor", text(200), "only changes made by this user name"),
+            query(
+                "action",
+                text(40).enum_values(Some(Action::ALL.map(Action::as_str))),
+                "only this action",
+            ),
+            query(
+                "target",
+                text(200),
+                "only changes of this kind of thing (`user`, `key`, `tier`, `index`, \
+                 `calendar`, `import`, `webhook`) or of one thing (`user:42`, `index:GPU_Index`)",
+            ),
+            query("from", day(), "only changes made on this UTC day or later"),
+            query("to", day(), "only changes made on this UTC day or earlier"),
+        ]);
         params
     }
 }

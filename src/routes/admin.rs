@@ -4,6 +4,7 @@
 
 use actix_web::{get, patch, post, put, web, HttpRequest};
 use iq_actors::accounts;
+use iq_actors::audit::AuditFilter;
 use serde::Serialize;
 
 use super::params::Params;
@@ -30,11 +31,16 @@ type Reply<T> = Result<Answer<T>, HttpError>;
 )]
 #[post("/admin/users")]
 pub async fn create_user(
-    _: BackOffice<SuperAdmin>,
+    guard: BackOffice<SuperAdmin>,
     body: Body<accounts::NewUser>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    Ok(Answer(state.accounts.create_user(body.value()?).await?))
+    Ok(Answer(
+        state
+            .accounts
+            .create_user(&guard.author(), body.value()?)
+            .await?,
+    ))
 }
 
 /// List users
@@ -137,12 +143,17 @@ pub async fn list_keys(
 )]
 #[patch("/admin/users/{id}")]
 pub async fn patch_user(
-    _: BackOffice<SuperAdmin>,
+    guard: BackOffice<SuperAdmin>,
     id: web::Path<String>,
     body: Body<accounts::UserPatch>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    Ok(Answer(state.accounts.patch_user(&id, body.value()?).await?))
+    Ok(Answer(
+        state
+            .accounts
+            .patch_user(&guard.author(), &id, body.value()?)
+            .await?,
+    ))
 }
 
 /// List tiers
@@ -181,12 +192,17 @@ pub async fn tiers(_: BackOffice<SuperAdmin>, state: web::Data<AppState>) -> Rep
 )]
 #[put("/admin/tiers/{tier}")]
 pub async fn replace_tier(
-    _: BackOffice<SuperAdmin>,
+    guard: BackOffice<SuperAdmin>,
     tier: web::Path<String>,
     body: Body<accounts::TierSettings>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    Ok(Answer(state.tiers.replace(&tier, body.value()?).await?))
+    Ok(Answer(
+        state
+            .tiers
+            .replace(&guard.author(), &tier, body.value()?)
+            .await?,
+    ))
 }
 
 /// Change any key
@@ -208,12 +224,17 @@ pub async fn replace_tier(
 )]
 #[patch("/admin/keys/{id}")]
 pub async fn patch_key(
-    _: BackOffice<SuperAdmin>,
+    guard: BackOffice<SuperAdmin>,
     id: web::Path<String>,
     body: Body<accounts::KeyPatch>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    Ok(Answer(state.accounts.patch_key(&id, body.value()?).await?))
+    Ok(Answer(
+        state
+            .accounts
+            .patch_key(&guard.author(), &id, body.value()?)
+            .await?,
+    ))
 }
 
 /// Change an index's settings
@@ -234,7 +255,7 @@ pub async fn patch_key(
 )]
 #[patch("/admin/indexes/{index_code}")]
 pub async fn patch_index(
-    _: BackOffice<SuperAdmin>,
+    guard: BackOffice<SuperAdmin>,
     index_code: web::Path<String>,
     body: Body<accounts::IndexPatch>,
     state: web::Data<AppState>,
@@ -242,7 +263,7 @@ pub async fn patch_index(
     Ok(Answer(
         state
             .index_settings
-            .patch(&index_code, body.value()?)
+            .patch(&guard.author(), &index_code, body.value()?)
             .await?,
     ))
 }
@@ -271,4 +292,42 @@ pub async fn key_usage(
 ) -> Reply<impl Serialize> {
     let days = Params::parse(req.query_string(), &["days"])?.days()?;
     Ok(Answer(state.accounts.key_usage(&id, days).await?))
+}
+
+/// The audit trail
+///
+/// Every back-office change, newest first (D23): who made it, when, what it did to what,
+/// the thing before and after (never a secret: a key's or password's value does not
+/// appear, only that it changed) and the `request_id` of the request that made it. Each
+/// record is written in the transaction of its change; none can be changed or deleted.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "audit",
+    params(AuditParams),
+    responses(
+        (status = 200, description = "One page of records.", body = Page<AuditRecord>),
+        CallerRefusals,
+    ),
+    security(("session" = [])),
+    extensions(("x-role" = json!("admin"))),
+)]
+#[get("/admin/audit")]
+pub async fn audit(
+    _: BackOffice<Admin>,
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Reply<impl Serialize> {
+    let params = Params::parse(
+        req.query_string(),
+        &["limit", "offset", "actor", "action", "target", "from", "to"],
+    )?;
+    let filter = AuditFilter::parse(
+        params.get("actor"),
+        params.get("action"),
+        params.get("target"),
+        params.get("from"),
+        params.get("to"),
+    )?;
+    let page = params.standard_page()?;
+    Ok(Answer(state.accounts.audit_trail(&filter, page).await?))
 }

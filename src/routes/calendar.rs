@@ -33,9 +33,14 @@ use crate::state::AppState;
 )]
 #[put("/admin/calendar")]
 pub async fn replace(
-    _: BackOffice<Admin>,
+    guard: BackOffice<Admin>,
     body: Body<calendar::CalendarChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    Ok(Answer(state.calendar.replace(body.value()?).await?))
+    Ok(Answer(
+        state
+            .calendar
+            .replace(&guard.author(), body.value()?)
+            .await?,
+    ))
 }

@@ -52,7 +52,7 @@ pub async fn import(
     let outcome = state
         .importer
         .import(
-            Some(&guard.session.account),
+            &guard.author(),
             Source::Http,
             &upload.file_name,
             upload.bytes,

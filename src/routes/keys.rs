@@ -65,7 +65,7 @@ pub async fn create(
 ) -> Result<impl Responder, HttpError> {
     let created = state
         .accounts
-        .create_key(&guard.session.account, body.value()?)
+        .create_key(&guard.author(), body.value()?)
         .await?;
     // The new key is in the body, once.
     Ok(Answer(created).unstored())
@@ -98,10 +98,7 @@ pub async fn delete(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    state
-        .accounts
-        .delete_key(&guard.session.account, &id)
-        .await?;
+    state.accounts.delete_key(&guard.author(), &id).await?;
     Ok(Answer(Deleted {
         deleted: id.into_inner(),
     }))
@@ -134,10 +131,7 @@ pub async fn rotate(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
-    let rotated = state
-        .accounts
-        .rotate_key(&guard.session.account, &id)
-        .await?;
+    let rotated = state.accounts.rotate_key(&guard.author(), &id).await?;
     // The new key is in the body, once.
     Ok(Answer(rotated).unstored())
 }
@@ -167,7 +161,7 @@ pub async fn rename(
 ) -> Result<Answer<impl Serialize>, HttpError> {
     let renamed = state
         .accounts
-        .rename_key(&guard.session.account, &id, body.value()?)
+        .rename_key(&guard.author(), &id, body.value()?)
         .await?;
     Ok(Answer(renamed))
 }

@@ -61,6 +61,7 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(admin::key_usage)
             .service(calendar::replace)
             .service(admin::patch_index)
+            .service(admin::audit)
             .service(imports::import)
             .service(imports::list)
             .service(imports::detail)

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use crate::front::ShowConfig;
 use crate::http::protection::Subject;
 use crate::http::session;
-use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::http::{anonymous_author, Answer, AnyUser, BackOffice, Body, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -59,7 +59,10 @@ pub async fn setup(
     }
     let subject = Subject::Address(state.client_ip(&req));
     state.protection.admit(&state.protection.setup, subject)?;
-    let created = state.accounts.setup(body.value()?).await?;
+    let created = state
+        .accounts
+        .setup(&anonymous_author(), body.value()?)
+        .await?;
     state.initialized.store(true, Ordering::Release);
     Ok(Answer(created))
 }

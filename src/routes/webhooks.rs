@@ -68,7 +68,7 @@ pub async fn create(
 ) -> Result<impl Responder, HttpError> {
     let created = state
         .webhooks
-        .create(&guard.session.account, body.value()?)
+        .create(&guard.author(), body.value()?)
         .await?;
     Ok(Answer(created).unstored().with_status(StatusCode::CREATED))
 }
@@ -99,7 +99,7 @@ pub async fn delete(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    let deleted = state.webhooks.delete(&guard.session.account, &id).await?;
+    let deleted = state.webhooks.delete(&guard.author(), &id).await?;
     Ok(Answer(Deleted {
         deleted: deleted.to_string(),
     }))

@@ -7,6 +7,7 @@ use super::keys::{self, CreatedKey, KeyRename, KeyView, OwnedKeyView};
 use super::usage::{self, KeyUsage};
 use super::users::{self, UserDetail, UserSummary};
 use super::Accounts;
+use crate::audit::{trail, Action, AuditFilter, AuditRecord, Author, Entry, Kind, Target};
 use crate::caller::Account;
 use crate::changes::Change;
 use crate::paging::{Page, PageRequest, SearchText};
@@ -60,13 +61,28 @@ impl Accounts {
         keys::find_by_id(&**client, key_id, self.clock.now()).await
     }
 
+    /// `GET /api/v1/admin/audit`: the audit trail's records matching `filter`, newest
+    /// first.
+    pub async fn audit_trail(
+        &self,
+        filter: &AuditFilter,
+        page: PageRequest,
+    ) -> Result<Page<AuditRecord>, ApiError> {
+        let client = self.pool.get().await?;
+        trail::list(&**client, filter, page).await
+    }
+
     /// `POST /api/v1/keys/{id}/rotate`: a new secret for one of the owner's keys, shown
     /// once; the old one is refused from the moment this returns on this instance, and
     /// as soon as the change notification arrives on the others.
-    pub async fn rotate_key(&self, owner: &Account, key_id: &str) -> Result<CreatedKey, ApiError> {
-        let now = self.clock.now();
+    pub async fn rotate_key(&self, by: &Author, key_id: &str) -> Result<CreatedKey, ApiError> {
+        let (owner, now) = (by.owner()?, self.clock.now());
         self.write(Change::Auth, async |tx| {
-            keys::rotate(tx, &self.hasher, owner.user_id, key_id, now).await
+            let before = keys::find_by_id(tx, key_id, now).await?;
+            let rotated = keys::rotate(tx, &self.hasher, owner.user_id, key_id, now).await?;
+            by.record(tx, key_entry(Action::KeyRotated, before, &rotated.view))
+                .await?;
+            Ok(rotated)
         })
         .await
     }
@@ -74,13 +90,17 @@ impl Accounts {
     /// `PATCH /api/v1/keys/{id}`: renames one of the owner's keys.
     pub async fn rename_key(
         &self,
-        owner: &Account,
+        by: &Author,
         key_id: &str,
         rename: KeyRename,
     ) -> Result<KeyView, ApiError> {
-        let now = self.clock.now();
+        let (owner, now) = (by.owner()?, self.clock.now());
         self.write(Change::Auth, async |tx| {
-            keys::rename(tx, owner.user_id, key_id, rename, now).await
+            let before = keys::find_by_id(tx, key_id, now).await?;
+            let renamed = keys::rename(tx, owner.user_id, key_id, rename, now).await?;
+            by.record(tx, key_entry(Action::KeyRenamed, before, &renamed))
+                .await?;
+            Ok(renamed)
         })
         .await
     }
@@ -97,4 +117,15 @@ impl Accounts {
         keys::check_owned(&**client, owner.user_id, key_id).await?;
         usage::of_key(&**client, key_id, self.clock.now().date_naive(), days).await
     }
+}
+
+/// The record of a change to a key, with the key before (when it was found: a key not
+/// the owner's fails the change itself) and after.
+fn key_entry(action: Action, before: Option<OwnedKeyView>, after: &KeyView) -> Entry {
+    let entry = Entry::new(action, Target::new(Kind::Key, &after.id));
+    match before {
+        Some(before) => entry.before(&before.key),
+        None => entry,
+    }
+    .after(after)
 }

@@ -11,6 +11,7 @@
 use deadpool_postgres::Pool;
 use serde::{Deserialize, Serialize};
 
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
 use crate::safe_text::text_problem;
@@ -36,19 +37,48 @@ impl IndexSettings {
     }
 
     /// `PATCH /api/v1/admin/indexes/{index_code}`: the fields sent, changed.
-    pub async fn patch(&self, index_code: &str, patch: IndexPatch) -> Result<IndexView, ApiError> {
+    pub async fn patch(
+        &self,
+        by: &Author,
+        index_code: &str,
+        patch: IndexPatch,
+    ) -> Result<IndexView, ApiError> {
         self.bus
             .write(&self.pool, Change::Data, async |tx| {
-                self::patch(tx, index_code, patch).await
+                let before = list(tx)
+                    .await?
+                    .into_iter()
+                    .find(|i| i.index_code == index_code);
+                let after = self::patch(tx, index_code, patch).await?;
+                let mut entry =
+                    Entry::new(Action::IndexChanged, Target::new(Kind::Index, index_code));
+                if let Some(before) = &before {
+                    entry = entry.before(before);
+                }
+                by.record(tx, entry.after(&after)).await?;
+                Ok(after)
             })
             .await
     }
 
-    /// Moves an index one place up or down in the display order.
-    pub async fn shift(&self, index_code: &str, up: bool) -> Result<(), ApiError> {
+    /// Moves an index one place up or down in the display order; the record holds the
+    /// order before and after.
+    pub async fn shift(&self, by: &Author, index_code: &str, up: bool) -> Result<(), ApiError> {
+        let order = async |tx: &tokio_postgres::Transaction<'_>| -> Result<_, ApiError> {
+            let codes: Vec<String> = list(tx).await?.into_iter().map(|i| i.index_code).collect();
+            Ok(serde_json::json!({ "order": codes }))
+        };
         self.bus
             .write(&self.pool, Change::Data, async |tx| {
-                shift(tx, index_code, up).await
+                let before = order(tx).await?;
+                shift(tx, index_code, up).await?;
+                let after = order(tx).await?;
+                if before != after {
+                    let entry =
+                        Entry::new(Action::IndexMoved, Target::new(Kind::Index, index_code));
+                    by.record(tx, entry.before(&before).after(&after)).await?;
+                }
+                Ok(())
             })
             .await
     }

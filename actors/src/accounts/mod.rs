@@ -43,10 +43,20 @@ pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 
 use self::api_key::KeyHasher;
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
 use crate::clock::Clock;
 use crate::ApiError;
+
+/// The record of a new user.
+fn created_user(user: &UserView) -> Entry {
+    Entry::new(
+        Action::UserCreated,
+        Target::new(Kind::User, user.account.user_id),
+    )
+    .after(user)
+}
 
 /// Tells a field sent as `null` (`Some(None)`) from one left out (`None`); with
 /// `#[serde(default)]` the field is optional, without it required but nullable.
@@ -98,10 +108,16 @@ impl Accounts {
         self.bus.write(&self.pool, change, write).await
     }
 
-    pub async fn setup(&self, credentials: Credentials) -> Result<UserView, ApiError> {
+    /// `POST /api/v1/setup`: the first super administrator, recorded with `by` (no one
+    /// signed in).
+    pub async fn setup(&self, by: &Author, credentials: Credentials) -> Result<UserView, ApiError> {
         let request = users::SetupRequest::prepare(credentials).await?;
-        self.write(Change::Auth, async |tx| users::setup(tx, request).await)
-            .await
+        self.write(Change::Auth, async |tx| {
+            let user = users::setup(tx, request).await?;
+            by.record(tx, created_user(&user)).await?;
+            Ok(user)
+        })
+        .await
     }
 
     pub async fn login(
@@ -124,10 +140,13 @@ impl Accounts {
         sessions::resolve(&**client, session_id, self.clock.now(), self.policy).await
     }
 
-    pub async fn create_key(&self, owner: &Account, new: NewKey) -> Result<CreatedKey, ApiError> {
-        let now = self.clock.now();
+    pub async fn create_key(&self, by: &Author, new: NewKey) -> Result<CreatedKey, ApiError> {
+        let (owner, now) = (by.owner()?, self.clock.now());
         self.write(Change::Auth, async |tx| {
-            keys::create(tx, &self.hasher, owner, new, now).await
+            let created = keys::create(tx, &self.hasher, owner, new, now).await?;
+            let entry = Entry::new(Action::KeyCreated, Target::new(Kind::Key, &created.view.id));
+            by.record(tx, entry.after(&created.view)).await?;
+            Ok(created)
         })
         .await
     }
@@ -137,30 +156,65 @@ impl Accounts {
         keys::list(&**client, owner.user_id, self.clock.now()).await
     }
 
-    pub async fn delete_key(&self, owner: &Account, key_id: &str) -> Result<(), ApiError> {
-        let now = self.clock.now();
+    pub async fn delete_key(&self, by: &Author, key_id: &str) -> Result<(), ApiError> {
+        let (owner, now) = (by.owner()?, self.clock.now());
         self.write(Change::Auth, async |tx| {
-            keys::delete(tx, owner.user_id, key_id, now).await
+            let before = keys::find_by_id(tx, key_id, now).await?;
+            keys::delete(tx, owner.user_id, key_id, now).await?;
+            let mut entry = Entry::new(Action::KeyDeleted, Target::new(Kind::Key, key_id));
+            if let Some(before) = before {
+                entry = entry.before(&before.key);
+            }
+            by.record(tx, entry).await
         })
         .await
     }
 
-    pub async fn patch_key(&self, key_id: &str, patch: KeyPatch) -> Result<KeyView, ApiError> {
+    /// `PATCH /api/v1/admin/keys/{id}`: an administrator's change of any key.
+    pub async fn patch_key(
+        &self,
+        by: &Author,
+        key_id: &str,
+        patch: KeyPatch,
+    ) -> Result<KeyView, ApiError> {
         let now = self.clock.now();
         self.write(Change::Auth, async |tx| {
-            keys::patch(tx, key_id, patch, now).await
+            let before = keys::find_by_id(tx, key_id, now).await?;
+            let after = keys::patch(tx, key_id, patch, now).await?;
+            let mut entry = Entry::new(Action::KeyChanged, Target::new(Kind::Key, key_id));
+            if let Some(before) = before {
+                entry = entry.before(&before.key);
+            }
+            by.record(tx, entry.after(&after)).await?;
+            Ok(after)
         })
         .await
     }
 
-    pub async fn create_user(&self, new: NewUser) -> Result<UserView, ApiError> {
-        self.write(Change::Auth, async |tx| users::create(tx, new).await)
-            .await
+    pub async fn create_user(&self, by: &Author, new: NewUser) -> Result<UserView, ApiError> {
+        self.write(Change::Auth, async |tx| {
+            let user = users::create(tx, new).await?;
+            by.record(tx, created_user(&user)).await?;
+            Ok(user)
+        })
+        .await
     }
 
-    pub async fn patch_user(&self, id: &str, patch: UserPatch) -> Result<UserView, ApiError> {
-        self.write(Change::Auth, async |tx| users::patch(tx, id, patch).await)
-            .await
+    pub async fn patch_user(
+        &self,
+        by: &Author,
+        id: &str,
+        patch: UserPatch,
+    ) -> Result<UserView, ApiError> {
+        self.write(Change::Auth, async |tx| {
+            let before = users::find(tx, id).await?;
+            let after = users::patch(tx, id, patch).await?;
+            let target = Target::new(Kind::User, &after.account.user_id);
+            let entry = Entry::new(Action::UserChanged, target).before(&before);
+            by.record(tx, entry.after(&after)).await?;
+            Ok(after)
+        })
+        .await
     }
 
     /// Any key's calls per UTC day (the admin usage endpoint).

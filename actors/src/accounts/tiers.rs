@@ -10,6 +10,7 @@
 use deadpool_postgres::Pool;
 use serde::Deserialize;
 
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::Tier;
 use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
@@ -41,10 +42,23 @@ impl Tiers {
 
     /// `PUT /api/v1/admin/tiers/{tier}`: every setting of tier `name` replaced, and
     /// announced before this returns.
-    pub async fn replace(&self, name: &str, settings: TierSettings) -> Result<Tier, ApiError> {
+    pub async fn replace(
+        &self,
+        by: &Author,
+        name: &str,
+        settings: TierSettings,
+    ) -> Result<Tier, ApiError> {
         self.bus
             .write(&self.pool, Change::Auth, async |tx| {
-                replace(tx, name, &settings).await
+                // An unknown tier is refused by `replace` (after the settings' checks).
+                let before = find(tx, name).await?;
+                let after = replace(tx, name, &settings).await?;
+                let mut entry = Entry::new(Action::TierChanged, Target::new(Kind::Tier, name));
+                if let Some(before) = &before {
+                    entry = entry.before(before);
+                }
+                by.record(tx, entry.after(&after)).await?;
+                Ok(after)
             })
             .await
     }
@@ -66,15 +80,21 @@ pub async fn list(client: &impl Traced) -> Result<Vec<Tier>, ApiError> {
 }
 
 pub async fn load(client: &impl Traced, name: &str) -> Result<Tier, ApiError> {
+    find(client, name)
+        .await?
+        .ok_or_else(|| ApiError::internal(format_args!("tier {name:?} is missing")))
+}
+
+/// Tier `name`, if there is one.
+pub async fn find(client: &impl Traced, name: &str) -> Result<Option<Tier>, ApiError> {
     let row = client
         .query_opt_named(
             "tiers.load",
             &format!("SELECT {COLUMNS} FROM tiers WHERE tier = $1"),
             &[&name],
         )
-        .await?
-        .ok_or_else(|| ApiError::internal(format_args!("tier {name:?} is missing")))?;
-    from_row(&row)
+        .await?;
+    row.as_ref().map(from_row).transpose()
 }
 
 fn from_row(row: &tokio_postgres::Row) -> Result<Tier, ApiError> {

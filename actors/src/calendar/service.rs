@@ -12,6 +12,7 @@ use deadpool_postgres::Pool;
 use tokio_postgres::Transaction;
 
 use super::change::{CalendarChange, CalendarPlan, CalendarSummary};
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::changes::{Change, ChangeBus};
 use crate::db::Traced;
 use crate::wire_date::WireDate;
@@ -33,11 +34,18 @@ impl Calendar {
     }
 
     /// Applies a calendar change, all or nothing, and answers the calendar's new extent.
-    pub async fn replace(&self, change: CalendarChange) -> Result<CalendarSummary, ApiError> {
+    /// The record holds the calendar's extent before and after, and the span changed
+    /// with the open days it now has.
+    pub async fn replace(
+        &self,
+        by: &Author,
+        change: CalendarChange,
+    ) -> Result<CalendarSummary, ApiError> {
         let plan = change.plan()?;
         self.bus
             .write(&self.pool, Change::Data, async |tx| {
                 lock(tx).await?;
+                let before = summary(tx).await?;
                 refuse_closing_days_with_data(tx, &plan).await?;
                 match &plan {
                     CalendarPlan::Whole { open } => replace_all(tx, open).await?,
@@ -45,7 +53,23 @@ impl Calendar {
                         replace_span(tx, *from, *to, open).await?
                     }
                 }
-                summary(tx).await
+                let after = summary(tx).await?;
+                let (span, open) = match &plan {
+                    CalendarPlan::Whole { open } => (None, open),
+                    CalendarPlan::Span { from, to, open } => (Some((from, to)), open),
+                };
+                let day = |d: &NaiveDate| d.format("%Y%m%d").to_string();
+                let changed = serde_json::json!({
+                    "summary": &after,
+                    "span": span.map(|(from, to)| [day(from), day(to)]),
+                    "open_days": open.iter().map(day).collect::<Vec<_>>(),
+                });
+                let entry = Entry::new(
+                    Action::CalendarChanged,
+                    Target::new(Kind::Calendar, "trading"),
+                );
+                by.record(tx, entry.before(&before).after(&changed)).await?;
+                Ok(after)
             })
             .await
     }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::destination::check_url;
 use super::ids::{DeliveryId, WebhookId};
 use super::signing::SecretKeeper;
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::Account;
 use crate::clock::Clock;
 use crate::db::Traced;
@@ -170,11 +171,8 @@ fn check_events(events: Vec<String>) -> Result<Vec<String>, ApiError> {
 }
 
 impl Webhooks {
-    pub async fn create(
-        &self,
-        owner: &Account,
-        new: NewWebhook,
-    ) -> Result<CreatedWebhook, ApiError> {
+    pub async fn create(&self, by: &Author, new: NewWebhook) -> Result<CreatedWebhook, ApiError> {
+        let owner = by.owner()?;
         let url = check_url(&new.url, self.allow_private)?;
         let events = check_events(new.events)?;
         let salt = SecretKeeper::new_salt();
@@ -220,9 +218,16 @@ impl Webhooks {
                 ],
             )
             .await?;
+        let webhook = view(&row)?;
+        let target = Target::new(Kind::Webhook, &webhook.id);
+        by.record(
+            &*tx,
+            Entry::new(Action::WebhookCreated, target).after(&webhook),
+        )
+        .await?;
         tx.commit().await?;
         Ok(CreatedWebhook {
-            webhook: view(&row)?,
+            webhook,
             secret: self.secrets.secret(&salt).to_text(),
         })
     }
@@ -320,19 +325,31 @@ impl Webhooks {
     }
 
     /// Deletes the endpoint with its deliveries; answers its id.
-    pub async fn delete(&self, owner: &Account, id: &str) -> Result<WebhookId, ApiError> {
+    pub async fn delete(&self, by: &Author, id: &str) -> Result<WebhookId, ApiError> {
+        let owner = by.owner()?;
         let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
-        let client = self.pool.get().await?;
-        let deleted = client
-            .execute_named(
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let deleted = tx
+            .query_opt_named(
                 "webhooks.delete",
-                "DELETE FROM webhooks WHERE webhook_id = $1 AND user_id = $2",
+                &format!(
+                    "WITH w AS (DELETE FROM webhooks WHERE webhook_id = $1 AND user_id = $2 \
+                                RETURNING *) \
+                     SELECT {VIEW} FROM w"
+                ),
                 &[&id.0, &owner.user_id],
             )
-            .await?;
-        if deleted == 0 {
-            return Err(not_found("webhook"));
-        }
+            .await?
+            .ok_or_else(|| not_found("webhook"))?;
+        let before = view(&deleted)?;
+        let target = Target::new(Kind::Webhook, &before.id);
+        by.record(
+            &*tx,
+            Entry::new(Action::WebhookDeleted, target).before(&before),
+        )
+        .await?;
+        tx.commit().await?;
         Ok(id)
     }
 

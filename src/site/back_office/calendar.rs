@@ -91,7 +91,7 @@ pub async fn save(
         holidays: Some(form.all("holiday")),
         ..CalendarChange::default()
     };
-    match state.calendar.replace(change).await {
+    match state.calendar.replace(&staff.author(), change).await {
         Ok(_) => Ok(see_other(&format!("/admin/calendar?year={year}&saved=1")).finish()),
         Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
             page(&req, &staff, &state, year, Some(error.message)).await

@@ -17,7 +17,7 @@ use iq_actors::ApiError;
 use tracing::Instrument;
 
 use super::{Admin, Staff};
-use crate::http::{csv_answer, upload};
+use crate::http::{author, csv_answer, upload};
 use crate::site::chrome::Chrome;
 use crate::site::form_token::{self, FIELD};
 use crate::site::format::{long_date, parse_wire};
@@ -208,7 +208,7 @@ pub async fn upload(
         };
         let result = importer
             .import(
-                Some(&account),
+                &author(&account),
                 Source::Http,
                 &upload.file_name,
                 upload.bytes,

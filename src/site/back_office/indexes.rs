@@ -67,8 +67,18 @@ pub async fn save(
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
     let result = match form.one("action") {
-        Some("up") => state.index_settings.shift(&code, true).await,
-        Some("down") => state.index_settings.shift(&code, false).await,
+        Some("up") => {
+            state
+                .index_settings
+                .shift(&staff.author(), &code, true)
+                .await
+        }
+        Some("down") => {
+            state
+                .index_settings
+                .shift(&staff.author(), &code, false)
+                .await
+        }
         Some("facts") => {
             let field = |name: &str| form.one(name).map(str::to_owned);
             let patch = IndexPatch {
@@ -81,7 +91,11 @@ pub async fn save(
                 methodology_version: field("methodology_version"),
                 ..IndexPatch::default()
             };
-            state.index_settings.patch(&code, patch).await.map(drop)
+            state
+                .index_settings
+                .patch(&staff.author(), &code, patch)
+                .await
+                .map(drop)
         }
         _ => {
             let patch = IndexPatch {
@@ -89,7 +103,11 @@ pub async fn save(
                 index_name: form.one("index_name").map(str::to_owned),
                 ..IndexPatch::default()
             };
-            state.index_settings.patch(&code, patch).await.map(drop)
+            state
+                .index_settings
+                .patch(&staff.author(), &code, patch)
+                .await
+                .map(drop)
         }
     };
     match result {

@@ -179,7 +179,11 @@ pub async fn save(
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
     let saved = match patch_of(&form) {
-        Ok(patch) => state.accounts.patch_key(&id, patch).await.map(drop),
+        Ok(patch) => state
+            .accounts
+            .patch_key(&staff.author(), &id, patch)
+            .await
+            .map(drop),
         Err(error) => Err(error),
     };
     match saved {

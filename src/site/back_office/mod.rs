@@ -1,5 +1,5 @@
-//! The back office's pages (D19): imports, the calendar and every account's webhooks for
-//! administrators; users, keys, tiers and indexes for super administrators.
+//! The back office's pages (D19): imports, the calendar, every account's webhooks and the
+//! audit trail (D23) for administrators; users, keys, tiers and indexes for super administrators.
 //! Server-rendered like the rest of the site, usable without script, every form with its
 //! CSRF token, the same headers.
 //!
@@ -8,6 +8,7 @@
 //! one). Handlers call the same domain services as the JSON endpoints; this module must
 //! never write to the database or a cache itself.
 
+mod audit;
 mod calendar;
 mod imports;
 mod indexes;
@@ -24,11 +25,13 @@ use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::{web, FromRequest, HttpRequest};
 use askama::Template;
+use iq_actors::audit::Author;
 use iq_actors::caller::{Account, Role};
 use iq_actors::ErrorCode;
 
 use super::chrome::Chrome;
 use super::respond::{render, Caching, PageError, PageResult};
+use crate::http::author;
 use crate::http::guard::{signed_in, Rank};
 use crate::state::AppState;
 
@@ -67,6 +70,13 @@ impl<R: Rank> FromRequest for Staff<R> {
     }
 }
 
+impl<R: Rank> Staff<R> {
+    /// The signed-in staff member as the author of a change this request makes.
+    pub fn author(&self) -> Author {
+        author(&self.account)
+    }
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(home))
         .route("/admin/imports", web::get().to(imports::list))
@@ -79,6 +89,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/calendar", web::get().to(calendar::show))
         .route("/admin/calendar", web::post().to(calendar::save))
         .route("/admin/webhooks", web::get().to(webhooks::list))
+        .route("/admin/audit", web::get().to(audit::list))
         .route("/admin/users", web::get().to(users::list))
         .route("/admin/users", web::post().to(users::create))
         .route("/admin/users/{id}", web::get().to(users::show))

@@ -163,7 +163,7 @@ pub async fn save(
         }
     };
     if form.one("action") == Some("save") {
-        return match state.tiers.replace(&name, settings).await {
+        return match state.tiers.replace(&staff.author(), &name, settings).await {
             Ok(_) => Ok(see_other(&format!("/admin/tiers?saved={name}")).finish()),
             Err(error) if error.code == iq_actors::ErrorCode::InvalidRequest => {
                 let page = refused(error.message, &tiers, wanted);

@@ -117,7 +117,7 @@ pub async fn create(
         role: form.one("role").map(str::to_owned),
         tier: form.one("tier").map(str::to_owned),
     };
-    match state.accounts.create_user(new).await {
+    match state.accounts.create_user(&staff.author(), new).await {
         Ok(user) => Ok(see_other(&format!("/admin/users/{}", user.account.user_id)).finish()),
         Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
             let query = ListQuery {
@@ -227,7 +227,7 @@ pub async fn save(
         active: Some(form.one("active").is_some()),
         api_access: Some(form.one("api_access").is_some()),
     };
-    match state.accounts.patch_user(&id, patch).await {
+    match state.accounts.patch_user(&staff.author(), &id, patch).await {
         Ok(_) => Ok(see_other(&format!("/admin/users/{id}?saved=1")).finish()),
         Err(error)
             if matches!(

@@ -13,6 +13,7 @@ use iq_actors::{ApiError, ErrorCode};
 use serde::Deserialize;
 
 use super::{member, member_form};
+use crate::http::author;
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
 use crate::site::format::long_date;
@@ -142,7 +143,7 @@ pub async fn create_key(
     let index_codes = form.all("index_code");
     let new = new_key(name.clone(), index_codes, form.one("expires_on"));
     let created = match new {
-        Ok(new) => state.accounts.create_key(&account, new).await,
+        Ok(new) => state.accounts.create_key(&author(&account), new).await,
         Err(error) => Err(error),
     };
     match created {
@@ -182,7 +183,7 @@ pub async fn rotate_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, _, account) = member_form(&req, payload, &state).await?;
-    let rotated = state.accounts.rotate_key(&account, &id).await?;
+    let rotated = state.accounts.rotate_key(&author(&account), &id).await?;
     key_shown_once(&req, &state, &account, rotated)
 }
 
@@ -196,7 +197,11 @@ pub async fn rename_key(
     let (form, reading, account) = member_form(&req, payload, &state).await?;
     let name = form.one("name").unwrap_or_default().to_owned();
     let rename = iq_actors::accounts::KeyRename { name };
-    match state.accounts.rename_key(&account, &id, rename).await {
+    match state
+        .accounts
+        .rename_key(&author(&account), &id, rename)
+        .await
+    {
         Ok(_) => Ok(see_other("/account/keys").finish()),
         Err(error) if error.code == ErrorCode::InvalidRequest => {
             let status = crate::http::envelope::status_for(error.code);
@@ -252,6 +257,6 @@ pub async fn delete_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, _, account) = member_form(&req, payload, &state).await?;
-    state.accounts.delete_key(&account, &id).await?;
+    state.accounts.delete_key(&author(&account), &id).await?;
     Ok(see_other("/account/keys?deleted=1").finish())
 }

@@ -14,6 +14,7 @@ use iq_actors::webhooks::{AttemptView, NewWebhook, WebhookView, EVENT_TYPES};
 use serde::Deserialize;
 
 use super::{member, member_form};
+use crate::http::author;
 use crate::http::envelope::status_for;
 use crate::site::chrome::Chrome;
 use crate::site::format::long_date;
@@ -123,7 +124,7 @@ pub async fn create_webhook(
         url: url.clone(),
         events: form.all("event"),
     };
-    match state.webhooks.create(&account, new).await {
+    match state.webhooks.create(&author(&account), new).await {
         Ok(created) => {
             let page = HookCreated {
                 chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
@@ -260,6 +261,6 @@ pub async fn delete_webhook(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, _, account) = member_form(&req, payload, &state).await?;
-    state.webhooks.delete(&account, &id).await?;
+    state.webhooks.delete(&author(&account), &id).await?;
     Ok(see_other("/account/webhooks?deleted=1").finish())
 }

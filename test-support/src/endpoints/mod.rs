@@ -4,6 +4,7 @@
 //! that assert success say so (`login_ok`, `user`, `new_key`, ...) and answer what the
 //! test needs next. A file here must never start a service or hold a fixture.
 
+pub mod audit;
 pub mod calendar;
 pub mod imports;
 pub mod keys;

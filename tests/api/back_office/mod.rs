@@ -8,7 +8,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    now, spawn_app, spawn_with, spawn_with_fixture, Session, Spawn, TestApp, PASSWORD,
+    now, spawn_app, spawn_with, spawn_with_fixture, Reply, Session, Spawn, TestApp, PASSWORD,
 };
 
 /// The three scopes of the public datasets, sorted.
@@ -53,6 +53,7 @@ async fn visitor_index_codes(app: &TestApp) -> Vec<Value> {
     reply.column("index_code")
 }
 
+mod audit;
 mod guard;
 mod import_detail;
 mod index_facts;

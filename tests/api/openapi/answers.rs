@@ -365,6 +365,15 @@ async fn real_answers_match_the_document() {
     tour.call(get.clone(), every, every, None, Some(&kim))
         .await
         .assert_error(403, 40301);
+    let audit = "/api/v1/admin/audit";
+    tour.call(get.clone(), audit, audit, None, Some(&admin))
+        .await;
+    let filtered = format!("{audit}?action=webhook.created&target=webhook:{hook}&from=2026-01-01");
+    tour.call(get.clone(), audit, &filtered, None, Some(&admin))
+        .await;
+    tour.call(get.clone(), audit, audit, None, Some(&kim))
+        .await
+        .assert_error(403, 40301);
     let one_hook = format!("{hooks}/{hook}");
     tour.call(
         post.clone(),

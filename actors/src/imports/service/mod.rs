@@ -46,6 +46,7 @@ use tracing::Instrument;
 use super::bounds::ImportLimits;
 use super::validate::Reference;
 use super::workbook::{self, FileKind};
+use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::calendar::service_today;
 use crate::caller::Account;
 use crate::changes::{Change, ChangeBus};
@@ -139,7 +140,7 @@ impl Importer {
     /// `iq_import_duration_seconds`.
     pub async fn import(
         &self,
-        by: Option<&Account>,
+        by: &Author,
         source: Source,
         file_name: &str,
         bytes: Vec<u8>,
@@ -182,7 +183,7 @@ impl Importer {
 
     async fn attempt(
         &self,
-        by: Option<&Account>,
+        by: &Author,
         source: Source,
         file_name: &str,
         bytes: Vec<u8>,
@@ -201,7 +202,7 @@ impl Importer {
         let kind = match kind {
             Ok(kind) => kind,
             Err(error) => {
-                self.record_failure(by, source, file_name, 0, started, &error)
+                self.record_failure(by.account.as_ref(), source, file_name, 0, started, &error)
                     .await;
                 return Err(error);
             }
@@ -221,7 +222,7 @@ impl Importer {
                 let outcome = store(tx, file, file_name, progress).await?;
                 let id = record(
                     tx,
-                    by,
+                    by.account.as_ref(),
                     source,
                     file_name,
                     rows.load(Ordering::Relaxed),
@@ -238,16 +239,19 @@ impl Importer {
                 let now = self.clock.now();
                 let today = service_today(now, self.service_tz);
                 events::record(tx, Some(outcome.vintage), today, now).await?;
-                Ok(ImportOutcome {
+                let outcome = ImportOutcome {
                     import_id: id.to_string(),
                     published_at: Some(published_at),
                     ..outcome
-                })
+                };
+                let entry = Entry::new(Action::ImportAccepted, Target::new(Kind::Import, id));
+                by.record(tx, entry.after(&outcome)).await?;
+                Ok(outcome)
             })
             .await;
         if let Err(error) = &written {
             let rows = rows.load(Ordering::Relaxed);
-            self.record_failure(by, source, file_name, rows, started, error)
+            self.record_failure(by.account.as_ref(), source, file_name, rows, started, error)
                 .await;
         }
         written

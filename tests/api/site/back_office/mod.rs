@@ -9,6 +9,7 @@
 //! form.
 
 mod access;
+mod audit;
 mod imports;
 mod keys;
 mod settings;

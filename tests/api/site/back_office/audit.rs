@@ -1,0 +1,59 @@
+//! The audit trail's page: a change made with a form appears with who made it, what
+//! moved and its request id; the filters narrow it; pages of users link to their
+//! history; a member is refused.
+
+use crate::helpers::{spawn_with_fixture, PASSWORD};
+
+#[actix_web::test]
+async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
+    let app = spawn_with_fixture().await;
+    let admin = app.admin().await;
+    let user_id = {
+        app.user(&admin, "anna", "free").await;
+        let found = app.admin_users(&admin, "q=anna").await;
+        found.data()["items"][0]["id"].as_str().unwrap().to_owned()
+    };
+    let root = app.form_login("root", PASSWORD).await;
+    let page = app
+        .page_with(&root.cookies, &format!("/admin/users/{user_id}"))
+        .await;
+    page.assert_has(&format!(r#"href="/admin/audit?target=user:{user_id}""#));
+    let saved = app
+        .post_form(
+            &root.cookies,
+            &format!("/admin/users/{user_id}"),
+            &[
+                ("csrf", &page.csrf()),
+                ("tier", "pro"),
+                ("role", "user"),
+                ("active", "1"),
+                ("api_access", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.html);
+    let request_id = saved.header("x-request-id").unwrap().to_owned();
+
+    let history = app
+        .page_with(&root.cookies, &format!("/admin/audit?target=user:{user_id}"))
+        .await;
+    assert_eq!(history.status, 200);
+    history.assert_has(r#"data-action="user.changed""#);
+    history.assert_has(r#"data-action="user.created""#);
+    history.assert_has("tier: free → pro");
+    history.assert_has(&request_id);
+    // Filtered by action, the creation is gone; a bad filter names itself.
+    let changed = app
+        .page_with(&root.cookies, "/admin/audit?action=user.changed")
+        .await;
+    changed.assert_lacks(r#"data-action="user.created""#);
+    let bad = app
+        .page_with(&root.cookies, "/admin/audit?from=yesterday")
+        .await;
+    assert_eq!(bad.status, 400);
+    bad.assert_has("from must be a date");
+
+    let anna = app.form_login("anna", PASSWORD).await;
+    let refused = app.page_with(&anna.cookies, "/admin/audit").await;
+    assert_eq!(refused.status, 403);
+}
