@@ -6,8 +6,8 @@
 // feature). A page of a list is the generic `Page<T>`, which the document names by its
 // rows (`Page_UserSummary`, `Page_OwnedKeyView`); `IndexView` is named `IndexSettings`.
 pub use iq_actors::accounts::{
-    IndexPatch, IndexView, KeyPatch, NewUser, OwnedKeyView, TierSettings, UserDetail, UserPatch,
-    UserSummary, UserView,
+    IndexPatch, IndexView, KeyPatch, NewUser, OwnedKeyView, ResetLink, TierSettings, UserDetail,
+    UserPatch, UserSummary, UserView,
 };
 pub use iq_actors::audit::AuditRecord;
 pub use iq_actors::calendar::{CalendarChange, CalendarSummary};

@@ -78,7 +78,7 @@ without the body.";
     tags(
         (name = "query", description = "Market data: `POST /api/v1/query` over the datasets of the catalogue."),
         (name = "site", description = "What a client reads before and after login."),
-        (name = "auth", description = "The first super administrator, and website sessions."),
+        (name = "auth", description = "The first super administrator, website sessions, and one's own password and sessions."),
         (name = "keys", description = "A signed-in member's own API keys."),
         (name = "events", description = "What was published or revised, as it happens: the event feed of a key's owner, and a member's signed webhooks."),
         (name = "admin", description = "The back office: users, every key, tiers, index settings, the trading calendar, the audit trail."),

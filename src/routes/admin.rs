@@ -331,3 +331,37 @@ pub async fn audit(
     let page = params.standard_page()?;
     Ok(Answer(state.accounts.audit_trail(&filter, page).await?))
 }
+
+/// Issue a password reset link
+///
+/// A one-time link (`/reset?token=...`, shown once) where user `id` sets a new password
+/// within 24 hours; it voids any earlier link of theirs. Using it ends every session of
+/// the user. Super administrators only: an administrator could otherwise take over a
+/// super administrator's account.
+#[utoipa::path(
+    tag = "admin",
+    operation_id = "issue_password_reset",
+    params(("id" = String, Path, description = "the user's id")),
+    responses(
+        (
+            status = 200,
+            description = "The link, shown once.",
+            body = ResetLink,
+            headers(("Cache-Control" = String, description = "`no-store`: the body holds the link")),
+        ),
+        CallerRefusals,
+        (status = 404, response = NotFound),
+    ),
+    security(("session" = [], "csrf" = [])),
+    extensions(("x-role" = json!("super_admin"))),
+)]
+#[post("/admin/users/{id}/password-reset")]
+pub async fn issue_password_reset(
+    guard: BackOffice<SuperAdmin>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<impl actix_web::Responder, HttpError> {
+    let link = state.accounts.issue_reset(&guard.author(), &id).await?;
+    // The link opens the account: no cache may keep it.
+    Ok(Answer(link).unstored())
+}

@@ -1,4 +1,5 @@
-//! `POST /api/v1/setup`, `/auth/login`, `/auth/logout` (D7).
+//! `POST /api/v1/setup`, `/auth/login`, `/auth/logout` (D7); one's password and
+//! sessions: `/auth/password`, `/auth/sessions` (D23).
 //!
 //! Once the service is initialised, `/setup` is answered 409 from memory before
 //! anything else (D15): no body read, no hashing, no connection. Before that it is
@@ -6,7 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
-use actix_web::{post, web, HttpRequest, Responder};
+use actix_web::{delete, get, post, web, HttpRequest, Responder};
 use chrono::{DateTime, Utc};
 use iq_actors::{accounts, caller};
 use iq_actors::{ApiError, ErrorCode};
@@ -113,7 +114,7 @@ pub async fn login(
 ) -> Result<impl Responder, HttpError> {
     let opened = state
         .accounts
-        .login(body.value()?, state.client_ip(&req))
+        .login(body.value()?, &state.origin(&req))
         .await
         .map_err(|error| match error.code {
             // The login limits (D23) hold until the next calendar minute.
@@ -174,4 +175,103 @@ pub async fn logout(
     Ok(Answer(LoggedOut { logged_out: true })
         .customize()
         .append_header(("set-cookie", removal.to_string())))
+}
+
+/// Change my password
+///
+/// The current password must be right (a wrong one is 400 / 40001 naming
+/// `current_password`, and counts toward the login limits); the new one follows the
+/// rules of a new account (12 to 256 characters). Every other session of the user ends;
+/// this one stays.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "change_password",
+    request_body(content = PasswordChange, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The password is changed.", body = PasswordChanged),
+        CallerRefusals,
+        (status = 429, response = TooManyRequests),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/auth/password")]
+pub async fn change_password(
+    req: HttpRequest,
+    guard: BackOffice<AnyUser>,
+    body: Body<accounts::PasswordChange>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    let changed = state
+        .accounts
+        .change_password(
+            &guard.author(),
+            guard.session.number,
+            body.value()?,
+            state.client_ip(&req),
+        )
+        .await
+        .map_err(|error| match error.code {
+            ErrorCode::RateLimited => {
+                HttpError::retry_after(error, state.protection.seconds_to_next_minute())
+            }
+            _ => HttpError::from(error),
+        })?;
+    Ok(Answer(changed))
+}
+
+/// My sessions
+///
+/// The signed-in user's live sessions, newest first: when and from which address each
+/// was opened, its browser, when it was last used, and which one is asking.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "list_sessions",
+    responses(
+        (status = 200, description = "The sessions.", body = Vec<SessionView>),
+        CallerRefusals,
+    ),
+    security(("session" = [])),
+)]
+#[get("/auth/sessions")]
+pub async fn sessions(
+    guard: BackOffice<AnyUser>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(state.accounts.sessions(&guard.session).await?))
+}
+
+#[derive(Serialize, ToSchema)]
+struct SessionEnded {
+    /// the session's number
+    ended: String,
+}
+
+/// End one of my sessions
+///
+/// Ends the session with that number at once, wherever it is; someone else's or an
+/// unknown number is 404 / 40401. Ending the asking session logs it out.
+#[utoipa::path(
+    tag = "auth",
+    operation_id = "end_session",
+    params(("id" = String, Path, description = "the session's number")),
+    responses(
+        (status = 200, description = "The session is ended.", body = SessionEnded),
+        CallerRefusals,
+        (status = 404, response = NotFound),
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[delete("/auth/sessions/{id}")]
+pub async fn end_session(
+    guard: BackOffice<AnyUser>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    state
+        .accounts
+        .end_session(&guard.session.account, &id)
+        .await?;
+    Ok(Answer(SessionEnded {
+        ended: id.into_inner(),
+    }))
 }

@@ -10,6 +10,8 @@
 
 mod api_keys;
 mod login;
+mod reset;
+mod security;
 mod webhooks;
 
 use actix_web::http::StatusCode;
@@ -29,6 +31,8 @@ pub use api_keys::{
     confirm_delete_key, create_key, delete_key, keys, rename_key, rotate_key, KeyLine,
 };
 pub use login::{login, login_form, logout};
+pub use reset::{reset, reset_form};
+pub use security::{change_password, end_session, security};
 pub use webhooks::{
     confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
     webhook_log, webhooks, HookLine,

@@ -22,6 +22,7 @@ pub mod form_token;
 mod format;
 mod member;
 mod path_part;
+mod pre_session;
 mod public;
 mod reading;
 pub mod respond;
@@ -81,6 +82,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(member::delete_webhook),
         )
         .route("/account/usage", web::get().to(member::usage))
+        .route("/account/security", web::get().to(member::security))
+        .route("/reset", web::get().to(member::reset_form))
+        .route("/reset", web::post().to(member::reset))
+        .route("/account/password", web::post().to(member::change_password))
+        .route(
+            "/account/sessions/{id}/end",
+            web::post().to(member::end_session),
+        )
         .route("/assets/{name}", web::get().to(public::asset_file))
         .route("/favicon.ico", web::get().to(public::favicon));
     back_office::configure(cfg);

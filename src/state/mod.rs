@@ -65,4 +65,16 @@ impl AppState {
     pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
         client_ip(req, &self.trusted_proxies)
     }
+
+    /// Where a login comes from: the client's address and its browser's `User-Agent`.
+    pub(crate) fn origin(&self, req: &HttpRequest) -> iq_actors::accounts::Origin {
+        iq_actors::accounts::Origin {
+            address: self.client_ip(req),
+            user_agent: req
+                .headers()
+                .get(actix_web::http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        }
+    }
 }

@@ -101,8 +101,9 @@ const KEY_OPERATIONS: &[&str] = &[
 const QUERY: &[&str] = &["--include-path", "/api/v1/query"];
 /// A visitor: the query and the site without credentials.
 const VISITOR_OPERATIONS: &[&str] = &["--include-tag", "query", "--include-tag", "site"];
-/// What the session fuzzes: everything else. Not logout: it would end the session the
-/// rest of the run is signed in with, and every later request would only be refused.
+/// What the session fuzzes: everything else. Not logout, nor ending a session by its
+/// number (a small number is likely to be the run's own): either would end the session
+/// the rest of the run is signed in with, and every later request would only be refused.
 /// Setup stays (it answers 409 at once, as documented), and so does login (wrong
 /// passwords, then the login limit's 429).
 const SESSION_OPERATIONS: &[&str] = &[
@@ -116,6 +117,8 @@ const SESSION_OPERATIONS: &[&str] = &[
     "imports",
     "--exclude-path",
     "/api/v1/auth/logout",
+    "--exclude-path",
+    "/api/v1/auth/sessions/{id}",
 ];
 
 /// `-H` values for each caller.

@@ -17,13 +17,13 @@ pub mod index_settings;
 mod keys;
 pub mod login_limit;
 pub mod password;
+pub mod password_change;
 pub(crate) mod sessions;
 pub mod tiers;
 pub mod token;
 pub mod usage;
 mod users;
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use deadpool_postgres::Pool;
@@ -37,7 +37,10 @@ pub use keys::{
     find as keys_find, CreatedKey, KeyOwner, KeyPatch, KeyRecord, KeyRename, KeyView, NewKey,
     OwnedKeyView,
 };
-pub use sessions::{ActiveSession, OpenedSession, SessionLookup, SessionPolicy};
+pub use password_change::{PasswordChange, PasswordChanged, ResetLink};
+pub use sessions::{
+    ActiveSession, OpenedSession, Origin, SessionLookup, SessionPolicy, SessionView,
+};
 pub use tiers::{TierSettings, Tiers};
 pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
@@ -120,14 +123,31 @@ impl Accounts {
         .await
     }
 
+    /// Opens a session for `credentials` coming from `origin` (its address counts
+    /// toward the login limits and is kept with the session, with its browser).
     pub async fn login(
         &self,
         credentials: Credentials,
-        ip: Option<IpAddr>,
+        origin: &Origin,
     ) -> Result<OpenedSession, ApiError> {
         let now = self.clock.now();
-        let account = users::login(&self.pool, &self.hasher, credentials, ip, now).await?;
-        sessions::open(&**self.pool.get().await?, account, now, self.policy).await
+        let account =
+            users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
+        let client = self.pool.get().await?;
+        sessions::open(&**client, account, now, self.policy, origin).await
+    }
+
+    /// The signed-in user's live sessions, the asking one marked.
+    pub async fn sessions(&self, session: &ActiveSession) -> Result<Vec<SessionView>, ApiError> {
+        let client = self.pool.get().await?;
+        let (now, user) = (self.clock.now(), session.account.user_id);
+        sessions::list(&**client, user, session.number, now, self.policy).await
+    }
+
+    /// Ends one of the signed-in user's sessions by its number (404 if not theirs).
+    pub async fn end_session(&self, owner: &Account, number: &str) -> Result<(), ApiError> {
+        let client = self.pool.get().await?;
+        sessions::end(&**client, owner.user_id, number).await
     }
 
     pub async fn logout(&self, session_id: &str) -> Result<(), ApiError> {
@@ -209,7 +229,7 @@ impl Accounts {
         self.write(Change::Auth, async |tx| {
             let before = users::find(tx, id).await?;
             let after = users::patch(tx, id, patch).await?;
-            let target = Target::new(Kind::User, &after.account.user_id);
+            let target = Target::new(Kind::User, after.account.user_id);
             let entry = Entry::new(Action::UserChanged, target).before(&before);
             by.record(tx, entry.after(&after)).await?;
             Ok(after)

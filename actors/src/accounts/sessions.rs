@@ -4,7 +4,10 @@
 //! the digest of the session's CSRF token. A login always issues a new id (no session
 //! fixation). Activity is written back at most once a minute, not on every request.
 
+use std::net::IpAddr;
+
 use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
 
 use super::token::{self, Token};
 use crate::caller::{Account, Role};
@@ -44,6 +47,8 @@ pub struct OpenedSession {
 pub struct ActiveSession {
     pub account: Account,
     pub tier: String,
+    /// Its public number: what lists it and ends it (never its secret id).
+    pub number: i64,
     csrf_digest: Vec<u8>,
 }
 
@@ -84,26 +89,48 @@ impl SessionLookup {
     }
 }
 
+/// Where a login came from, kept with its session so its owner can tell sessions apart.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub address: Option<IpAddr>,
+    /// The browser's `User-Agent`, as sent.
+    pub user_agent: Option<String>,
+}
+
+/// The longest `User-Agent` kept with a session, in characters.
+const USER_AGENT_CHARS: usize = 200;
+
 pub async fn open(
     client: &impl Traced,
     account: Account,
     now: DateTime<Utc>,
     policy: SessionPolicy,
+    origin: &Origin,
 ) -> Result<OpenedSession, ApiError> {
     let id = Token::generate();
     let csrf = Token::generate();
     let expires_at = now + policy.absolute;
+    let address = origin.address.map(|a| a.to_string());
+    let user_agent: Option<String> = origin.user_agent.as_deref().map(|ua| {
+        ua.chars()
+            .filter(|c| !c.is_control())
+            .take(USER_AGENT_CHARS)
+            .collect()
+    });
     client
         .execute_named(
             "sessions.insert",
-            "INSERT INTO sessions (session_hash, user_id, csrf_hash, created_at, last_seen_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $4, $5)",
+            "INSERT INTO sessions (session_hash, user_id, csrf_hash, created_at, last_seen_at, \
+                                   expires_at, address, user_agent) \
+             VALUES ($1, $2, $3, $4, $4, $5, $6, $7)",
             &[
                 &id.digest().as_slice(),
                 &account.user_id,
                 &csrf.digest().as_slice(),
                 &now,
                 &expires_at,
+                &address,
+                &user_agent,
             ],
         )
         .await?;
@@ -136,8 +163,8 @@ pub async fn resolve(
     let Some(row) = client
         .query_opt_named(
             "sessions.lookup",
-            "SELECT s.user_id, s.csrf_hash, s.last_seen_at, s.expires_at, u.username, u.role, \
-                    u.tier, u.active \
+            "SELECT s.user_id, s.session_no, s.csrf_hash, s.last_seen_at, s.expires_at, \
+                    u.username, u.role, u.tier, u.active \
              FROM sessions s JOIN users u USING (user_id) WHERE s.session_hash = $1",
             &[&digest.as_slice()],
         )
@@ -172,6 +199,7 @@ pub async fn resolve(
                 .ok_or_else(|| ApiError::internal(format_args!("unknown role {role:?}")))?,
         },
         tier: row.try_get("tier")?,
+        number: row.try_get("session_no")?,
         csrf_digest: row.try_get("csrf_hash")?,
     }))
 }
@@ -186,4 +214,88 @@ pub async fn close(client: &impl Traced, presented: &str) -> Result<(), ApiError
         )
         .await?;
     Ok(())
+}
+
+/// One of a user's sessions as its owner sees it: when and where it was opened, when
+/// last used, and whether it is the one asking.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionView {
+    /// the session's number, to end it with
+    pub id: String,
+    pub created_at: DateTime<Utc>,
+    pub last_seen_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    /// the client's address at login
+    pub address: Option<String>,
+    /// the browser's `User-Agent` at login (at most 200 characters)
+    pub user_agent: Option<String>,
+    /// whether this is the session making the request
+    pub current: bool,
+}
+
+/// `user_id`'s live sessions, newest first; `current` is the asking session's number.
+pub async fn list(
+    client: &impl Traced,
+    user_id: i64,
+    current: i64,
+    now: DateTime<Utc>,
+    policy: SessionPolicy,
+) -> Result<Vec<SessionView>, ApiError> {
+    let rows = client
+        .query_named(
+            "sessions.list",
+            "SELECT session_no, created_at, last_seen_at, expires_at, address, user_agent \
+             FROM sessions WHERE user_id = $1 AND expires_at > $2 AND last_seen_at > $3 \
+             ORDER BY created_at DESC, session_no DESC",
+            &[&user_id, &now, &(now - policy.idle)],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let number: i64 = row.try_get("session_no")?;
+            Ok(SessionView {
+                id: number.to_string(),
+                created_at: row.try_get("created_at")?,
+                last_seen_at: row.try_get("last_seen_at")?,
+                expires_at: row.try_get("expires_at")?,
+                address: row.try_get("address")?,
+                user_agent: row.try_get("user_agent")?,
+                current: number == current,
+            })
+        })
+        .collect()
+}
+
+/// Ends `user_id`'s session number `number` (a number not theirs is 404).
+pub async fn end(client: &impl Traced, user_id: i64, number: &str) -> Result<(), ApiError> {
+    let missing = || ApiError::new(ErrorCode::NotFound, "no such session");
+    let number: i64 = number.parse().map_err(|_| missing())?;
+    let ended = client
+        .execute_named(
+            "sessions.end",
+            "DELETE FROM sessions WHERE user_id = $1 AND session_no = $2",
+            &[&user_id, &number],
+        )
+        .await?;
+    if ended == 0 {
+        return Err(missing());
+    }
+    Ok(())
+}
+
+/// Ends every session of `user_id` but number `keep` (none kept when `None`); answers
+/// how many ended.
+pub async fn end_all_but(
+    client: &impl Traced,
+    user_id: i64,
+    keep: Option<i64>,
+) -> Result<u64, ApiError> {
+    Ok(client
+        .execute_named(
+            "sessions.end_all_but",
+            "DELETE FROM sessions WHERE user_id = $1 AND session_no IS DISTINCT FROM $2",
+            &[&user_id, &keep],
+        )
+        .await?)
 }

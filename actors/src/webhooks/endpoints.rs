@@ -219,7 +219,7 @@ impl Webhooks {
             )
             .await?;
         let webhook = view(&row)?;
-        let target = Target::new(Kind::Webhook, &webhook.id);
+        let target = Target::new(Kind::Webhook, webhook.id);
         by.record(
             &*tx,
             Entry::new(Action::WebhookCreated, target).after(&webhook),
@@ -343,7 +343,7 @@ impl Webhooks {
             .await?
             .ok_or_else(|| not_found("webhook"))?;
         let before = view(&deleted)?;
-        let target = Target::new(Kind::Webhook, &before.id);
+        let target = Target::new(Kind::Webhook, before.id);
         by.record(
             &*tx,
             Entry::new(Action::WebhookDeleted, target).before(&before),

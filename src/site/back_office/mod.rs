@@ -94,6 +94,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/users", web::post().to(users::create))
         .route("/admin/users/{id}", web::get().to(users::show))
         .route("/admin/users/{id}", web::post().to(users::save))
+        .route(
+            "/admin/users/{id}/reset",
+            web::post().to(users::issue_reset),
+        )
         .route("/admin/keys", web::get().to(keys::list))
         .route("/admin/keys/{id}", web::get().to(keys::show))
         .route("/admin/keys/{id}", web::post().to(keys::save))

@@ -241,6 +241,39 @@ pub async fn save(
     }
 }
 
+#[derive(Template)]
+#[template(path = "admin/reset_link.html")]
+struct ResetLinkPage {
+    chrome: Chrome,
+    id: String,
+    username: String,
+    link: String,
+    expires: String,
+}
+
+/// `POST /admin/users/{id}/reset`: a one-time password reset link, shown this once.
+pub async fn issue_reset(
+    req: HttpRequest,
+    staff: Staff<SuperAdmin>,
+    id: PathPart,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    Form::read(&req, payload, &state).await?;
+    let user = state.accounts.user_detail(&id).await?;
+    let issued = state.accounts.issue_reset(&staff.author(), &id).await?;
+    let site = req.connection_info();
+    let page = ResetLinkPage {
+        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        id: id.to_string(),
+        username: user.user.account.username,
+        link: format!("{}://{}{}", site.scheme(), site.host(), issued.link),
+        expires: issued.expires_at.format("%-d %b %Y %H:%M UTC").to_string(),
+    };
+    // The link opens the account: `Private` pages are never stored.
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
 /// A query-string value, percent-encoded.
 pub fn url_encode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()

@@ -14,9 +14,9 @@ use iq_actors::{ApiError, ErrorCode};
 use crate::http::session::{self, session_id};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
-use crate::site::form_token;
+use crate::site::pre_session;
 use crate::site::reading::read;
-use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::site::respond::{see_other, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -46,23 +46,14 @@ fn login_page(
     status: StatusCode,
 ) -> PageResult {
     let mut chrome = Chrome::new(req, state, None, "login");
-    let fresh_cookie = form_token::binding(req)
-        .is_none()
-        .then(|| form_token::pre_session_cookie(state.cookie_secure));
-    if let Some(cookie) = &fresh_cookie {
-        chrome.form_token = state.site.forms.token(cookie.value());
-    }
+    let cookie = pre_session::prepare(req, state, &mut chrome);
     let page = Login {
         chrome,
         username,
         problem,
         max_failures: iq_actors::accounts::login_limit::PER_USER_AND_ADDRESS,
     };
-    let mut response = render(&page, status, Caching::Private)?;
-    if let Some(cookie) = fresh_cookie {
-        response.add_cookie(&cookie).map_err(ApiError::internal)?;
-    }
-    Ok(response)
+    pre_session::render_with(&page, status, cookie)
 }
 
 /// `POST /login`: opens a session and goes to the account page; a refusal shows the
@@ -78,11 +69,7 @@ pub async fn login(
         username: username.clone(),
         password: form.one("password").unwrap_or_default().to_owned(),
     };
-    match state
-        .accounts
-        .login(credentials, state.client_ip(&req))
-        .await
-    {
+    match state.accounts.login(credentials, &state.origin(&req)).await {
         Ok(opened) => {
             let cookie = session::cookie(
                 &opened,

@@ -61,6 +61,7 @@ mod indexes;
 mod key_rotation;
 mod keys;
 mod keys_admin;
+mod passwords;
 mod sessions;
 mod setup;
 mod tiers;

@@ -429,6 +429,72 @@ async fn real_answers_match_the_document() {
     .await
     .assert_error(404, 40401);
 
+    // One's sessions and password; a reset link for kim.
+    let sessions = "/api/v1/auth/sessions";
+    let other = app.login_ok("kim").await;
+    tour.call(get.clone(), sessions, sessions, None, Some(&kim))
+        .await;
+    let listed = app.get_as(&other, sessions).await;
+    let number = listed
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["current"] == true)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let one_session = format!("{sessions}/{number}");
+    tour.call(
+        Method::DELETE,
+        "/api/v1/auth/sessions/{id}",
+        &one_session,
+        None,
+        Some(&kim),
+    )
+    .await;
+    tour.call(
+        Method::DELETE,
+        "/api/v1/auth/sessions/{id}",
+        &one_session,
+        None,
+        Some(&kim),
+    )
+    .await
+    .assert_error(404, 40401);
+    let password = "/api/v1/auth/password";
+    let change = json!({"current_password": PASSWORD, "new_password": "kim's new passphrase"});
+    tour.call(
+        post.clone(),
+        password,
+        password,
+        Some(change.clone()),
+        Some(&kim),
+    )
+    .await;
+    tour.call(post.clone(), password, password, Some(change), Some(&kim))
+        .await
+        .assert_error(400, 40001);
+    let reset = format!("/api/v1/admin/users/{kim_id}/password-reset");
+    tour.call(
+        post.clone(),
+        "/api/v1/admin/users/{id}/password-reset",
+        &reset,
+        None,
+        Some(&admin),
+    )
+    .await;
+    tour.call(
+        post.clone(),
+        "/api/v1/admin/users/{id}/password-reset",
+        &reset,
+        None,
+        Some(&kim),
+    )
+    .await
+    .assert_error(403, 40301);
+
     // The end of a key and of a session.
     tour.call(Method::DELETE, "/api/v1/keys/{id}", &one, None, Some(&kim))
         .await;

@@ -91,6 +91,11 @@ fn documented_request_bodies_are_the_ones_the_domain_reads() {
             "/api/v1/webhooks",
             field_names::<iq_actors::webhooks::NewWebhook>(),
         ),
+        (
+            "POST",
+            "/api/v1/auth/password",
+            field_names::<a::PasswordChange>(),
+        ),
     ];
     let conformance = Conformance { doc: &doc };
     for (method, path, operation) in operations(&doc) {

@@ -7,6 +7,7 @@ mod browser;
 mod browser_back_office;
 mod browser_steps;
 mod member;
+mod passwords;
 mod public;
 mod security;
 

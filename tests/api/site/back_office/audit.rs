@@ -35,7 +35,10 @@ async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
     let request_id = saved.header("x-request-id").unwrap().to_owned();
 
     let history = app
-        .page_with(&root.cookies, &format!("/admin/audit?target=user:{user_id}"))
+        .page_with(
+            &root.cookies,
+            &format!("/admin/audit?target=user:{user_id}"),
+        )
         .await;
     assert_eq!(history.status, 200);
     history.assert_has(r#"data-action="user.changed""#);

@@ -1,0 +1,159 @@
+//! The account's security page (D23): change one's password (the current one, the new
+//! one twice), and the list of one's sessions (when, from which address, which browser,
+//! last used) with a button ending any of them. A change ends every other session.
+//! Everything works without script; the forms carry their CSRF token.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
+use iq_actors::accounts::{ActiveSession, PasswordChange, SessionView};
+use iq_actors::ErrorCode;
+use serde::Deserialize;
+
+use super::member_form;
+use crate::http::author;
+use crate::http::envelope::status_for;
+use crate::http::guard::signed_in;
+use crate::site::chrome::Chrome;
+use crate::site::path_part::PathPart;
+use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::state::AppState;
+
+/// A session as a row of the list.
+pub struct SessionLine {
+    pub id: String,
+    pub opened: String,
+    pub last_seen: String,
+    pub address: String,
+    pub browser: String,
+    pub current: bool,
+}
+
+impl From<SessionView> for SessionLine {
+    fn from(s: SessionView) -> Self {
+        let when = |t: chrono::DateTime<chrono::Utc>| t.format("%-d %b %Y %H:%M UTC").to_string();
+        SessionLine {
+            id: s.id,
+            opened: when(s.created_at),
+            last_seen: when(s.last_seen_at),
+            address: s.address.unwrap_or_else(|| "unknown".to_owned()),
+            browser: s.user_agent.unwrap_or_else(|| "unknown".to_owned()),
+            current: s.current,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "security.html")]
+struct SecurityPage {
+    chrome: Chrome,
+    sessions: Vec<SessionLine>,
+    problem: Option<String>,
+    /// What the last change did, said once after it.
+    notice: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct SecurityQuery {
+    changed: Option<u64>,
+    ended: Option<String>,
+}
+
+/// The signed-in session; without one, the way to the login page.
+async fn session(req: &HttpRequest) -> Result<ActiveSession, PageError> {
+    signed_in(req).await.map_err(|e| match e.code {
+        ErrorCode::Internal => PageError::from(e),
+        _ => PageError::log_in_first(),
+    })
+}
+
+async fn page(
+    req: &HttpRequest,
+    state: &AppState,
+    session: &ActiveSession,
+    problem: Option<String>,
+    notice: Option<String>,
+) -> Result<SecurityPage, PageError> {
+    let sessions = state.accounts.sessions(session).await?;
+    Ok(SecurityPage {
+        chrome: Chrome::new(req, state, Some(&session.account), "security"),
+        sessions: sessions.into_iter().map(SessionLine::from).collect(),
+        problem,
+        notice,
+    })
+}
+
+/// `GET /account/security`.
+pub async fn security(
+    req: HttpRequest,
+    query: web::Query<SecurityQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let session = session(&req).await?;
+    let notice = match (&query.changed, &query.ended) {
+        (Some(n), _) => Some(format!(
+            "Your password is changed; {n} other session(s) ended."
+        )),
+        (None, Some(_)) => Some("The session is ended.".to_owned()),
+        (None, None) => None,
+    };
+    let page = page(&req, &state, &session, None, notice).await?;
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `POST /account/password`: the current password, the new one twice.
+pub async fn change_password(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (form, _, account) = member_form(&req, payload, &state).await?;
+    let session = session(&req).await?;
+    let field = |name: &str| form.one(name).unwrap_or_default().to_owned();
+    let (new, again) = (field("new_password"), field("confirm_password"));
+    let result = if new != again {
+        Err(iq_actors::ApiError::invalid(
+            "The new password and its confirmation differ.",
+        ))
+    } else {
+        let change = PasswordChange {
+            current_password: field("current_password"),
+            new_password: new,
+        };
+        let ip = state.client_ip(&req);
+        state
+            .accounts
+            .change_password(&author(&account), session.number, change, ip)
+            .await
+    };
+    match result {
+        Ok(changed) => Ok(see_other(&format!(
+            "/account/security?changed={}",
+            changed.sessions_ended
+        ))
+        .finish()),
+        Err(error) if !status_for(error.code).is_server_error() => {
+            let status = status_for(error.code);
+            let page = page(&req, &state, &session, Some(error.message), None).await?;
+            render(&page, status, Caching::Private)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// `POST /account/sessions/{id}/end`: ends one of the member's sessions; ending this
+/// one leads to the login page.
+pub async fn end_session(
+    req: HttpRequest,
+    id: PathPart,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (_, _, account) = member_form(&req, payload, &state).await?;
+    let session = session(&req).await?;
+    state.accounts.end_session(&account, &id).await?;
+    if *id == session.number.to_string() {
+        return Ok(see_other("/login").finish());
+    }
+    Ok(see_other("/account/security?ended=1").finish())
+}
