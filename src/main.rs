@@ -67,6 +67,15 @@ async fn main() -> ExitCode {
          API:     http://{host}:{port}/api/v1/query",
         port = app.port()
     );
+    // The set-up link is a secret: standard output, for the person who started the
+    // service, and never the structured log.
+    if let Some(path) = app.setup_path() {
+        println!(
+            "Set-up:  http://{host}:{port}{path}\n         \
+             (one-time link: create the super administrator there; it works until one exists)",
+            port = app.port()
+        );
+    }
     tracing::info!(
         url = %format!("http://{host}:{}", app.port()),
         "listening; try: curl -s -X POST http://{host}:{}/api/v1/query -H 'Content-Type: application/json' -d '{{\"api_name\":\"index_latest\"}}'",

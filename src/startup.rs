@@ -120,6 +120,8 @@ pub struct Application {
     /// The listener's socket, for the stop to refuse new connections.
     listening: Listening,
     shutdown_delay: std::time::Duration,
+    /// The set-up link's token issued at this start, while the service is not set up.
+    setup_token: Option<String>,
 }
 
 impl Application {
@@ -244,6 +246,12 @@ impl Application {
                 .await
                 .map_err(|e| StartupError::Database(e.to_string()))?;
         }
+        // Until someone creates the super administrator, each start prints a way to.
+        let setup_token = accounts
+            .issue_setup_link()
+            .await
+            .map_err(|e| StartupError::Database(e.to_string()))?
+            .map(|token| token.expose().to_owned());
         let front = Fronts::new(
             auth_actor,
             settings.runtime.quota_enforced.then(|| quota.clone()),
@@ -338,7 +346,16 @@ impl Application {
             signals,
             listening,
             shutdown_delay: settings.http.shutdown_delay_ms.0,
+            setup_token,
         })
+    }
+
+    /// The one-time set-up page's path and query (`/setup?token=...`) while no super
+    /// administrator exists: for the start-up lines on standard output, never a log.
+    pub fn setup_path(&self) -> Option<String> {
+        self.setup_token
+            .as_ref()
+            .map(|token| format!("/setup?token={token}"))
     }
 
     pub fn port(&self) -> u16 {

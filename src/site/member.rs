@@ -1,17 +1,21 @@
 //! The member area: log in and out with a form, the account page, API keys (list,
-//! create with the key shown once, delete) and usage over the last 30 days.
+//! create with the key shown once, delete), webhooks, usage over the last 30 days, and
+//! one's password and sessions; with the pages reached by a one-time link before any
+//! session: a password reset and the first start's set-up.
 //!
 //! A login here opens the same session as `POST /api/v1/auth/login`, under the same
-//! limits (D6). Every form carries its CSRF token; a created key appears once, in the
-//! answer to the form that made it (never in a URL, never cached).//!
+//! limits (D23). Every form carries its CSRF token; a created key appears once, in the
+//! answer to the form that made it (never in a URL, never cached).
+//!
 //! Here the account and usage pages; the login form is [`login`], the key pages
-//! [`api_keys`], the webhook pages [`webhooks`]. No page here may be cached for anyone but its member
-//! ([`Caching::Private`]).
-
+//! [`api_keys`], the webhook pages [`webhooks`], the password and sessions page
+//! [`security`], the link pages [`reset`] and [`setup`]. No page here may be cached for
+//! anyone but its member ([`Caching::Private`]).
 mod api_keys;
 mod login;
 mod reset;
 mod security;
+mod setup;
 mod webhooks;
 
 use actix_web::http::StatusCode;
@@ -33,6 +37,7 @@ pub use api_keys::{
 pub use login::{login, login_form, logout};
 pub use reset::{reset, reset_form};
 pub use security::{change_password, end_session, security};
+pub use setup::{setup, setup_form};
 pub use webhooks::{
     confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
     webhook_log, webhooks, HookLine,

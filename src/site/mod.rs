@@ -83,6 +83,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/account/usage", web::get().to(member::usage))
         .route("/account/security", web::get().to(member::security))
+        .route("/setup", web::get().to(member::setup_form))
+        .route("/setup", web::post().to(member::setup))
         .route("/reset", web::get().to(member::reset_form))
         .route("/reset", web::post().to(member::reset))
         .route("/account/password", web::post().to(member::change_password))

@@ -19,6 +19,7 @@ pub mod login_limit;
 pub mod password;
 pub mod password_change;
 pub(crate) mod sessions;
+mod setup_link;
 pub mod tiers;
 pub mod token;
 pub mod usage;
@@ -112,15 +113,55 @@ impl Accounts {
     }
 
     /// `POST /api/v1/setup`: the first super administrator, recorded with `by` (no one
-    /// signed in).
+    /// signed in). It voids the set-up links.
     pub async fn setup(&self, by: &Author, credentials: Credentials) -> Result<UserView, ApiError> {
+        self.setup_through(by, None, credentials).await
+    }
+
+    /// The first start's set-up page: [`Accounts::setup`] through the one-time link
+    /// whose token is `presented` (a token never issued or already void is 400 / 40001).
+    pub async fn setup_with_link(
+        &self,
+        by: &Author,
+        presented: &str,
+        credentials: Credentials,
+    ) -> Result<UserView, ApiError> {
+        self.setup_through(by, Some(presented), credentials).await
+    }
+
+    async fn setup_through(
+        &self,
+        by: &Author,
+        link: Option<&str>,
+        credentials: Credentials,
+    ) -> Result<UserView, ApiError> {
         let request = users::SetupRequest::prepare(credentials).await?;
         self.write(Change::Auth, async |tx| {
+            if let Some(presented) = link {
+                if !setup_link::holds(tx, presented).await? {
+                    return Err(setup_link::dead());
+                }
+            }
             let user = users::setup(tx, request).await?;
+            setup_link::void(tx).await?;
             by.record(tx, created_user(&user)).await?;
             Ok(user)
         })
         .await
+    }
+
+    /// While no super administrator exists, a new one-time set-up link's token, to print
+    /// with the start-up lines (the database keeps only its digest); `None` once the
+    /// service is set up.
+    pub async fn issue_setup_link(&self) -> Result<Option<token::Token>, ApiError> {
+        let client = self.pool.get().await?;
+        setup_link::issue(&**client, self.clock.now()).await
+    }
+
+    /// Whether `presented` is a live set-up link's token (the set-up page's greeting).
+    pub async fn setup_link_works(&self, presented: &str) -> Result<bool, ApiError> {
+        let client = self.pool.get().await?;
+        setup_link::holds(&**client, presented).await
     }
 
     /// Opens a session for `credentials` coming from `origin` (its address counts

@@ -15,6 +15,7 @@
 mod keyboard;
 mod keys;
 mod phone;
+mod setup;
 mod visitor;
 mod webhooks;
 
