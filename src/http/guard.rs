@@ -110,6 +110,24 @@ pub async fn signed_in(req: &HttpRequest) -> Result<ActiveSession, ApiError> {
     Ok(session)
 }
 
+/// With `STAFF_TWO_FACTOR`, an administrators' endpoint or page refuses a session whose
+/// user has no second factor yet (403 / 40301, saying where to set it up).
+pub fn staff_second_factor<R: Rank>(
+    req: &HttpRequest,
+    session: &ActiveSession,
+) -> Result<(), ApiError> {
+    let required = req
+        .app_data::<web::Data<Accounts>>()
+        .is_some_and(|accounts| accounts.session_policy().staff_two_factor);
+    if required && R::ROLE >= Role::Admin && !session.two_factor {
+        return Err(ApiError::forbidden(
+            "administrators must sign in with a second factor here: set it up on the \
+             account's Password and sessions page (/account/security)",
+        ));
+    }
+    Ok(())
+}
+
 async fn check<R: Rank>(req: &HttpRequest) -> Result<ActiveSession, ApiError> {
     let session = signed_in(req).await?;
     if req.method() != Method::GET {
@@ -126,6 +144,7 @@ async fn check<R: Rank>(req: &HttpRequest) -> Result<ActiveSession, ApiError> {
             R::ROLE.as_str()
         )));
     }
+    staff_second_factor::<R>(req, &session)?;
     if req
         .match_info()
         .iter()

@@ -4,5 +4,7 @@
 
 // Each derives its schema where it is defined, in the domain crate (its `openapi`
 // feature).
-pub use iq_actors::accounts::{Credentials, PasswordChange, PasswordChanged, SessionView};
+pub use iq_actors::accounts::{
+    Credentials, LoginRequest, PasswordChange, PasswordChanged, SessionView,
+};
 pub use iq_actors::caller::{Account, Role};

@@ -83,7 +83,9 @@ struct LoggedIn {
 ///
 /// Opens a session: sets the cookie `iq_session` (`HttpOnly`, `SameSite=Lax`, `Path=/`,
 /// `Secure` with `COOKIE_SECURE=1`) and answers the CSRF token every back-office
-/// mutation must send back as `X-CSRF-Token`. A wrong password and an unknown user name
+/// mutation must send back as `X-CSRF-Token`. An account with two-factor sign-in also
+/// needs `code` (its authenticator's current code or an unused recovery code): without
+/// it, or with a wrong one, 401 / 40102 says so. A wrong password and an unknown user name
 /// get the same 401 / 40102; a disabled account 403 / 40301. After 5 failed logins for a
 /// user name from one address, 20 from an address or 100 for a user name from all
 /// addresses in a calendar minute, logins they cover answer 429 / 42901 until the
@@ -91,7 +93,7 @@ struct LoggedIn {
 #[utoipa::path(
     tag = "auth",
     operation_id = "login",
-    request_body(content = Credentials, content_type = "application/json"),
+    request_body(content = LoginRequest, content_type = "application/json"),
     responses(
         (
             status = 200,
@@ -109,13 +111,14 @@ struct LoggedIn {
 #[post("/auth/login")]
 pub async fn login(
     req: HttpRequest,
-    body: Body<accounts::Credentials>,
+    body: Body<accounts::LoginRequest>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
     let opened = state
         .accounts
         .login(body.value()?, &state.origin(&req))
         .await
+        .and_then(accounts::LoginStep::opened)
         .map_err(|error| match error.code {
             // The login limits (D23) hold until the next calendar minute.
             ErrorCode::RateLimited => {

@@ -29,6 +29,13 @@ pub struct AccountsConfig {
     #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..),
           default_value_t = whole(SessionPolicy::default().absolute.num_hours()))]
     pub session_max_hours: u32,
+
+    /// Require administrators and super administrators to sign in with a second factor
+    /// (TOTP): until they set it up on their account's security page, the back office
+    /// refuses them.
+    #[arg(long, env, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub staff_two_factor: bool,
 }
 
 /// A positive count of whole units as the setting's type.
@@ -41,6 +48,7 @@ impl AccountsConfig {
         SessionPolicy {
             idle: TimeDelta::minutes(i64::from(self.session_idle_minutes)),
             absolute: TimeDelta::hours(i64::from(self.session_max_hours)),
+            staff_two_factor: self.staff_two_factor,
         }
     }
 }

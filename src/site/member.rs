@@ -34,9 +34,12 @@ use crate::state::AppState;
 pub use api_keys::{
     confirm_delete_key, create_key, delete_key, keys, rename_key, rotate_key, KeyLine,
 };
-pub use login::{login, login_form, logout};
+pub use login::{login, login_code, login_form, logout};
 pub use reset::{reset, reset_form};
-pub use security::{change_password, end_session, security};
+pub use security::{
+    change_password, confirm_two_factor, disable_two_factor, end_session, security,
+    start_two_factor,
+};
 pub use setup::{setup, setup_form};
 pub use webhooks::{
     confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,

@@ -42,6 +42,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/examples", web::get().to(public::examples))
         .route("/login", web::get().to(member::login_form))
         .route("/login", web::post().to(member::login))
+        .route("/login/code", web::post().to(member::login_code))
         .route("/logout", web::post().to(member::logout))
         .route("/account", web::get().to(member::account))
         .route("/account/keys", web::get().to(member::keys))
@@ -88,6 +89,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/reset", web::get().to(member::reset_form))
         .route("/reset", web::post().to(member::reset))
         .route("/account/password", web::post().to(member::change_password))
+        .route(
+            "/account/two-factor/start",
+            web::post().to(member::start_two_factor),
+        )
+        .route(
+            "/account/two-factor/confirm",
+            web::post().to(member::confirm_two_factor),
+        )
+        .route(
+            "/account/two-factor/disable",
+            web::post().to(member::disable_two_factor),
+        )
         .route(
             "/account/sessions/{id}/end",
             web::post().to(member::end_session),

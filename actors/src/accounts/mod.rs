@@ -22,6 +22,7 @@ pub(crate) mod sessions;
 mod setup_link;
 pub mod tiers;
 pub mod token;
+pub mod two_factor;
 pub mod usage;
 mod users;
 
@@ -43,6 +44,7 @@ pub use sessions::{
     ActiveSession, OpenedSession, Origin, SessionLookup, SessionPolicy, SessionView,
 };
 pub use tiers::{TierSettings, Tiers};
+pub use two_factor::{Enrolment, LoginRequest, LoginStep, PendingLogin, TwoFactorStatus};
 pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 
@@ -162,20 +164,6 @@ impl Accounts {
     pub async fn setup_link_works(&self, presented: &str) -> Result<bool, ApiError> {
         let client = self.pool.get().await?;
         setup_link::holds(&**client, presented).await
-    }
-
-    /// Opens a session for `credentials` coming from `origin` (its address counts
-    /// toward the login limits and is kept with the session, with its browser).
-    pub async fn login(
-        &self,
-        credentials: Credentials,
-        origin: &Origin,
-    ) -> Result<OpenedSession, ApiError> {
-        let now = self.clock.now();
-        let account =
-            users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
-        let client = self.pool.get().await?;
-        sessions::open(&**client, account, now, self.policy, origin).await
     }
 
     /// The signed-in user's live sessions, the asking one marked.

@@ -19,6 +19,9 @@ use crate::{ApiError, ErrorCode};
 pub struct SessionPolicy {
     pub idle: TimeDelta,
     pub absolute: TimeDelta,
+    /// Whether administrators need a second factor before the back office lets them in
+    /// (`STAFF_TWO_FACTOR`).
+    pub staff_two_factor: bool,
 }
 
 impl Default for SessionPolicy {
@@ -26,6 +29,7 @@ impl Default for SessionPolicy {
         SessionPolicy {
             idle: TimeDelta::minutes(60),
             absolute: TimeDelta::hours(12),
+            staff_two_factor: false,
         }
     }
 }
@@ -49,6 +53,8 @@ pub struct ActiveSession {
     pub tier: String,
     /// Its public number: what lists it and ends it (never its secret id).
     pub number: i64,
+    /// Whether the user signs in with a second factor.
+    pub two_factor: bool,
     csrf_digest: Vec<u8>,
 }
 
@@ -164,7 +170,8 @@ pub async fn resolve(
         .query_opt_named(
             "sessions.lookup",
             "SELECT s.user_id, s.session_no, s.csrf_hash, s.last_seen_at, s.expires_at, \
-                    u.username, u.role, u.tier, u.active \
+                    u.username, u.role, u.tier, u.active, \
+                    u.totp_enabled_at IS NOT NULL AS two_factor \
              FROM sessions s JOIN users u USING (user_id) WHERE s.session_hash = $1",
             &[&digest.as_slice()],
         )
@@ -200,6 +207,7 @@ pub async fn resolve(
         },
         tier: row.try_get("tier")?,
         number: row.try_get("session_no")?,
+        two_factor: row.try_get("two_factor")?,
         csrf_digest: row.try_get("csrf_hash")?,
     }))
 }

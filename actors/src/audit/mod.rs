@@ -100,6 +100,8 @@ pub enum Action {
     PasswordChanged,
     PasswordResetIssued,
     PasswordReset,
+    TwoFactorEnabled,
+    TwoFactorDisabled,
     KeyCreated,
     KeyChanged,
     KeyRenamed,
@@ -116,12 +118,14 @@ pub enum Action {
 
 impl Action {
     /// Every action, in the order the back office lists them.
-    pub const ALL: [Action; 17] = [
+    pub const ALL: [Action; 19] = [
         Action::UserCreated,
         Action::UserChanged,
         Action::PasswordChanged,
         Action::PasswordResetIssued,
         Action::PasswordReset,
+        Action::TwoFactorEnabled,
+        Action::TwoFactorDisabled,
         Action::KeyCreated,
         Action::KeyChanged,
         Action::KeyRenamed,
@@ -143,6 +147,8 @@ impl Action {
             Action::PasswordChanged => "user.password_changed",
             Action::PasswordResetIssued => "user.password_reset_issued",
             Action::PasswordReset => "user.password_reset",
+            Action::TwoFactorEnabled => "user.two_factor_enabled",
+            Action::TwoFactorDisabled => "user.two_factor_disabled",
             Action::KeyCreated => "key.created",
             Action::KeyChanged => "key.changed",
             Action::KeyRenamed => "key.renamed",

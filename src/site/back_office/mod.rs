@@ -32,7 +32,7 @@ use iq_actors::ErrorCode;
 use super::chrome::Chrome;
 use super::respond::{render, Caching, PageError, PageResult};
 use crate::http::author;
-use crate::http::guard::{signed_in, Rank};
+use crate::http::guard::{signed_in, staff_second_factor, Rank};
 use crate::state::AppState;
 
 pub use crate::http::{Admin, SuperAdmin};
@@ -62,6 +62,12 @@ impl<R: Rank> FromRequest for Staff<R> {
                     _ => "This page is for administrators.",
                 }));
             }
+            staff_second_factor::<R>(&req, &session).map_err(|_| {
+                PageError::forbidden(
+                    "Administrators sign in with a second factor here. Set it up under \
+                     Account, Password and sessions.",
+                )
+            })?;
             Ok(Staff {
                 account: session.account,
                 rank: PhantomData,

@@ -8,7 +8,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::Credentials;
+use iq_actors::accounts::{LoginRequest, LoginStep, OpenedSession, PendingLogin};
 use iq_actors::{ApiError, ErrorCode};
 
 use crate::http::session::{self, session_id};
@@ -56,8 +56,9 @@ fn login_page(
     pre_session::render_with(&page, status, cookie)
 }
 
-/// `POST /login`: opens a session and goes to the account page; a refusal shows the
-/// form again with what went wrong.
+/// `POST /login`: opens a session and goes to the account page; an account with a
+/// second factor gets the code form first; a refusal shows the form again with what
+/// went wrong.
 pub async fn login(
     req: HttpRequest,
     payload: web::Payload,
@@ -65,39 +66,111 @@ pub async fn login(
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
     let username = form.one("username").unwrap_or_default().to_owned();
-    let credentials = Credentials {
+    let request = LoginRequest {
         username: username.clone(),
         password: form.one("password").unwrap_or_default().to_owned(),
+        code: None,
     };
-    match state.accounts.login(credentials, &state.origin(&req)).await {
-        Ok(opened) => {
-            let cookie = session::cookie(
-                &opened,
-                state.cookie_secure,
-                state.accounts.session_policy(),
-            );
-            Ok(see_other("/account").cookie(cookie).finish())
-        }
-        Err(error) => {
-            let status = crate::http::envelope::status_for(error.code);
-            let problem = match error.code {
-                ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
-                _ => error.message.clone(),
-            };
-            if status.is_server_error() {
-                return Err(error.into());
-            }
-            let mut response = login_page(&req, &state, username, Some(problem), status)?;
-            if error.code == ErrorCode::RateLimited {
-                let wait = state.protection.seconds_to_next_minute().to_string();
-                response.headers_mut().insert(
-                    actix_web::http::header::RETRY_AFTER,
-                    wait.parse().map_err(ApiError::internal)?,
-                );
-            }
-            Ok(response)
-        }
+    match state.accounts.login(request, &state.origin(&req)).await {
+        Ok(LoginStep::Opened(opened)) => signed_in(&state, &opened),
+        Ok(LoginStep::NeedsCode(pending)) => code_page(&req, &state, pending, None, StatusCode::OK),
+        Err(error) => refused(&state, &error, |problem, status| {
+            login_page(&req, &state, username, Some(problem), status)
+        }),
     }
+}
+
+/// `POST /login/code`: the second step, the sign-in ticket and the code.
+pub async fn login_code(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let form = Form::read(&req, payload, &state).await?;
+    let ticket = form.one("ticket").unwrap_or_default().to_owned();
+    let username = form.one("username").unwrap_or_default().to_owned();
+    let code = form.one("code").unwrap_or_default().to_owned();
+    match state
+        .accounts
+        .login_with_ticket(&ticket, &code, &state.origin(&req))
+        .await
+    {
+        Ok(opened) => signed_in(&state, &opened),
+        Err(error) if error.code == ErrorCode::CredentialsExpired => login_page(
+            &req,
+            &state,
+            username,
+            Some(error.message),
+            StatusCode::UNAUTHORIZED,
+        ),
+        Err(error) => refused(&state, &error, |problem, status| {
+            let pending = PendingLogin { username, ticket };
+            code_page(&req, &state, pending, Some(problem), status)
+        }),
+    }
+}
+
+/// The session cookie set, and on to the account page.
+fn signed_in(state: &AppState, opened: &OpenedSession) -> PageResult {
+    let cookie = session::cookie(opened, state.cookie_secure, state.accounts.session_policy());
+    Ok(see_other("/account").cookie(cookie).finish())
+}
+
+/// A refused login step as the page `show` renders it with the problem in words;
+/// `Retry-After` on a 429; a fault of the service stays a fault.
+fn refused(
+    state: &AppState,
+    error: &ApiError,
+    show: impl FnOnce(String, StatusCode) -> PageResult,
+) -> PageResult {
+    let status = crate::http::envelope::status_for(error.code);
+    if status.is_server_error() {
+        return Err(error.clone().into());
+    }
+    let problem = match error.code {
+        ErrorCode::InvalidCredentials if error.message.contains("two-factor") => {
+            "Wrong, expired or already used code.".to_owned()
+        }
+        ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
+        _ => error.message.clone(),
+    };
+    let mut response = show(problem, status)?;
+    if error.code == ErrorCode::RateLimited {
+        let wait = state.protection.seconds_to_next_minute().to_string();
+        response.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            wait.parse().map_err(ApiError::internal)?,
+        );
+    }
+    Ok(response)
+}
+
+#[derive(Template)]
+#[template(path = "login_code.html")]
+struct CodePage {
+    chrome: Chrome,
+    username: String,
+    ticket: String,
+    problem: Option<String>,
+}
+
+/// The second step's form: the authenticator's code or a recovery code.
+fn code_page(
+    req: &HttpRequest,
+    state: &AppState,
+    pending: PendingLogin,
+    problem: Option<String>,
+    status: StatusCode,
+) -> PageResult {
+    let mut chrome = Chrome::new(req, state, None, "login");
+    let cookie = pre_session::prepare(req, state, &mut chrome);
+    let page = CodePage {
+        chrome,
+        username: pending.username,
+        ticket: pending.ticket,
+        problem,
+    };
+    pre_session::render_with(&page, status, cookie)
 }
 
 /// `POST /logout`: ends the session and goes home.

@@ -6,7 +6,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::{ActiveSession, PasswordChange, SessionView};
+use iq_actors::accounts::{ActiveSession, Enrolment, PasswordChange, SessionView, TwoFactorStatus};
 use iq_actors::ErrorCode;
 use serde::Deserialize;
 
@@ -51,6 +51,15 @@ struct SecurityPage {
     problem: Option<String>,
     /// What the last change did, said once after it.
     notice: Option<String>,
+    two_factor: TwoFactorStatus,
+    /// A second factor being set up, waiting for its first code.
+    enrolment: Option<Enrolment>,
+    /// Recovery codes just issued, shown this once.
+    recovery_codes: Vec<String>,
+    /// A problem of the two-factor forms.
+    two_factor_problem: Option<String>,
+    /// Whether this user may not turn the second factor off (`STAFF_TWO_FACTOR`).
+    must_keep: bool,
 }
 
 #[derive(Deserialize)]
@@ -75,11 +84,24 @@ async fn page(
     notice: Option<String>,
 ) -> Result<SecurityPage, PageError> {
     let sessions = state.accounts.sessions(session).await?;
+    let account = &session.account;
+    let two_factor = state.accounts.two_factor_status(account).await?;
+    let enrolment = if two_factor.enabled {
+        None
+    } else {
+        state.accounts.pending_two_factor(account).await?
+    };
     Ok(SecurityPage {
-        chrome: Chrome::new(req, state, Some(&session.account), "security"),
+        chrome: Chrome::new(req, state, Some(account), "security"),
         sessions: sessions.into_iter().map(SessionLine::from).collect(),
         problem,
         notice,
+        two_factor,
+        enrolment,
+        recovery_codes: Vec::new(),
+        two_factor_problem: None,
+        must_keep: state.accounts.session_policy().staff_two_factor
+            && account.role >= iq_actors::caller::Role::Admin,
     })
 }
 
@@ -156,4 +178,73 @@ pub async fn end_session(
         return Ok(see_other("/login").finish());
     }
     Ok(see_other("/account/security?ended=1").finish())
+}
+
+/// `POST /account/two-factor/start`: a new secret to add to an authenticator app.
+pub async fn start_two_factor(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (_, _, account) = member_form(&req, payload, &state).await?;
+    state.accounts.start_two_factor(&account).await?;
+    Ok(see_other("/account/security#two-factor").finish())
+}
+
+/// `POST /account/two-factor/confirm`: the app's first code turns the factor on; the
+/// page then shows the recovery codes, once.
+pub async fn confirm_two_factor(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (form, _, account) = member_form(&req, payload, &state).await?;
+    let session = session(&req).await?;
+    let code = form.one("code").unwrap_or_default().to_owned();
+    match state
+        .accounts
+        .confirm_two_factor(&author(&account), &code)
+        .await
+    {
+        Ok(codes) => {
+            let mut page = page(&req, &state, &session, None, None).await?;
+            page.recovery_codes = codes;
+            page.notice = Some("Two-factor sign-in is on.".to_owned());
+            render(&page, StatusCode::OK, Caching::Private)
+        }
+        Err(error) if !status_for(error.code).is_server_error() => {
+            let mut page = page(&req, &state, &session, None, None).await?;
+            page.two_factor_problem = Some(error.message.replace("field 'code'", "The code"));
+            render(&page, status_for(error.code), Caching::Private)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// `POST /account/two-factor/disable`: turns it off, proven by the password.
+pub async fn disable_two_factor(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (form, _, account) = member_form(&req, payload, &state).await?;
+    let session = session(&req).await?;
+    let password = form.one("current_password").unwrap_or_default().to_owned();
+    match state
+        .accounts
+        .disable_two_factor(&author(&account), password)
+        .await
+    {
+        Ok(()) => Ok(see_other("/account/security").finish()),
+        Err(error) if !status_for(error.code).is_server_error() => {
+            let mut page = page(&req, &state, &session, None, None).await?;
+            page.two_factor_problem = Some(
+                error
+                    .message
+                    .replace("field 'current_password'", "The password"),
+            );
+            render(&page, status_for(error.code), Caching::Private)
+        }
+        Err(error) => Err(error.into()),
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::Credentials;
+use iq_actors::accounts::{Credentials, LoginRequest, LoginStep};
 use serde::Deserialize;
 
 use crate::http::envelope::status_for;
@@ -97,10 +97,17 @@ pub async fn setup(
     match created {
         Ok(_) => {
             state.initialized.store(true, Ordering::Release);
+            let request = LoginRequest {
+                username: username.clone(),
+                password: password.clone(),
+                code: None,
+            };
+            // A new super administrator has no second factor yet.
             let opened = state
                 .accounts
-                .login(credentials(), &state.origin(&req))
-                .await?;
+                .login(request, &state.origin(&req))
+                .await
+                .and_then(LoginStep::opened)?;
             let cookie = session::cookie(
                 &opened,
                 state.cookie_secure,

@@ -65,5 +65,6 @@ mod passwords;
 mod sessions;
 mod setup;
 mod tiers;
+pub(crate) mod two_factor;
 mod users;
 mod users_list;

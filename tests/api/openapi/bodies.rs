@@ -56,7 +56,7 @@ fn documented_request_bodies_are_the_ones_the_domain_reads() {
         (
             "POST",
             "/api/v1/auth/login",
-            field_names::<a::Credentials>(),
+            field_names::<a::LoginRequest>(),
         ),
         ("POST", "/api/v1/keys", field_names::<a::NewKey>()),
         ("PATCH", "/api/v1/keys/{id}", field_names::<a::KeyRename>()),

@@ -16,6 +16,7 @@ mod keyboard;
 mod keys;
 mod phone;
 mod setup;
+mod two_factor;
 mod visitor;
 mod webhooks;
 

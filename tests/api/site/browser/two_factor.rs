@@ -1,0 +1,57 @@
+//! Two-factor sign-in in a real browser: a member whose account has it logs in with the
+//! password, then the authenticator's code on the second page; then again with a
+//! recovery code instead. (Setting it up is checked over HTTP in the back office tests.)
+
+use iq_actors::accounts::two_factor::code_for;
+use iq_actors::clock::Clock;
+use iq_test_support::browser::{Browser, Viewport};
+
+use crate::back_office::two_factor::enrol;
+use crate::helpers::{spawn_with_fixture, PASSWORD};
+use crate::site::browser_steps::{click_through, open, path_of};
+
+/// The login form with the password, then the code page with `code`, to the account.
+async fn log_in_with_code(
+    browser: &Browser,
+    app: &crate::helpers::TestApp,
+    code: &str,
+    shot: &str,
+) {
+    open(browser, app, "/login", "#login-form").await;
+    browser.fill("#username", "tara").await;
+    browser.fill("#password", PASSWORD).await;
+    click_through(browser, "#login-form button[type=submit]", "#code-form").await;
+    browser.fill("#code", code).await;
+    browser.screenshot(shot).await;
+    click_through(browser, "#code-form button[type=submit]", "#tier").await;
+    assert_eq!(path_of(&browser.current_url().await), "/account");
+}
+
+#[actix_web::test]
+async fn a_member_signs_in_with_a_code_and_then_with_a_recovery_code() {
+    iq_test_support::require!(Browser);
+    let app = spawn_with_fixture().await;
+    let session = app.member("tara", "pro").await;
+    let (secret, recovery) = enrol(&app, &session).await;
+    let browser = Browser::open(Viewport::Desktop).await;
+
+    let code = code_for(&secret, app.clock.now());
+    log_in_with_code(&browser, &app, &code, "browser_two_factor_code_desktop").await;
+    browser
+        .screenshot("browser_two_factor_signed_in_desktop")
+        .await;
+    click_through(&browser, "form[action='/logout'] button", "main").await;
+
+    log_in_with_code(
+        &browser,
+        &app,
+        &recovery[3],
+        "browser_two_factor_recovery_desktop",
+    )
+    .await;
+    // The recovery code is used up: the security page counts nine left.
+    open(&browser, &app, "/account/security", "#two-factor-on").await;
+    let status = browser.text_of("#two-factor-on").await;
+    assert!(status.contains("9 recovery code(s) left"), "{status}");
+    browser.close().await;
+}
