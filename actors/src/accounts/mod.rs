@@ -137,6 +137,12 @@ impl Accounts {
         link: Option<&str>,
         credentials: Credentials,
     ) -> Result<UserView, ApiError> {
+        // A dead link is refused before the slow hash: the page is open to anyone.
+        if let Some(presented) = link {
+            if !setup_link::holds(&**self.pool.get().await?, presented).await? {
+                return Err(setup_link::dead());
+            }
+        }
         let request = users::SetupRequest::prepare(credentials).await?;
         self.write(Change::Auth, async |tx| {
             if let Some(presented) = link {

@@ -171,8 +171,15 @@ impl Accounts {
         presented: &str,
         new_password: String,
     ) -> Result<PasswordChanged, ApiError> {
-        let hash = password::hash_bounded(new_password).await?;
         let now = self.clock.now();
+        // A dead link is refused before the slow hash: the page is open to anyone.
+        if live_reset(&**self.pool.get().await?, presented, now, false)
+            .await?
+            .is_none()
+        {
+            return Err(dead_link());
+        }
+        let hash = password::hash_bounded(new_password).await?;
         self.write(Change::Auth, async |tx| {
             let (digest, account) = live_reset(tx, presented, now, true)
                 .await?

@@ -156,8 +156,17 @@ pub async fn change_password(
         .finish()),
         Err(error) if !status_for(error.code).is_server_error() => {
             let status = status_for(error.code);
-            let page = page(&req, &state, &session, Some(error.message), None).await?;
-            render(&page, status, Caching::Private)
+            let page = page(&req, &state, &session, Some(error.message.clone()), None).await?;
+            let mut response = render(&page, status, Caching::Private)?;
+            // A wrong current password counts toward the login limits (D23).
+            if error.code == ErrorCode::RateLimited {
+                let wait = state.protection.seconds_to_next_minute().to_string();
+                response.headers_mut().insert(
+                    actix_web::http::header::RETRY_AFTER,
+                    wait.parse().map_err(iq_actors::ApiError::internal)?,
+                );
+            }
+            Ok(response)
         }
         Err(error) => Err(error.into()),
     }
