@@ -265,3 +265,18 @@ pub fn framework_refusal(status: u16) -> HttpResponse {
         message,
     ))
 }
+
+/// A page answering a refusal of `code`: with `Retry-After` (the seconds until the next
+/// calendar minute, `seconds`) when it is a per-minute refusal, as every 429 carries.
+pub fn retry_after_if_limited(
+    mut response: HttpResponse,
+    code: ErrorCode,
+    seconds: i64,
+) -> HttpResponse {
+    if code == ErrorCode::RateLimited {
+        if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+            response.headers_mut().insert(RETRY_AFTER, value);
+        }
+    }
+    response
+}

@@ -16,7 +16,7 @@ use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::pre_session;
 use crate::site::reading::read;
-use crate::site::respond::{see_other, PageResult};
+use crate::site::respond::{retry_after_if_limited, see_other, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -134,15 +134,12 @@ fn refused(
         ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
         _ => error.message.clone(),
     };
-    let mut response = show(problem, status)?;
-    if error.code == ErrorCode::RateLimited {
-        let wait = state.protection.seconds_to_next_minute().to_string();
-        response.headers_mut().insert(
-            actix_web::http::header::RETRY_AFTER,
-            wait.parse().map_err(ApiError::internal)?,
-        );
-    }
-    Ok(response)
+    let wait = state.protection.seconds_to_next_minute();
+    Ok(retry_after_if_limited(
+        show(problem, status)?,
+        error.code,
+        wait,
+    ))
 }
 
 #[derive(Template)]

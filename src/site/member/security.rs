@@ -16,7 +16,9 @@ use crate::http::envelope::status_for;
 use crate::http::guard::signed_in;
 use crate::site::chrome::Chrome;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::site::respond::{
+    render, retry_after_if_limited, see_other, Caching, PageError, PageResult,
+};
 use crate::state::AppState;
 
 /// A session as a row of the list.
@@ -154,22 +156,45 @@ pub async fn change_password(
             changed.sessions_ended
         ))
         .finish()),
-        Err(error) if !status_for(error.code).is_server_error() => {
-            let status = status_for(error.code);
-            let page = page(&req, &state, &session, Some(error.message.clone()), None).await?;
-            let mut response = render(&page, status, Caching::Private)?;
-            // A wrong current password counts toward the login limits (D23).
-            if error.code == ErrorCode::RateLimited {
-                let wait = state.protection.seconds_to_next_minute().to_string();
-                response.headers_mut().insert(
-                    actix_web::http::header::RETRY_AFTER,
-                    wait.parse().map_err(iq_actors::ApiError::internal)?,
-                );
-            }
-            Ok(response)
-        }
-        Err(error) => Err(error.into()),
+        Err(error) => refused(&req, &state, &session, error, Part::Password).await,
     }
+}
+
+/// Which part of the page a refusal is about: its problem is shown there.
+enum Part {
+    Password,
+    TwoFactor,
+}
+
+/// The page again with what went wrong beside the form that asked (`Retry-After` on a
+/// 429: a wrong password counts toward the login limits); a fault stays a fault.
+async fn refused(
+    req: &HttpRequest,
+    state: &AppState,
+    session: &ActiveSession,
+    error: iq_actors::ApiError,
+    part: Part,
+) -> PageResult {
+    let status = status_for(error.code);
+    if status.is_server_error() {
+        return Err(error.into());
+    }
+    let message = error
+        .message
+        .replace("field 'current_password'", "The password")
+        .replace("field 'new_password'", "The new password")
+        .replace("field 'code'", "The code");
+    let mut page = page(req, state, session, None, None).await?;
+    match part {
+        Part::Password => page.problem = Some(message),
+        Part::TwoFactor => page.two_factor_problem = Some(message),
+    }
+    let wait = state.protection.seconds_to_next_minute();
+    Ok(retry_after_if_limited(
+        render(&page, status, Caching::Private)?,
+        error.code,
+        wait,
+    ))
 }
 
 /// `POST /account/sessions/{id}/end`: ends one of the member's sessions; ending this
@@ -221,12 +246,7 @@ pub async fn confirm_two_factor(
             page.notice = Some("Two-factor sign-in is on.".to_owned());
             render(&page, StatusCode::OK, Caching::Private)
         }
-        Err(error) if !status_for(error.code).is_server_error() => {
-            let mut page = page(&req, &state, &session, None, None).await?;
-            page.two_factor_problem = Some(error.message.replace("field 'code'", "The code"));
-            render(&page, status_for(error.code), Caching::Private)
-        }
-        Err(error) => Err(error.into()),
+        Err(error) => refused(&req, &state, &session, error, Part::TwoFactor).await,
     }
 }
 
@@ -245,15 +265,6 @@ pub async fn disable_two_factor(
         .await
     {
         Ok(()) => Ok(see_other("/account/security").finish()),
-        Err(error) if !status_for(error.code).is_server_error() => {
-            let mut page = page(&req, &state, &session, None, None).await?;
-            page.two_factor_problem = Some(
-                error
-                    .message
-                    .replace("field 'current_password'", "The password"),
-            );
-            render(&page, status_for(error.code), Caching::Private)
-        }
-        Err(error) => Err(error.into()),
+        Err(error) => refused(&req, &state, &session, error, Part::TwoFactor).await,
     }
 }
