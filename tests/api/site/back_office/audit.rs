@@ -56,6 +56,25 @@ async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
     assert_eq!(bad.status, 400);
     bad.assert_has("from must be a date");
 
+    // Moving an index in the display order, from its page, is recorded with the order
+    // before and after.
+    let indexes = app.page_with(&root.cookies, "/admin/indexes").await;
+    let moved = app
+        .post_form(
+            &root.cookies,
+            "/admin/indexes/GPU_Index",
+            &[("csrf", &indexes.csrf()), ("action", "down")],
+        )
+        .await;
+    assert_eq!(moved.status, 303, "{}", moved.html);
+    let records = app.audit_records("index.moved", "index:GPU_Index").await;
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(
+        records[0]["request_id"].as_str(),
+        moved.header("x-request-id")
+    );
+    assert_ne!(records[0]["before"]["order"], records[0]["after"]["order"]);
+
     let anna = app.form_login("anna", PASSWORD).await;
     let refused = app.page_with(&anna.cookies, "/admin/audit").await;
     assert_eq!(refused.status, 403);
