@@ -200,7 +200,8 @@ pub async fn upload(
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
     let _ = sender.send(Bytes::from(top.to_owned()));
     let importer = state.importer.clone();
-    let account = staff.account.clone();
+    // Made here, in the request: the spawned task does not carry the request's id.
+    let by = author(&staff.account);
     let task = async move {
         let progress = |stage: &str| {
             let line = Stage { text: stage }.render().unwrap_or_default();
@@ -208,7 +209,7 @@ pub async fn upload(
         };
         let result = importer
             .import(
-                &author(&account),
+                &by,
                 Source::Http,
                 &upload.file_name,
                 upload.bytes,

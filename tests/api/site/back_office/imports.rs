@@ -66,6 +66,15 @@ async fn a_refused_import_lists_every_bad_row_and_the_fixed_file_reaches_the_ind
 
     let accepted = upload(&app, &root, "good.csv", GOOD).await;
     accepted.assert_has(r#"id="import-accepted""#);
+    // Its audit record names root and the request of the upload, though the import ran
+    // in a task of its own.
+    let records = app.audit_records("import.accepted", "import").await;
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["actor"]["username"], "root");
+    assert_eq!(
+        records[0]["request_id"].as_str(),
+        accepted.header("x-request-id")
+    );
     accepted.assert_has(r#"<a href="/indexes/Server_Index">Server_Index</a>"#);
     accepted.assert_has("20261105");
     // The public page shows it at once (its kept copy was dropped).
