@@ -69,7 +69,7 @@ pub fn answer(page: &Page) -> Result<HttpResponse, ApiError> {
     Ok(response)
 }
 
-fn cell(value: &Value) -> Cow<'_, str> {
+pub fn cell(value: &Value) -> Cow<'_, str> {
     match value {
         Value::Null => Cow::Borrowed(""),
         Value::String(s) => Cow::Borrowed(s),
@@ -77,7 +77,7 @@ fn cell(value: &Value) -> Cow<'_, str> {
     }
 }
 
-fn push_line<'a>(body: &mut String, cells: impl Iterator<Item = Cow<'a, str>>) {
+pub fn push_line<'a>(body: &mut String, cells: impl Iterator<Item = Cow<'a, str>>) {
     for (i, cell) in cells.enumerate() {
         if i > 0 {
             body.push(',');

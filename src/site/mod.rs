@@ -36,6 +36,7 @@ use crate::http::refusals::PageRefusals;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(public::home))
         .route("/indexes/{code}", web::get().to(public::index))
+        .route("/indexes/{code}/download", web::get().to(public::download))
         .route("/calendar", web::get().to(public::calendar))
         .route("/methodology", web::get().to(public::methodology))
         .route("/plans", web::get().to(public::plans))

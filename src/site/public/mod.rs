@@ -9,6 +9,7 @@
 
 mod asset_file;
 mod calendar;
+mod download;
 mod examples;
 mod home;
 mod index_page;
@@ -25,6 +26,7 @@ use crate::state::AppState;
 
 pub use asset_file::{asset_file, favicon};
 pub use calendar::calendar;
+pub use download::download;
 pub use examples::examples;
 pub use home::home;
 pub use index_page::index;

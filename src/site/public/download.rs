@@ -1,0 +1,373 @@
+//! `GET /indexes/{code}/download?what=daily|quotes&range=1M|3M|1Y|all&format=csv|xlsx`:
+//! an index's daily values (or, for an `aggregate` index, its specification quotes)
+//! over a range, as a file named for the index, the range and the day.
+//!
+//! Read exactly as the index page reads: `POST /api/v1/query` under the request's
+//! website identity, page after page, so a file never holds a row or a field the API
+//! would not answer this visitor or member. CSV is the API's own CSV (D18: the values
+//! as the JSON answer holds them), streamed page by page; XLSX holds numbers as numbers
+//! shown with the decimals they were published with, and dates as dates.
+
+use std::convert::Infallible;
+use std::str::FromStr;
+
+use actix_web::http::StatusCode;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{Months, NaiveDate};
+use iq_actors::ApiError;
+use rust_decimal::Decimal;
+use rust_xlsxwriter::{Format, Workbook};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::http::csv_answer;
+use crate::site::format::{parse_wire, wire};
+use crate::site::path_part::PathPart;
+use crate::site::reading::{read, Table};
+use crate::site::respond::{page_builder, Caching, PageError, PageResult};
+use crate::state::AppState;
+
+/// Rows a read asks for (the API caps it at the caller's `max_rows`).
+const PAGE_ROWS: usize = 5000;
+/// The most reads one file takes: far past a decade of daily values.
+const MAX_PAGES: usize = 40;
+
+#[derive(Deserialize)]
+pub struct DownloadQuery {
+    what: Option<String>,
+    range: Option<String>,
+    format: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum What {
+    Daily,
+    Quotes,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FileFormat {
+    Csv,
+    Xlsx,
+}
+
+/// What a download asks for, checked.
+struct Ask {
+    code: String,
+    what: What,
+    /// `1M`, `3M`, `1Y` or `all`, and its months (none for `all`).
+    range: (&'static str, Option<u32>),
+    format: FileFormat,
+}
+
+impl Ask {
+    fn parse(code: &str, query: &DownloadQuery) -> Result<Ask, PageError> {
+        if code.is_empty() || code.len() > 64 {
+            return Err(PageError::not_found("There is no such index."));
+        }
+        let what = match query.what.as_deref().unwrap_or("daily") {
+            "daily" => What::Daily,
+            "quotes" => What::Quotes,
+            _ => return Err(PageError::bad_request("what must be daily or quotes.")),
+        };
+        let range = match query.range.as_deref().unwrap_or("3M") {
+            "1M" => ("1M", Some(1)),
+            "3M" => ("3M", Some(3)),
+            "1Y" => ("1Y", Some(12)),
+            "all" => ("all", None),
+            _ => {
+                return Err(PageError::bad_request(
+                    "The range must be one of 1M, 3M, 1Y or all.",
+                ))
+            }
+        };
+        let format = match query.format.as_deref().unwrap_or("csv") {
+            "csv" => FileFormat::Csv,
+            "xlsx" => FileFormat::Xlsx,
+            _ => return Err(PageError::bad_request("The format must be csv or xlsx.")),
+        };
+        Ok(Ask {
+            code: code.to_owned(),
+            what,
+            range,
+            format,
+        })
+    }
+
+    /// The query of the `offset`th row on, as the API takes it.
+    fn query(&self, since: Option<NaiveDate>, offset: usize) -> Value {
+        let mut params = json!({"index_code": self.code});
+        if let Some(since) = since {
+            params["start_date"] = json!(wire(since));
+        }
+        let api_name = match self.what {
+            What::Daily => "index_daily",
+            What::Quotes => "index_quote",
+        };
+        json!({"api_name": api_name, "params": params, "limit": PAGE_ROWS, "offset": offset})
+    }
+
+    /// `GPU_Index-daily-3M-20261128.csv`.
+    fn file_name(&self, today: NaiveDate) -> String {
+        let what = match self.what {
+            What::Daily => "daily",
+            What::Quotes => "quotes",
+        };
+        let ext = match self.format {
+            FileFormat::Csv => "csv",
+            FileFormat::Xlsx => "xlsx",
+        };
+        format!(
+            "{}-{what}-{}-{}.{ext}",
+            self.code,
+            self.range.0,
+            wire(today)
+        )
+    }
+}
+
+/// `GET /indexes/{code}/download`.
+pub async fn download(
+    req: HttpRequest,
+    code: PathPart,
+    query: web::Query<DownloadQuery>,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let ask = Ask::parse(&code, &query)?;
+    let today = state.site.today();
+    let since = ask
+        .range
+        .1
+        .map(|m| today.checked_sub_months(Months::new(m)).unwrap_or(today));
+    // The index first, so an index this reader cannot see is the page's 403 or 404.
+    let first = read(
+        &req,
+        &state,
+        vec![
+            json!({"api_name": "index_basic", "params": {"index_code": ask.code},
+                   "fields": ["index_code", "visibility"]}),
+            ask.query(since, 0),
+        ],
+    )
+    .await?;
+    let basic = first.table(0).map_err(|e| {
+        if e.status == StatusCode::FORBIDDEN {
+            PageError::forbidden(format!(
+                "{} is for members whose plan includes member indexes: see the plans.",
+                ask.code
+            ))
+        } else {
+            e
+        }
+    })?;
+    if basic.rows().next().is_none() {
+        return Err(PageError::not_found(format!(
+            "No index named {} is visible to you.",
+            ask.code
+        )));
+    }
+    let table = first.table(1)?;
+    let disposition = format!("attachment; filename=\"{}\"", ask.file_name(today));
+    match ask.format {
+        FileFormat::Csv => Ok(csv(req, state, ask, since, table, disposition)),
+        FileFormat::Xlsx => {
+            let mut tables = vec![table];
+            while tables.last().is_some_and(|t| t.has_more) && tables.len() < MAX_PAGES {
+                let offset = tables.iter().map(|t| t.items.len()).sum();
+                let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
+                tables.push(more.table(0)?);
+            }
+            let bytes = xlsx(&tables).map_err(ApiError::internal)?;
+            Ok(file(XLSX_TYPE, &disposition).body(bytes))
+        }
+    }
+}
+
+const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+fn file(content_type: &str, disposition: &str) -> actix_web::HttpResponseBuilder {
+    let mut builder = page_builder(StatusCode::OK, Caching::Private);
+    builder
+        .insert_header(("content-type", content_type))
+        .insert_header(("content-disposition", disposition.to_owned()));
+    builder
+}
+
+/// The CSV file: the first page's lines at once, then each further page as it is read.
+fn csv(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    ask: Ask,
+    since: Option<NaiveDate>,
+    first: Table,
+    disposition: String,
+) -> HttpResponse {
+    let mut head = String::new();
+    csv_answer::push_line(&mut head, first.fields.iter().map(|f| f.as_str().into()));
+    let start = (Some(first), head, 0usize, 0usize);
+    let body = futures_util::stream::unfold(start, move |(table, mut text, offset, pages)| {
+        let (req, state) = (req.clone(), state.clone());
+        let since_query = ask.query(since, offset);
+        async move {
+            let table = match table {
+                Some(table) => table,
+                None => return None,
+            };
+            for item in &table.items {
+                csv_answer::push_line(&mut text, item.iter().map(csv_answer::cell));
+            }
+            let offset = offset + table.items.len();
+            // A later page that cannot be read ends the file where it is (the status
+            // is sent already); the log has why.
+            let next = if table.has_more && pages + 1 < MAX_PAGES {
+                let mut query = since_query;
+                query["offset"] = json!(offset);
+                match read(&req, &state, vec![query])
+                    .await
+                    .and_then(|r| r.table(0))
+                {
+                    Ok(next) => Some(next),
+                    Err(error) => {
+                        tracing::warn!(status = %error.status, "a download ended early");
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            Some((
+                Ok::<_, Infallible>(Bytes::from(text)),
+                (next, String::new(), offset, pages + 1),
+            ))
+        }
+    });
+    file("text/csv; charset=utf-8", &disposition).streaming(body)
+}
+
+/// The pages as one worksheet: a header row, then the rows, each value typed.
+fn xlsx(tables: &[Table]) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+    let mut workbook = Workbook::new();
+    let sheet = workbook.add_worksheet();
+    let bold = Format::new().set_bold();
+    let date = Format::new().set_num_format("yyyy-mm-dd");
+    let Some(first) = tables.first() else {
+        return workbook.save_to_buffer();
+    };
+    for (col, field) in first.fields.iter().enumerate() {
+        let col = u16::try_from(col).unwrap_or(u16::MAX);
+        sheet.write_string_with_format(0, col, field, &bold)?;
+        sheet.set_column_width(col, 14)?;
+    }
+    sheet.set_freeze_panes(1, 0)?;
+    let mut row: u32 = 1;
+    for table in tables {
+        for item in &table.items {
+            for (col, (field, value)) in first.fields.iter().zip(item).enumerate() {
+                let col = u16::try_from(col).unwrap_or(u16::MAX);
+                match typed(field, value) {
+                    Cell::Empty => {}
+                    Cell::Date(day) => {
+                        sheet.write_datetime_with_format(row, col, day, &date)?;
+                    }
+                    Cell::Number(number, decimals) => {
+                        let format = Format::new().set_num_format(number_format(decimals));
+                        sheet.write_with_format(row, col, number, &format)?;
+                    }
+                    Cell::Boolean(b) => {
+                        sheet.write_boolean(row, col, b)?;
+                    }
+                    Cell::Text(text) => {
+                        sheet.write_string(row, col, text)?;
+                    }
+                }
+            }
+            row += 1;
+        }
+    }
+    workbook.save_to_buffer()
+}
+
+/// A value as a spreadsheet cell.
+#[derive(Debug, PartialEq)]
+enum Cell<'a> {
+    Empty,
+    Date(NaiveDate),
+    /// The number and the decimals it was published with.
+    Number(Decimal, u32),
+    Boolean(bool),
+    Text(&'a str),
+}
+
+/// What `value` of `field` is: dates (`YYYYMMDD` in a `*_date` field) as dates, decimal
+/// strings and integers as numbers, the rest as text.
+fn typed<'a>(field: &str, value: &'a Value) -> Cell<'a> {
+    match value {
+        Value::Null => Cell::Empty,
+        Value::Bool(b) => Cell::Boolean(*b),
+        Value::Number(n) => match Decimal::from_str(&n.to_string()) {
+            Ok(d) => Cell::Number(d, d.scale()),
+            Err(_) => Cell::Empty,
+        },
+        Value::String(s) => {
+            if field.ends_with("_date") {
+                if let Some(day) = parse_wire(s) {
+                    return Cell::Date(day);
+                }
+            }
+            let numeric = !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+                && field != "index_code";
+            match Decimal::from_str(s) {
+                Ok(d) if numeric => Cell::Number(d, d.scale()),
+                _ => Cell::Text(s),
+            }
+        }
+        // No dataset answers a list or an object in a cell.
+        Value::Array(_) | Value::Object(_) => Cell::Empty,
+    }
+}
+
+/// `0`, `0.0`, `0.000000`: the decimals a number was published with.
+fn number_format(decimals: u32) -> String {
+    if decimals == 0 {
+        "0".to_owned()
+    } else {
+        format!("0.{}", "0".repeat(decimals as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_dates_numbers_and_text_as_the_api_writes_them() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        assert_eq!(typed("trade_date", &json!("20261120")), Cell::Date(day));
+        assert_eq!(
+            typed("value", &json!("1032.893456")),
+            Cell::Number(Decimal::from_str("1032.893456").unwrap(), 6)
+        );
+        assert_eq!(
+            typed("change", &json!("-1.500000")),
+            Cell::Number(Decimal::from_str("-1.5").unwrap(), 6)
+        );
+        assert_eq!(
+            typed("index_code", &json!("GPU_Index")),
+            Cell::Text("GPU_Index")
+        );
+        assert_eq!(
+            typed("specification", &json!("8x H100")),
+            Cell::Text("8x H100")
+        );
+        assert_eq!(
+            typed("vintage", &json!(7)),
+            Cell::Number(Decimal::from(7), 0)
+        );
+        assert_eq!(typed("pct_change", &Value::Null), Cell::Empty);
+        assert_eq!(number_format(6), "0.000000");
+        assert_eq!(number_format(0), "0");
+    }
+}
