@@ -9,7 +9,8 @@
     var prev = figure.querySelector(".mark.active");
     if (prev) prev.classList.remove("active");
     mark.classList.add("active");
-    out.textContent = mark.getAttribute("data-date") + ": " + mark.getAttribute("data-value");
+    var series = mark.getAttribute("data-series");
+    out.textContent = (series ? series + ", " : "") + mark.getAttribute("data-date") + ": " + mark.getAttribute("data-value");
   }
   // The mouse position in the chart's own units, whatever its scale and placement.
   function chartX(svg, clientX, clientY) {

@@ -38,6 +38,14 @@ pub struct Mark {
     pub y: String,
     pub date: String,
     pub value: String,
+    /// The series it belongs to (empty on a one-line chart).
+    pub series: String,
+}
+
+/// One series' line: its points and its colour class (`s0`, `s1`, ...).
+pub struct Drawn {
+    pub points: String,
+    pub class: String,
 }
 
 /// A date under the time axis.
@@ -59,7 +67,7 @@ pub struct Tick {
 pub struct Chart {
     pub frame: Frame,
     pub label: String,
-    pub points: String,
+    pub lines: Vec<Drawn>,
     pub marks: Vec<Mark>,
     pub ticks: Vec<Tick>,
     pub date_ticks: Vec<DateTick>,
@@ -68,16 +76,47 @@ pub struct Chart {
     pub plot_bottom: u32,
 }
 
+/// A named series of (date, value) points, oldest first, values as the API printed
+/// them.
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub points: &'a [(NaiveDate, String)],
+}
+
 /// The chart of `series` (oldest first, values as the API printed them); `None` when
 /// there is nothing to draw.
 pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option<String> {
-    let parsed: Vec<(NaiveDate, Decimal, &str)> = series
+    lines(
+        &[Series {
+            name: "",
+            points: series,
+        }],
+        frame,
+        label,
+    )
+}
+
+/// Several series on one chart, on one value axis and one time axis (the dates of all
+/// of them): each line in its colour class, `s0` for the first. `None` when there is
+/// nothing to draw.
+pub fn lines(all: &[Series<'_>], frame: Frame, label: &str) -> Option<String> {
+    let parsed: Vec<Vec<(NaiveDate, Decimal, &str)>> = all
         .iter()
-        .filter_map(|(d, v)| v.parse::<Decimal>().ok().map(|n| (*d, n, v.as_str())))
+        .map(|series| {
+            series
+                .points
+                .iter()
+                .filter_map(|(d, v)| v.parse::<Decimal>().ok().map(|n| (*d, n, v.as_str())))
+                .collect()
+        })
         .collect();
-    parsed.first()?;
-    let min = parsed.iter().map(|p| p.1).min()?;
-    let max = parsed.iter().map(|p| p.1).max()?;
+    let every = || parsed.iter().flatten();
+    every().next()?;
+    let min = every().map(|p| p.1).min()?;
+    let max = every().map(|p| p.1).max()?;
+    let mut dates: Vec<NaiveDate> = every().map(|p| p.0).collect();
+    dates.sort_unstable();
+    dates.dedup();
     // Sparklines fill their box; full charts leave room for labels.
     let (left, right, top, bottom) = if frame.spark {
         (2, frame.width - 2, 2, frame.height - 2)
@@ -85,11 +124,12 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
         (96, frame.width - 12, 12, frame.height - 28)
     };
     let (width, height) = (Decimal::from(right - left), Decimal::from(bottom - top));
-    let steps = Decimal::from(parsed.len().saturating_sub(1).max(1));
+    let steps = Decimal::from(dates.len().saturating_sub(1).max(1));
     let x_of = |i: usize| Decimal::from(left) + Decimal::from(i) * width / steps;
+    let x_of_date = |d: NaiveDate| x_of(dates.binary_search(&d).unwrap_or_default());
     // A full chart's scale runs between round values, ticked at each; a sparkline's
     // between the extremes, so its line fills the box.
-    let integers = parsed.iter().all(|p| p.1.fract().is_zero());
+    let integers = every().all(|p| p.1.fract().is_zero());
     let scale = (!frame.spark).then(|| Scale::nice(min, max, integers));
     let (low, high) = scale.as_ref().map_or((min, max), |s| (s.low, s.high));
     let y_of = |v: Decimal| {
@@ -100,23 +140,32 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
         }
     };
     let px = |d: Decimal| d.round_dp(1).normalize().to_string();
-    let points = parsed
+    let drawn = parsed
         .iter()
         .enumerate()
-        .map(|(i, p)| format!("{},{}", px(x_of(i)), px(y_of(p.1))))
-        .collect::<Vec<_>>()
-        .join(" ");
+        .map(|(n, points)| Drawn {
+            points: points
+                .iter()
+                .map(|p| format!("{},{}", px(x_of_date(p.0)), px(y_of(p.1))))
+                .collect::<Vec<_>>()
+                .join(" "),
+            class: format!("s{n}"),
+        })
+        .collect();
     let marks = if frame.spark {
         Vec::new()
     } else {
         parsed
             .iter()
-            .enumerate()
-            .map(|(i, p)| Mark {
-                x: px(x_of(i)),
-                y: px(y_of(p.1)),
-                date: long_date(p.0),
-                value: p.2.to_owned(),
+            .zip(all)
+            .flat_map(|(points, series)| {
+                points.iter().map(|p| Mark {
+                    x: px(x_of_date(p.0)),
+                    y: px(y_of(p.1)),
+                    date: long_date(p.0),
+                    value: p.2.to_owned(),
+                    series: series.name.to_owned(),
+                })
             })
             .collect()
     };
@@ -131,7 +180,6 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
                 .collect()
         })
         .unwrap_or_default();
-    let dates: Vec<NaiveDate> = parsed.iter().map(|p| p.0).collect();
     let date_ticks = if frame.spark {
         Vec::new()
     } else {
@@ -157,7 +205,7 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
     let chart = Chart {
         frame,
         label: label.to_owned(),
-        points,
+        lines: drawn,
         marks,
         ticks,
         date_ticks,
@@ -351,6 +399,38 @@ mod tests {
         let two = [day(9), day(10)];
         let labels: Vec<String> = calendar_ticks(&two).into_iter().map(|t| t.1).collect();
         assert_eq!(labels, ["9 Nov 2026", "10 Nov 2026"]);
+    }
+
+    #[test]
+    fn several_series_share_the_time_and_value_axes() {
+        let a = vec![(day(2), "100".to_owned()), (day(4), "110".to_owned())];
+        let b = vec![(day(3), "90".to_owned()), (day(4), "100".to_owned())];
+        let svg = lines(
+            &[
+                Series {
+                    name: "A",
+                    points: &a,
+                },
+                Series {
+                    name: "B",
+                    points: &b,
+                },
+            ],
+            FULL,
+            "A and B",
+        )
+        .unwrap();
+        // Three dates across: A at the first and last, B at the middle and last.
+        assert!(svg.contains(r#"class="line s0""#), "{svg}");
+        assert!(svg.contains(r#"class="line s1""#), "{svg}");
+        assert!(svg.contains(r#"data-series="B""#), "{svg}");
+        let points = |class: &str| {
+            let at = svg.find(&format!(r#"class="line {class}""#)).unwrap();
+            let start = at + svg[at..].find("points=\"").unwrap() + 8;
+            svg[start..start + svg[start..].find('"').unwrap()].to_owned()
+        };
+        assert!(points("s0").starts_with("96,"), "{}", points("s0"));
+        assert!(points("s1").starts_with("402,"), "{}", points("s1"));
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(public::home))
         .route("/indexes/{code}", web::get().to(public::index))
         .route("/indexes/{code}/download", web::get().to(public::download))
+        .route("/compare", web::get().to(public::compare))
         .route("/calendar", web::get().to(public::calendar))
         .route("/methodology", web::get().to(public::methodology))
         .route("/plans", web::get().to(public::plans))

@@ -9,6 +9,7 @@
 
 mod asset_file;
 mod calendar;
+mod compare;
 mod download;
 mod examples;
 mod home;
@@ -26,6 +27,7 @@ use crate::state::AppState;
 
 pub use asset_file::{asset_file, favicon};
 pub use calendar::calendar;
+pub use compare::compare;
 pub use download::download;
 pub use examples::examples;
 pub use home::home;

@@ -6,6 +6,7 @@ mod back_office;
 mod browser;
 mod browser_back_office;
 mod browser_steps;
+mod compare;
 mod downloads;
 mod member;
 mod passwords;

@@ -12,6 +12,7 @@
 //! and `keyboard` (logging in and making a key with the keyboard alone). The step these
 //! files share, and the back office's do not, is here: [`attributes`].
 
+mod compare;
 mod keyboard;
 mod keys;
 mod phone;

@@ -28,6 +28,11 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
                 "browser_phone_index",
             ),
             ("/login", "#login-form", "browser_phone_login"),
+            (
+                "/compare?code=Server_Index&code=GPU_Index&range=all",
+                "#chart svg.chart",
+                "browser_phone_compare",
+            ),
             ("/docs", "#datasets", "browser_phone_docs"),
         ],
     )
