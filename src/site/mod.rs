@@ -38,6 +38,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/indexes/{code}", web::get().to(public::index))
         .route("/indexes/{code}/download", web::get().to(public::download))
         .route("/compare", web::get().to(public::compare))
+        .route("/docs/try/{name}", web::get().to(public::try_form))
+        .route("/docs/try/{name}", web::post().to(public::try_query))
         .route("/calendar", web::get().to(public::calendar))
         .route("/methodology", web::get().to(public::methodology))
         .route("/plans", web::get().to(public::plans))

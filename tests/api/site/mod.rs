@@ -12,6 +12,7 @@ mod member;
 mod passwords;
 mod public;
 mod security;
+mod try_it;
 
 /// A visitor's pages of every kind, and an address that is none (its error page), for
 /// the checks every page must pass.

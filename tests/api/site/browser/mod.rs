@@ -17,6 +17,7 @@ mod keyboard;
 mod keys;
 mod phone;
 mod setup;
+mod try_it;
 mod two_factor;
 mod visitor;
 mod webhooks;
