@@ -12,13 +12,31 @@ use askama::Template;
 
 use crate::http::RequestId;
 use crate::site::assets::{CSS, ICON};
-use crate::site::respond::{render, Caching, PageResult};
+use crate::site::respond::{render, Caching, PageError, PageResult};
 
-/// The page of `reference` (`GET /docs`).
-pub fn docs_page(reference: &Reference) -> PageResult {
+/// A page of `reference`: `GET /docs` (`section` `None`: the overview with the index
+/// of endpoints, the datasets, the error codes and the credentials), `GET /docs/{tag}`
+/// (one group of endpoints in full) or `GET /docs/schemas`. A page of its own per part
+/// keeps each one small enough to read on a phone. An unknown section is a 404 page.
+pub fn docs_page(reference: &Reference, section: Option<&str>) -> PageResult {
     let request_id = RequestId::current();
+    let (part, tag, heading) = match section {
+        None => ("overview", None, "API reference".to_owned()),
+        Some("schemas") => ("schemas", None, "Schemas".to_owned()),
+        Some(name) => {
+            let tag = reference
+                .tags
+                .iter()
+                .find(|t| t.name == name)
+                .ok_or_else(|| PageError::not_found("There is no such part of the reference."))?;
+            ("tag", Some(tag), format!("Endpoints: {}", tag.name))
+        }
+    };
     let page = DocsPage {
         reference,
+        part,
+        tag,
+        heading,
         css: CSS.href(),
         icon: ICON.href(),
         request_id: request_id.as_str(),
@@ -30,6 +48,10 @@ pub fn docs_page(reference: &Reference) -> PageResult {
 #[template(path = "docs.html")]
 struct DocsPage<'a> {
     reference: &'a Reference,
+    /// `overview`, `tag` or `schemas`.
+    part: &'static str,
+    tag: Option<&'a TagSection>,
+    heading: String,
     css: String,
     icon: String,
     request_id: &'a str,

@@ -75,7 +75,8 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
     if with_metrics {
         configure_metrics(cfg);
     }
-    cfg.service(reference::docs);
+    cfg.service(reference::docs)
+        .service(reference::docs_section);
     cfg.map(|cfg| {
         crate::site::configure(cfg);
         cfg

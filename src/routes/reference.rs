@@ -72,8 +72,9 @@ pub async fn openapi_json() -> HttpResponse {
 
 /// API reference page
 ///
-/// This document as a web page, rendered on the server: the endpoints by tag, their
-/// parameters and answers, the datasets and the error codes.
+/// This document as a web page, rendered on the server: the index of the endpoints by
+/// tag (each tag's page has their parameters and answers), the datasets and the error
+/// codes.
 #[utoipa::path(
     tag = "operations",
     operation_id = "docs_page",
@@ -81,5 +82,23 @@ pub async fn openapi_json() -> HttpResponse {
 )]
 #[get("/docs")]
 pub async fn docs() -> PageResult {
-    openapi::docs_page(&REFERENCE)
+    openapi::docs_page(&REFERENCE, None)
+}
+
+/// A part of the API reference page
+///
+/// One group of endpoints (by its tag, as `query` or `admin`) in full, or `schemas`:
+/// the parts the reference page's index links to. Anything else is a 404 page.
+#[utoipa::path(
+    tag = "operations",
+    operation_id = "docs_section",
+    params(("section" = String, Path, description = "a tag of the endpoints, or `schemas`")),
+    responses(
+        (status = 200, description = "The page.", content_type = "text/html", body = String),
+        (status = 404, description = "No such part.", content_type = "text/html", body = String),
+    ),
+)]
+#[get("/docs/{section}")]
+pub async fn docs_section(section: actix_web::web::Path<String>) -> PageResult {
+    openapi::docs_page(&REFERENCE, Some(&section))
 }

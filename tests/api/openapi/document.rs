@@ -31,12 +31,11 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
     for (method, path) in &documented {
         let concrete = path
             .split('/')
-            .map(|part| {
-                if part.starts_with('{') {
-                    "GPU_Index"
-                } else {
-                    part
-                }
+            .map(|part| match part {
+                // The reference's parts are its tags.
+                "{section}" => "query",
+                _ if part.starts_with('{') => "GPU_Index",
+                _ => part,
             })
             .collect::<Vec<_>>()
             .join("/");

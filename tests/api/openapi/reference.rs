@@ -34,6 +34,7 @@ async fn the_reference_page_shows_every_path_dataset_and_code() {
 
     let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     let text = page.html.replace("&#39;", "'").replace("&#x27;", "'");
+    // The overview indexes every operation; each tag's page has it in full.
     for (method, path, operation) in operations(&doc) {
         page.assert_has(&format!("<code>{method} {path}</code>"));
         let summary = operation["summary"].as_str().unwrap();
@@ -51,25 +52,77 @@ async fn the_reference_page_shows_every_path_dataset_and_code() {
     for &code in CODES {
         page.assert_has(&format!(r#"id="code-{}""#, code.as_u32()));
     }
-    // Every anchor once, every link inside the page to one of them.
-    let ids: Vec<&str> = page
-        .html
-        .split(" id=\"")
-        .skip(1)
-        .map(|rest| &rest[..rest.find('"').unwrap()])
-        .collect();
-    let unique: BTreeSet<&str> = ids.iter().copied().collect();
-    assert_eq!(unique.len(), ids.len(), "an id is used twice");
-    for link in page.html.split("href=\"#").skip(1) {
-        let target = &link[..link.find('"').unwrap()];
-        assert!(
-            unique.contains(target),
-            "a link to #{target}, which is not on the page"
-        );
-    }
-    // Parameters and credentials are shown too.
-    page.assert_has("<code>days</code>");
     page.assert_has("X-CSRF-Token");
+
+    // Every part of the reference: the overview, each tag's page, the schemas.
+    let mut parts = vec![("/docs".to_owned(), page.html.clone())];
+    let tags: BTreeSet<String> = operations(&doc)
+        .iter()
+        .map(|(_, _, op)| op["tags"][0].as_str().unwrap().to_owned())
+        .collect();
+    for part in tags.iter().map(String::as_str).chain(["schemas"]) {
+        let path = format!("/docs/{part}");
+        let page = app.page(&path).await;
+        assert_eq!(page.status, 200, "{path}");
+        assert!(!page.html.contains("<script"));
+        parts.push((path, page.html));
+    }
+    assert_eq!(app.page("/docs/nothing").await.status, 404);
+    // Every operation in full on its tag's page, its parameters shown.
+    for (method, path, operation) in operations(&doc) {
+        let tag = operation["tags"][0].as_str().unwrap();
+        let (_, html) = parts
+            .iter()
+            .find(|(p, _)| *p == format!("/docs/{tag}"))
+            .unwrap();
+        assert!(html.contains("<h3 id="), "{tag}");
+        assert!(
+            html.contains(&format!("<code>{method} {path}</code>")),
+            "{method} {path}"
+        );
+        for param in operation["parameters"].as_array().into_iter().flatten() {
+            let name = param["name"].as_str().unwrap();
+            assert!(
+                html.contains(&format!("<code>{name}</code>")),
+                "{path}: {name}"
+            );
+        }
+    }
+    // On each page every id once; every link to a part of the reference lands on an id
+    // of that part.
+    let ids_of = |html: &str| -> Vec<String> {
+        html.split(" id=\"")
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+            .collect()
+    };
+    for (path, html) in &parts {
+        let ids = ids_of(html);
+        let unique: BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "an id is used twice on {path}");
+        for link in html.split("href=\"").skip(1) {
+            let target = &link[..link.find('"').unwrap()];
+            let Some((page_path, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            let page_path = if page_path.is_empty() {
+                path.as_str()
+            } else {
+                page_path
+            };
+            if !page_path.starts_with("/docs") {
+                continue;
+            }
+            let (_, target_html) = parts
+                .iter()
+                .find(|(p, _)| p == page_path)
+                .unwrap_or_else(|| panic!("{path} links to {target}, no part of the reference"));
+            assert!(
+                ids_of(target_html).iter().any(|id| id == anchor),
+                "{path} links to {target}, which has no such id"
+            );
+        }
+    }
 }
 
 #[test]

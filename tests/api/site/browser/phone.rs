@@ -34,6 +34,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
                 "browser_phone_compare",
             ),
             ("/docs", "#datasets", "browser_phone_docs"),
+            ("/docs/admin", "#tag-admin", "browser_phone_docs_admin"),
         ],
     )
     .await;
