@@ -13,6 +13,7 @@
 //! files share, and the back office's do not, is here: [`attributes`].
 
 mod compare;
+mod downloads;
 mod keyboard;
 mod keys;
 mod phone;

@@ -35,6 +35,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
             ),
             ("/docs", "#datasets", "browser_phone_docs"),
             ("/docs/admin", "#tag-admin", "browser_phone_docs_admin"),
+            ("/docs/try/index_daily", "#try-form", "browser_phone_try_it"),
         ],
     )
     .await;
