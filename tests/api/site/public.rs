@@ -151,6 +151,7 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     assert_page(&examples);
     // The visitor's first visible index and cutoff.
     examples.assert_has(r#""index_code": "Server_Index""#);
+    examples.assert_has(r#"<a href="/docs#datasets" id="examples-reference">"#);
     examples.assert_has("20261110");
     // The client's install line, and the Tushare user's two-line change.
     examples.assert_has("pip install clients/python");
