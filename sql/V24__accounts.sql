@@ -13,8 +13,9 @@ CREATE TABLE password_resets (
 );
 CREATE INDEX password_resets_user ON password_resets (user_id);
 
--- At most one live set-up token: a new start while no super administrator exists
--- replaces it.
+-- The set-up links' tokens: each start while no super administrator exists adds one
+-- (instances starting together each print their own); a link works for a day, and
+-- creating the super administrator deletes them all.
 CREATE TABLE setup_tokens (
     token_hash bytea PRIMARY KEY,
     created_at timestamptz NOT NULL

@@ -12,6 +12,11 @@ ALTER TABLE users
     ADD COLUMN totp_enabled_at   timestamptz,
     ADD COLUMN totp_last_step    bigint;
 
+-- Whether a session was opened with the second factor (or proved it when the factor was
+-- set up in it): STAFF_TWO_FACTOR asks it of the session, not of the user, so a session
+-- opened with the password alone never reaches the back office.
+ALTER TABLE sessions ADD COLUMN second_factor boolean NOT NULL DEFAULT false;
+
 CREATE TABLE recovery_codes (
     user_id   bigint NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
     code_hash bytea NOT NULL,

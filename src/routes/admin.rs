@@ -300,6 +300,7 @@ pub async fn key_usage(
 /// the thing before and after (never a secret: a key's or password's value does not
 /// appear, only that it changed) and the `request_id` of the request that made it. Each
 /// record is written in the transaction of its change; none can be changed or deleted.
+/// Super administrators only: records hold every user's and key's settings.
 #[utoipa::path(
     tag = "admin",
     operation_id = "audit",
@@ -309,11 +310,11 @@ pub async fn key_usage(
         CallerRefusals,
     ),
     security(("session" = [])),
-    extensions(("x-role" = json!("admin"))),
+    extensions(("x-role" = json!("super_admin"))),
 )]
 #[get("/admin/audit")]
 pub async fn audit(
-    _: BackOffice<Admin>,
+    _: BackOffice<SuperAdmin>,
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {

@@ -109,6 +109,10 @@ pub async fn release(
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let minute = minute(now);
+    // The per-address count is given back too, so that many people behind one address
+    // (an office's NAT) can log in. The price: an attacker who logs in to an account of
+    // their own between guesses keeps it low, and is held by the per-name and per-pair
+    // counts alone (5 guesses a minute per name).
     for (subject, _) in subjects(hasher, username, ip) {
         client
             .execute_named(

@@ -44,7 +44,9 @@ pub use sessions::{
     ActiveSession, OpenedSession, Origin, SessionLookup, SessionPolicy, SessionView,
 };
 pub use tiers::{TierSettings, Tiers};
-pub use two_factor::{Enrolment, LoginRequest, LoginStep, PendingLogin, TwoFactorStatus};
+pub use two_factor::{
+    Enrolment, LoginRequest, LoginStep, PendingLogin, TwoFactorProof, TwoFactorStatus,
+};
 pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 

@@ -84,22 +84,9 @@ impl Accounts {
         ip: Option<IpAddr>,
     ) -> Result<PasswordChanged, ApiError> {
         let owner = by.owner()?.clone();
-        if change.current_password.chars().count() > password::MAX_LEN {
-            return Err(wrong_current());
-        }
         password::check_policy(&change.new_password).map_err(|e| renamed(e, "new_password"))?;
-        let now = self.clock.now();
-        let stored = {
-            let client = self.pool.get().await?;
-            login_limit::reserve(&**client, &self.hasher, &owner.username, ip, now).await?;
-            stored_hash(&**client, owner.user_id).await?
-        };
-        if !password::verify_bounded(change.current_password, stored).await? {
-            return Err(wrong_current());
-        }
-        let client = self.pool.get().await?;
-        login_limit::release(&**client, &self.hasher, &owner.username, ip, now).await?;
-        drop(client);
+        self.prove_password(&owner, change.current_password, ip)
+            .await?;
         let hash = password::hash_bounded(change.new_password)
             .await
             .map_err(|e| renamed(e, "new_password"))?;
@@ -118,6 +105,32 @@ impl Accounts {
             })
         })
         .await
+    }
+
+    /// Checks that `password` is `owner`'s current password, as a login would: counted
+    /// toward the login limits before it is checked (42901 past them) and given back when
+    /// right; a wrong one is 400 / 40001 naming `current_password`. What every change
+    /// of one's own credentials asks first.
+    pub(super) async fn prove_password(
+        &self,
+        owner: &Account,
+        password: String,
+        ip: Option<IpAddr>,
+    ) -> Result<(), ApiError> {
+        if password.chars().count() > password::MAX_LEN {
+            return Err(wrong_current());
+        }
+        let now = self.clock.now();
+        let stored = {
+            let client = self.pool.get().await?;
+            login_limit::reserve(&**client, &self.hasher, &owner.username, ip, now).await?;
+            stored_hash(&**client, owner.user_id).await?
+        };
+        if !password::verify_bounded(password, stored).await? {
+            return Err(wrong_current());
+        }
+        let client = self.pool.get().await?;
+        login_limit::release(&**client, &self.hasher, &owner.username, ip, now).await
     }
 
     /// `POST /api/v1/admin/users/{id}/password-reset`: a one-time link for user `id`,

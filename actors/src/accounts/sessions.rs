@@ -53,7 +53,8 @@ pub struct ActiveSession {
     pub tier: String,
     /// Its public number: what lists it and ends it (never its secret id).
     pub number: i64,
-    /// Whether the user signs in with a second factor.
+    /// Whether this session was opened with a second factor (or proved one when it was
+    /// set up in it): what `STAFF_TWO_FACTOR` asks of administrators.
     pub two_factor: bool,
     csrf_digest: Vec<u8>,
 }
@@ -112,6 +113,7 @@ pub async fn open(
     now: DateTime<Utc>,
     policy: SessionPolicy,
     origin: &Origin,
+    second_factor: bool,
 ) -> Result<OpenedSession, ApiError> {
     let id = Token::generate();
     let csrf = Token::generate();
@@ -127,8 +129,8 @@ pub async fn open(
         .execute_named(
             "sessions.insert",
             "INSERT INTO sessions (session_hash, user_id, csrf_hash, created_at, last_seen_at, \
-                                   expires_at, address, user_agent) \
-             VALUES ($1, $2, $3, $4, $4, $5, $6, $7)",
+                                   expires_at, address, user_agent, second_factor) \
+             VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)",
             &[
                 &id.digest().as_slice(),
                 &account.user_id,
@@ -137,6 +139,7 @@ pub async fn open(
                 &expires_at,
                 &address,
                 &user_agent,
+                &second_factor,
             ],
         )
         .await?;
@@ -171,7 +174,7 @@ pub async fn resolve(
             "sessions.lookup",
             "SELECT s.user_id, s.session_no, s.csrf_hash, s.last_seen_at, s.expires_at, \
                     u.username, u.role, u.tier, u.active, \
-                    u.totp_enabled_at IS NOT NULL AS two_factor \
+                    s.second_factor AS two_factor \
              FROM sessions s JOIN users u USING (user_id) WHERE s.session_hash = $1",
             &[&digest.as_slice()],
         )

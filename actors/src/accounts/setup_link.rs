@@ -1,7 +1,8 @@
 //! The first start's set-up link (D23): while no super administrator exists, each start
 //! issues a one-time link (`/setup?token=...`) that the operator opens to create one.
-//! Only the token's SHA-256 digest is stored; creating the super administrator (by the
-//! link or by `POST /api/v1/setup`) voids every link. Nothing here logs a token.
+//! Only the token's SHA-256 digest is stored; a link works for a day, and creating the
+//! super administrator (by the link or by `POST /api/v1/setup`) voids every link.
+//! Nothing here logs a token.
 
 use chrono::{DateTime, Utc};
 
@@ -30,7 +31,8 @@ pub async fn issue(client: &impl Traced, now: DateTime<Utc>) -> Result<Option<To
     Ok(Some(token))
 }
 
-/// Whether `presented` is a live link's token.
+/// Whether `presented` is a live link's token: issued within the last day (a start
+/// prints a new one).
 pub async fn holds(client: &impl Traced, presented: &str) -> Result<bool, ApiError> {
     if presented.is_empty() || presented.len() > MAX_TOKEN_LEN {
         return Ok(false);
@@ -38,7 +40,8 @@ pub async fn holds(client: &impl Traced, presented: &str) -> Result<bool, ApiErr
     let row = client
         .query_one_named(
             "setup_tokens.find",
-            "SELECT EXISTS (SELECT 1 FROM setup_tokens WHERE token_hash = $1)",
+            "SELECT EXISTS (SELECT 1 FROM setup_tokens \
+                            WHERE token_hash = $1 AND created_at > now() - interval '1 day')",
             &[&token::digest(presented).as_slice()],
         )
         .await?;

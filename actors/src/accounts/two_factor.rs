@@ -264,6 +264,15 @@ pub struct PendingLogin {
     pub ticket: String,
 }
 
+/// What turning the second factor on takes: the password (a stolen session alone must
+/// not do it), the authenticator's first code, and where the request came from (the
+/// password check counts toward the login limits).
+pub struct TwoFactorProof {
+    pub password: String,
+    pub code: String,
+    pub ip: Option<std::net::IpAddr>,
+}
+
 /// What a login came to.
 #[derive(Debug)]
 pub enum LoginStep {
@@ -342,6 +351,7 @@ impl Accounts {
         let account =
             users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
         let factor = factor_of(&**self.pool.get().await?, &account).await?;
+        let second = factor.is_some();
         if let Some((salt, last_step)) = factor {
             let Some(code) = code else {
                 return Ok(LoginStep::NeedsCode(PendingLogin {
@@ -353,7 +363,7 @@ impl Accounts {
                 .await?;
         }
         let client = self.pool.get().await?;
-        let opened = sessions::open(&**client, account, now, self.policy, origin).await?;
+        let opened = sessions::open(&**client, account, now, self.policy, origin, second).await?;
         Ok(LoginStep::Opened(opened))
     }
 
@@ -379,7 +389,7 @@ impl Accounts {
         self.second_factor(&account, &salt, last_step, code, origin, now)
             .await?;
         let client = self.pool.get().await?;
-        sessions::open(&**client, account, now, self.policy, origin).await
+        sessions::open(&**client, account, now, self.policy, origin, true).await
     }
 
     /// Checks `code` (a TOTP code or a recovery code) for `account`, using it up.
@@ -393,6 +403,16 @@ impl Accounts {
         now: DateTime<Utc>,
     ) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
+        // Counted before the code is looked at, as a password is: past the login limits
+        // no code is even checked (42901), so a sign-in ticket cannot be used to guess.
+        login_limit::reserve(
+            &**client,
+            &self.hasher,
+            &account.username,
+            origin.address,
+            now,
+        )
+        .await?;
         let passed = if is_recovery_code(code) {
             use_recovery_code(&**client, account.user_id, code, now).await?
         } else {
@@ -413,19 +433,17 @@ impl Accounts {
                 None => false,
             }
         };
-        if passed {
-            return Ok(());
+        if !passed {
+            return Err(wrong_code());
         }
-        // Counted like a wrong password (and refused with 42901 past the limits).
-        login_limit::reserve(
+        login_limit::release(
             &**client,
             &self.hasher,
             &account.username,
             origin.address,
             now,
         )
-        .await?;
-        Err(wrong_code())
+        .await
     }
 
     /// `account`'s signed sign-in ticket, valid [`TICKET_VALID`]: `id.expiry.mac`.
@@ -527,9 +545,14 @@ impl Accounts {
     pub async fn confirm_two_factor(
         &self,
         by: &Author,
-        code: &str,
+        session_number: i64,
+        proof: TwoFactorProof,
     ) -> Result<Vec<String>, ApiError> {
         let owner = by.owner()?.clone();
+        // A stolen session must not be able to tie the account to its thief's phone.
+        self.prove_password(&owner, proof.password, proof.ip)
+            .await?;
+        let code = proof.code.as_str();
         let now = self.clock.now();
         self.write(Change::Auth, async |tx| {
             let row = tx
@@ -554,6 +577,14 @@ impl Accounts {
             )
             .await?;
             let codes = issue_recovery_codes(tx, owner.user_id).await?;
+            // This session proved the factor; every other one has not, and ends.
+            tx.execute_named(
+                "sessions.second_factor",
+                "UPDATE sessions SET second_factor = true WHERE user_id = $1 AND session_no = $2",
+                &[&owner.user_id, &session_number],
+            )
+            .await?;
+            sessions::end_all_but(tx, owner.user_id, Some(session_number)).await?;
             let entry = Entry::new(
                 Action::TwoFactorEnabled,
                 Target::new(Kind::User, owner.user_id),
@@ -567,7 +598,12 @@ impl Accounts {
     /// Turns the second factor off, proven by the current password (400 / 40001 naming
     /// `current_password` otherwise); refused (409 / 40901) for staff while
     /// `STAFF_TWO_FACTOR` requires it.
-    pub async fn disable_two_factor(&self, by: &Author, password: String) -> Result<(), ApiError> {
+    pub async fn disable_two_factor(
+        &self,
+        by: &Author,
+        password: String,
+        ip: Option<std::net::IpAddr>,
+    ) -> Result<(), ApiError> {
         let owner = by.owner()?.clone();
         if self.policy.staff_two_factor && owner.role >= Role::Admin {
             return Err(ApiError::new(
@@ -575,22 +611,7 @@ impl Accounts {
                 "administrators must keep two-factor sign-in (STAFF_TWO_FACTOR)",
             ));
         }
-        let stored = {
-            let client = self.pool.get().await?;
-            let row = client
-                .query_one_named(
-                    "users.password_hash",
-                    "SELECT password_hash FROM users WHERE user_id = $1",
-                    &[&owner.user_id],
-                )
-                .await?;
-            row.try_get::<_, Option<String>>(0)?
-        };
-        if !super::password::verify_bounded(password, stored).await? {
-            return Err(ApiError::invalid(
-                "field 'current_password' is not this account's password",
-            ));
-        }
+        self.prove_password(&owner, password, ip).await?;
         self.write(Change::Auth, async |tx| {
             tx.execute_named(
                 "users.totp_disable",

@@ -85,9 +85,14 @@ impl AuditFilter {
         let day = |name: &str, v: Option<&str>| -> Result<Option<NaiveDate>, ApiError> {
             given(v)
                 .map(|v| {
-                    NaiveDate::parse_from_str(v, "%Y-%m-%d").map_err(|_| {
-                        ApiError::invalid(format!("{name} must be a date as YYYY-MM-DD"))
-                    })
+                    NaiveDate::parse_from_str(v, "%Y-%m-%d")
+                        .ok()
+                        .filter(|d| (1..=9999).contains(&chrono::Datelike::year(d)))
+                        .ok_or_else(|| {
+                            ApiError::invalid(format!(
+                                "{name} must be a date as YYYY-MM-DD, years 1 to 9999"
+                            ))
+                        })
                 })
                 .transpose()
         };
@@ -297,6 +302,8 @@ mod tests {
             (parse("", "", "", "2026-02-30", ""), "from"),
             (parse("", "", "", "", "yesterday"), "to"),
             (parse("", "", "", "2026-02-02", "2026-02-01"), "from"),
+            (parse("", "", "", "", "+262142-12-31"), "to"),
+            (parse("", "", "", "-5000-01-01", ""), "from"),
             (parse(&"x".repeat(201), "", "", "", ""), "actor"),
             (parse("a\u{7}b", "", "", "", ""), "actor"),
         ] {

@@ -1,4 +1,5 @@
-//! The audit trail's page (administrators): every back-office change, newest first,
+//! The audit trail's page (super administrators: its records hold every user's and key's
+//! settings): every back-office change, newest first,
 //! filtered like `GET /api/v1/admin/audit` (actor, action, target, UTC days), each with
 //! what it changed field by field and the `request_id` to find its logs by. The users,
 //! keys, indexes and imports pages link here for one thing's history. Read only.
@@ -11,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::users::{url_encode, Pager};
-use super::{Admin, Staff};
+use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
 use crate::site::respond::{render, Caching, PageResult};
 use crate::state::AppState;
@@ -110,7 +111,7 @@ struct AuditPage {
 /// page naming it.
 pub async fn list(
     req: HttpRequest,
-    staff: Staff<Admin>,
+    staff: Staff<SuperAdmin>,
     query: web::Query<AuditQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {

@@ -254,6 +254,8 @@ struct DetailPage {
     errors_listed: usize,
     columns: Vec<String>,
     column: String,
+    /// Whether the reader may open the audit trail (super administrators).
+    super_admin: bool,
 }
 
 /// `GET /admin/imports/{id}?column=`: one import, what it changed per index, and a
@@ -288,6 +290,7 @@ pub async fn show(
         errors_listed,
         columns,
         column,
+        super_admin: staff.account.role >= iq_actors::caller::Role::SuperAdmin,
     };
     render(&page, StatusCode::OK, Caching::Private)
 }

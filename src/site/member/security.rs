@@ -6,7 +6,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::{ActiveSession, Enrolment, PasswordChange, SessionView, TwoFactorStatus};
+use iq_actors::accounts::{
+    ActiveSession, Enrolment, PasswordChange, SessionView, TwoFactorProof, TwoFactorStatus,
+};
 use iq_actors::ErrorCode;
 use serde::Deserialize;
 
@@ -234,10 +236,14 @@ pub async fn confirm_two_factor(
 ) -> PageResult {
     let (form, _, account) = member_form(&req, payload, &state).await?;
     let session = session(&req).await?;
-    let code = form.one("code").unwrap_or_default().to_owned();
+    let proof = TwoFactorProof {
+        password: form.one("current_password").unwrap_or_default().to_owned(),
+        code: form.one("code").unwrap_or_default().to_owned(),
+        ip: state.client_ip(&req),
+    };
     match state
         .accounts
-        .confirm_two_factor(&author(&account), &code)
+        .confirm_two_factor(&author(&account), session.number, proof)
         .await
     {
         Ok(codes) => {
@@ -261,7 +267,7 @@ pub async fn disable_two_factor(
     let password = form.one("current_password").unwrap_or_default().to_owned();
     match state
         .accounts
-        .disable_two_factor(&author(&account), password)
+        .disable_two_factor(&author(&account), password, state.client_ip(&req))
         .await
     {
         Ok(()) => Ok(see_other("/account/security").finish()),

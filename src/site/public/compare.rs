@@ -233,7 +233,13 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
         .zip(&chosen)
         .map(|(points, code)| Series { name: code, points })
         .collect();
-    let base_long = start.map(long_date).unwrap_or_default();
+    // A chosen day may fall where an index has no value: each then starts at its first
+    // value from that day on, and the page says so.
+    let base_long = match (ask.base, start) {
+        (Some(_), Some(day)) => format!("its first value from {}", long_date(day)),
+        (None, Some(day)) => long_date(day),
+        _ => String::new(),
+    };
     let label = format!("{} rebased to 100 on {base_long}", chosen.join(", "));
     let chart = chart::lines(&named, FULL, &label).unwrap_or_default();
     // The table: every day any series has, newest first.

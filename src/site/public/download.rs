@@ -178,7 +178,11 @@ pub async fn download(
                 let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
                 tables.push(more.table(0)?);
             }
-            let bytes = xlsx(&tables).map_err(ApiError::internal)?;
+            // Tens of thousands of cells: built on the blocking pool, not a worker.
+            let bytes = web::block(move || xlsx(&tables))
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(ApiError::internal)?;
             Ok(file(XLSX_TYPE, &disposition).body(bytes))
         }
     }

@@ -37,7 +37,11 @@ pub(crate) async fn enrol(app: &TestApp, session: &Session) -> (String, Vec<Stri
         .post_form(
             &session.cookie,
             "/account/two-factor/confirm",
-            &[("csrf", &page.csrf()), ("code", "000000")],
+            &[
+                ("csrf", &page.csrf()),
+                ("current_password", PASSWORD),
+                ("code", "000000"),
+            ],
         )
         .await;
     assert_eq!(wrong.status, 400, "{}", wrong.html);
@@ -47,7 +51,11 @@ pub(crate) async fn enrol(app: &TestApp, session: &Session) -> (String, Vec<Stri
         .post_form(
             &session.cookie,
             "/account/two-factor/confirm",
-            &[("csrf", &page.csrf()), ("code", &code)],
+            &[
+                ("csrf", &page.csrf()),
+                ("current_password", PASSWORD),
+                ("code", &code),
+            ],
         )
         .await;
     assert_eq!(confirmed.status, 200, "{}", confirmed.html);
@@ -140,6 +148,15 @@ async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code()
     let right = post(fields(&code_for(&secret, app.clock.now()))).await;
     assert_eq!(right.status, 303, "{}", right.html);
     assert_eq!(right.header("location"), Some("/account"));
+    // Guessing with a waiting code form meets the login limits before any code is
+    // checked: past five wrong codes a minute, even the right one is refused.
+    app.clock.advance(Duration::minutes(1));
+    for _ in 0..5 {
+        assert_eq!(post(fields("000001")).await.status, 401);
+    }
+    let limited = post(fields(&code_for(&secret, app.clock.now()))).await;
+    assert_eq!(limited.status, 429, "{}", limited.html);
+    assert!(limited.header("retry-after").is_some());
     // A ticket lasts five minutes.
     app.clock.advance(Duration::minutes(6));
     let late = post(fields(&code_for(&secret, app.clock.now()))).await;
@@ -173,7 +190,14 @@ async fn with_staff_two_factor_the_back_office_waits_for_it_and_it_stays_on() {
     );
     assert_eq!(app.page_as(&root, "/admin").await.status, 403);
 
+    // A second session, opened with the password alone before the factor was set up,
+    // ends when it is; and a session's own proof is what counts, not the user's.
+    let (_, other) = app.login("root", PASSWORD).await;
+    let other = other.unwrap();
     let (_, _) = enrol(&app, &root).await;
+    app.get_as(&other, "/api/v1/admin/users")
+        .await
+        .assert_error(401, 40102);
     assert_eq!(app.get_as(&root, "/api/v1/admin/users").await.code(), 0);
     // A member is not staff: nothing changes for them.
     let member = app.user_with_role(&root, "moe", "user").await;
