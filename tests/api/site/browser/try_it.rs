@@ -4,7 +4,7 @@
 use iq_test_support::browser::{Browser, Viewport};
 
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{click_through, open};
+use crate::site::browser_steps::{click_through, open, scroll_to};
 
 #[actix_web::test]
 async fn a_reader_tries_a_dataset_from_the_reference() {
@@ -12,6 +12,8 @@ async fn a_reader_tries_a_dataset_from_the_reference() {
     let app = spawn_with_fixture().await;
     let browser = Browser::open(Viewport::Desktop).await;
     open(&browser, &app, "/docs", "#datasets").await;
+    // Its section in view first: a link at the window's edge may lie under another box.
+    scroll_to(&browser, "dataset-index_latest").await;
     click_through(&browser, "a[href='/docs/try/index_latest']", "#try-form").await;
     click_through(&browser, "#try-form button[type=submit]", "#try-result").await;
     let title = browser.text_of("#try-result-title").await;
