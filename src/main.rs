@@ -72,7 +72,7 @@ async fn main() -> ExitCode {
     if let Some(path) = app.setup_path() {
         println!(
             "Set-up:  http://{host}:{port}{path}\n         \
-             (one-time link: create the super administrator there; it works until one exists)",
+             (one-time link for a day: create the super administrator there)",
             port = app.port()
         );
     }
