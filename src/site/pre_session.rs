@@ -8,16 +8,27 @@ use actix_web::HttpRequest;
 
 use super::chrome::Chrome;
 use super::form_token::{binding, pre_session_cookie};
-use super::respond::{render, Caching, PageResult};
+use super::respond::{self, Caching, PageResult};
 use crate::state::AppState;
+
+/// The page `build` makes around its chrome (menu `nav`, no member: none is signed in
+/// yet), its form's token bound to this browser, rendered with `status` and never cached
+/// but for this browser; with a fresh pre-session cookie when the browser holds none.
+pub fn render<T: askama::Template>(
+    req: &HttpRequest,
+    state: &AppState,
+    status: StatusCode,
+    nav: &'static str,
+    build: impl FnOnce(Chrome) -> T,
+) -> PageResult {
+    let mut chrome = Chrome::new(req, state, None, nav);
+    let cookie = prepare(req, state, &mut chrome);
+    render_with(&build(chrome), status, cookie)
+}
 
 /// Puts the form's token in `chrome` and answers the pre-session cookie to set with the
 /// page when the browser holds no cookie to bind the token to.
-pub fn prepare(
-    req: &HttpRequest,
-    state: &AppState,
-    chrome: &mut Chrome,
-) -> Option<Cookie<'static>> {
+fn prepare(req: &HttpRequest, state: &AppState, chrome: &mut Chrome) -> Option<Cookie<'static>> {
     let fresh = binding(req)
         .is_none()
         .then(|| pre_session_cookie(state.cookie_secure));
@@ -29,12 +40,12 @@ pub fn prepare(
 
 /// `page` rendered (never cached but for this browser) with the cookie [`prepare`]
 /// answered, if any.
-pub fn render_with(
+fn render_with(
     page: &impl askama::Template,
     status: StatusCode,
     cookie: Option<Cookie<'static>>,
 ) -> PageResult {
-    let mut response = render(page, status, Caching::Private)?;
+    let mut response = respond::render(page, status, Caching::Private)?;
     if let Some(cookie) = cookie {
         response
             .add_cookie(&cookie)

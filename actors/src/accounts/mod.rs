@@ -20,6 +20,7 @@ pub mod password;
 pub mod password_change;
 pub(crate) mod sessions;
 mod setup_link;
+mod sign_in;
 pub mod tiers;
 pub mod token;
 pub mod two_factor;
@@ -43,10 +44,9 @@ pub use password_change::{PasswordChange, PasswordChanged, ResetLink};
 pub use sessions::{
     ActiveSession, OpenedSession, Origin, SessionLookup, SessionPolicy, SessionView,
 };
+pub use sign_in::{LoginRequest, LoginStep, PendingLogin};
 pub use tiers::{TierSettings, Tiers};
-pub use two_factor::{
-    Enrolment, LoginRequest, LoginStep, PendingLogin, TwoFactorProof, TwoFactorStatus,
-};
+pub use two_factor::{Enrolment, TwoFactorProof, TwoFactorStatus};
 pub(crate) use users::super_admin_exists;
 pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
 

@@ -6,17 +6,18 @@
 //! The secret is never stored: it is HMAC(KEY_SECRET, "totp:" + salt), and the database
 //! keeps the salt. A code is accepted once (the step of the last one is kept, and only
 //! a later step passes); a recovery code once. A wrong code counts toward the login
-//! limits like a wrong password. Nothing here logs a secret or a code.
+//! limits like a wrong password (signing in with it is `sign_in.rs`). Nothing here logs
+//! a secret or a code.
 
 use chrono::{DateTime, Utc};
 use rand::distributions::{Alphanumeric, DistString};
 use rand::RngCore;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use subtle::ConstantTimeEq;
 use totp_rs::{Algorithm, TOTP};
 
 use super::api_key::KeyHasher;
-use super::{login_limit, sessions, token, users, Accounts, Credentials, OpenedSession, Origin};
+use super::{sessions, token, Accounts};
 use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::{Account, Role};
 use crate::changes::Change;
@@ -199,71 +200,6 @@ pub fn code_for(secret: &str, at: DateTime<Utc>) -> String {
     totp.generate(u64::try_from(at.timestamp()).unwrap_or_default())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::TimeZone;
-
-    /// RFC 6238, appendix B: the SHA-1 seed and eight-digit codes at the listed times.
-    #[test]
-    fn the_rfc_6238_test_vectors_hold() {
-        let seed = b"12345678901234567890".to_vec();
-        let totp = TOTP::new_unchecked(Algorithm::SHA1, 8, 1, 30, seed, None, String::new());
-        for (time, code) in [
-            (59, "94287082"),
-            (1_111_111_109, "07081804"),
-            (1_111_111_111, "14050471"),
-            (1_234_567_890, "89005924"),
-            (2_000_000_000, "69279037"),
-            (20_000_000_000, "65353130"),
-        ] {
-            assert_eq!(totp.generate(time), code, "at {time}");
-        }
-    }
-
-    #[test]
-    fn a_code_passes_within_a_step_and_only_after_the_last_one_used() {
-        let hasher = KeyHasher::new(b"a secret of at least thirty-two bytes!!");
-        let totp = generator(&hasher, &[7; 16], "pat").unwrap();
-        let now = Utc.with_ymd_and_hms(2026, 11, 28, 12, 0, 10).unwrap();
-        let step = now.timestamp() / 30;
-        let code = totp.generate(u64::try_from(now.timestamp()).unwrap());
-        assert_eq!(accepted_step(&totp, &code, now, None), Some(step));
-        // Thirty seconds later it still passes (clock skew), two minutes later not.
-        let later = now + chrono::TimeDelta::seconds(30);
-        assert_eq!(accepted_step(&totp, &code, later, None), Some(step));
-        let much_later = now + chrono::TimeDelta::minutes(2);
-        assert_eq!(accepted_step(&totp, &code, much_later, None), None);
-        // Once used, never again.
-        assert_eq!(accepted_step(&totp, &code, now, Some(step)), None);
-        assert_eq!(accepted_step(&totp, "12345", now, None), None);
-        assert_eq!(accepted_step(&totp, "abcdef", now, None), None);
-        // The URI names the issuer and the account; the secret is 160 bits.
-        let enrolment = enrolment(&totp);
-        assert!(enrolment.otpauth_uri.starts_with("otpauth://totp/"));
-        assert!(enrolment.otpauth_uri.contains("pat"));
-        assert_eq!(enrolment.secret.len(), 32);
-    }
-
-    #[test]
-    fn recovery_codes_are_told_from_totp_codes() {
-        assert!(is_recovery_code("abcd-EFGH-1234-wxyz"));
-        assert!(!is_recovery_code("123456"));
-        assert!(!is_recovery_code("abcd-EFGH-1234"));
-    }
-}
-
-/// How long the website's second step (the code form) waits after the password.
-const TICKET_VALID: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
-
-/// A login that passed its password and waits for its second factor: on the website, a
-/// signed ticket carried by the code form (never the password).
-#[derive(Debug)]
-pub struct PendingLogin {
-    pub username: String,
-    pub ticket: String,
-}
-
 /// What turning the second factor on takes: the password (a stolen session alone must
 /// not do it), the authenticator's first code, and where the request came from (the
 /// password check counts toward the login limits).
@@ -273,222 +209,7 @@ pub struct TwoFactorProof {
     pub ip: Option<std::net::IpAddr>,
 }
 
-/// What a login came to.
-#[derive(Debug)]
-pub enum LoginStep {
-    Opened(super::OpenedSession),
-    /// The password is right and the account has a second factor: the code is next.
-    NeedsCode(PendingLogin),
-}
-
-impl LoginStep {
-    /// The session, for a caller that sent everything at once (the JSON API): a login
-    /// still waiting for its code is 401 / 40102 saying what to send.
-    pub fn opened(self) -> Result<super::OpenedSession, ApiError> {
-        match self {
-            LoginStep::Opened(opened) => Ok(opened),
-            LoginStep::NeedsCode(_) => Err(code_needed()),
-        }
-    }
-}
-
-/// `POST /api/v1/auth/login`: a user name, a password and, for an account with a second
-/// factor, its current code or a recovery code.
-#[derive(Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct LoginRequest {
-    /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
-    pub username: String,
-    #[cfg_attr(feature = "openapi", schema(format = Password))]
-    pub password: String,
-    /// the authenticator's 6-digit code, or an unused recovery code, for an account
-    /// with two-factor sign-in; ignored otherwise
-    #[serde(default)]
-    pub code: Option<String>,
-}
-
-impl std::fmt::Debug for LoginRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoginRequest")
-            .field("username", &self.username)
-            .finish_non_exhaustive()
-    }
-}
-
-fn wrong_code() -> ApiError {
-    ApiError::new(
-        ErrorCode::InvalidCredentials,
-        "the two-factor code is wrong, expired or already used",
-    )
-}
-
-fn code_needed() -> ApiError {
-    ApiError::new(
-        ErrorCode::InvalidCredentials,
-        "this account signs in with a second factor: send its authenticator's current code, \
-         or an unused recovery code, as 'code'",
-    )
-}
-
 impl Accounts {
-    /// Opens a session for `request` coming from `origin` (its address counts toward the
-    /// login limits and is kept with the session). An account with a second factor needs
-    /// its code too: without one the answer is [`LoginStep::NeedsCode`] (the website's
-    /// second step; the JSON API refuses it with 401 / 40102).
-    pub async fn login(
-        &self,
-        request: LoginRequest,
-        origin: &Origin,
-    ) -> Result<LoginStep, ApiError> {
-        let now = self.clock.now();
-        let LoginRequest {
-            username,
-            password,
-            code,
-        } = request;
-        let credentials = Credentials { username, password };
-        let account =
-            users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
-        let factor = factor_of(&**self.pool.get().await?, &account).await?;
-        let second = factor.is_some();
-        if let Some((salt, last_step)) = factor {
-            let Some(code) = code else {
-                return Ok(LoginStep::NeedsCode(PendingLogin {
-                    ticket: self.ticket(&account, now),
-                    username: account.username,
-                }));
-            };
-            self.second_factor(&account, &salt, last_step, &code, origin, now)
-                .await?;
-        }
-        let client = self.pool.get().await?;
-        let opened = sessions::open(&**client, account, now, self.policy, origin, second).await?;
-        Ok(LoginStep::Opened(opened))
-    }
-
-    /// The website's second step: the ticket of a login whose password passed, and the
-    /// code. A ticket is good for five minutes; a wrong code counts toward the limits.
-    pub async fn login_with_ticket(
-        &self,
-        ticket: &str,
-        code: &str,
-        origin: &Origin,
-    ) -> Result<OpenedSession, ApiError> {
-        let now = self.clock.now();
-        let expired = || {
-            ApiError::new(
-                ErrorCode::CredentialsExpired,
-                "this sign-in waited too long for its code; start again with the password",
-            )
-        };
-        let account = self.ticket_holder(ticket, now).await?.ok_or_else(expired)?;
-        let client = self.pool.get().await?;
-        let (salt, last_step) = factor_of(&**client, &account).await?.ok_or_else(expired)?;
-        drop(client);
-        self.second_factor(&account, &salt, last_step, code, origin, now)
-            .await?;
-        let client = self.pool.get().await?;
-        sessions::open(&**client, account, now, self.policy, origin, true).await
-    }
-
-    /// Checks `code` (a TOTP code or a recovery code) for `account`, using it up.
-    async fn second_factor(
-        &self,
-        account: &Account,
-        salt: &[u8],
-        last_step: Option<i64>,
-        code: &str,
-        origin: &Origin,
-        now: DateTime<Utc>,
-    ) -> Result<(), ApiError> {
-        let client = self.pool.get().await?;
-        // Counted before the code is looked at, as a password is: past the login limits
-        // no code is even checked (42901), so a sign-in ticket cannot be used to guess.
-        login_limit::reserve(
-            &**client,
-            &self.hasher,
-            &account.username,
-            origin.address,
-            now,
-        )
-        .await?;
-        let passed = if is_recovery_code(code) {
-            use_recovery_code(&**client, account.user_id, code, now).await?
-        } else {
-            let totp = generator(&self.hasher, salt, &account.username)?;
-            match accepted_step(&totp, code, now, last_step) {
-                // Taken only if no other login took this step first.
-                Some(step) => {
-                    client
-                        .execute_named(
-                            "users.totp_step",
-                            "UPDATE users SET totp_last_step = $2 WHERE user_id = $1 \
-                             AND (totp_last_step IS NULL OR totp_last_step < $2)",
-                            &[&account.user_id, &step],
-                        )
-                        .await?
-                        == 1
-                }
-                None => false,
-            }
-        };
-        if !passed {
-            return Err(wrong_code());
-        }
-        login_limit::release(
-            &**client,
-            &self.hasher,
-            &account.username,
-            origin.address,
-            now,
-        )
-        .await
-    }
-
-    /// `account`'s signed sign-in ticket, valid [`TICKET_VALID`]: `id.expiry.mac`.
-    fn ticket(&self, account: &Account, now: DateTime<Utc>) -> String {
-        let expires = (now + TICKET_VALID).timestamp();
-        let body = format!("{}.{expires}", account.user_id);
-        format!("{body}.{}", self.ticket_mac(&body))
-    }
-
-    fn ticket_mac(&self, body: &str) -> String {
-        self.hasher
-            .hash(&format!("login-ticket:{body}"))
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
-    /// The account a ticket signs for, if it is genuine and not expired.
-    async fn ticket_holder(
-        &self,
-        ticket: &str,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Account>, ApiError> {
-        let Some((body, mac)) = ticket.rsplit_once('.') else {
-            return Ok(None);
-        };
-        let genuine: bool = self
-            .ticket_mac(body)
-            .as_bytes()
-            .ct_eq(mac.as_bytes())
-            .into();
-        let Some((id, expires)) = body.split_once('.') else {
-            return Ok(None);
-        };
-        let (Ok(id), Ok(expires)) = (id.parse::<i64>(), expires.parse::<i64>()) else {
-            return Ok(None);
-        };
-        if !genuine || now.timestamp() >= expires {
-            return Ok(None);
-        }
-        let client = self.pool.get().await?;
-        let view = users::find(&**client, &id.to_string()).await?;
-        Ok(view.active.then_some(view.account))
-    }
-
     /// Whether the account has a second factor, and how many recovery codes are left.
     pub async fn two_factor_status(&self, owner: &Account) -> Result<TwoFactorStatus, ApiError> {
         let client = self.pool.get().await?;
@@ -633,5 +354,59 @@ impl Accounts {
             by.record(tx, entry).await
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    /// RFC 6238, appendix B: the SHA-1 seed and eight-digit codes at the listed times.
+    #[test]
+    fn the_rfc_6238_test_vectors_hold() {
+        let seed = b"12345678901234567890".to_vec();
+        let totp = TOTP::new_unchecked(Algorithm::SHA1, 8, 1, 30, seed, None, String::new());
+        for (time, code) in [
+            (59, "94287082"),
+            (1_111_111_109, "07081804"),
+            (1_111_111_111, "14050471"),
+            (1_234_567_890, "89005924"),
+            (2_000_000_000, "69279037"),
+            (20_000_000_000, "65353130"),
+        ] {
+            assert_eq!(totp.generate(time), code, "at {time}");
+        }
+    }
+
+    #[test]
+    fn a_code_passes_within_a_step_and_only_after_the_last_one_used() {
+        let hasher = KeyHasher::new(b"a secret of at least thirty-two bytes!!");
+        let totp = generator(&hasher, &[7; 16], "pat").unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 28, 12, 0, 10).unwrap();
+        let step = now.timestamp() / 30;
+        let code = totp.generate(u64::try_from(now.timestamp()).unwrap());
+        assert_eq!(accepted_step(&totp, &code, now, None), Some(step));
+        // Thirty seconds later it still passes (clock skew), two minutes later not.
+        let later = now + chrono::TimeDelta::seconds(30);
+        assert_eq!(accepted_step(&totp, &code, later, None), Some(step));
+        let much_later = now + chrono::TimeDelta::minutes(2);
+        assert_eq!(accepted_step(&totp, &code, much_later, None), None);
+        // Once used, never again.
+        assert_eq!(accepted_step(&totp, &code, now, Some(step)), None);
+        assert_eq!(accepted_step(&totp, "12345", now, None), None);
+        assert_eq!(accepted_step(&totp, "abcdef", now, None), None);
+        // The URI names the issuer and the account; the secret is 160 bits.
+        let enrolment = enrolment(&totp);
+        assert!(enrolment.otpauth_uri.starts_with("otpauth://totp/"));
+        assert!(enrolment.otpauth_uri.contains("pat"));
+        assert_eq!(enrolment.secret.len(), 32);
+    }
+
+    #[test]
+    fn recovery_codes_are_told_from_totp_codes() {
+        assert!(is_recovery_code("abcd-EFGH-1234-wxyz"));
+        assert!(!is_recovery_code("123456"));
+        assert!(!is_recovery_code("abcd-EFGH-1234"));
     }
 }

@@ -45,15 +45,12 @@ fn login_page(
     problem: Option<String>,
     status: StatusCode,
 ) -> PageResult {
-    let mut chrome = Chrome::new(req, state, None, "login");
-    let cookie = pre_session::prepare(req, state, &mut chrome);
-    let page = Login {
+    pre_session::render(req, state, status, "login", |chrome| Login {
         chrome,
         username,
         problem,
         max_failures: iq_actors::accounts::login_limit::PER_USER_AND_ADDRESS,
-    };
-    pre_session::render_with(&page, status, cookie)
+    })
 }
 
 /// `POST /login`: opens a session and goes to the account page; an account with a
@@ -159,15 +156,12 @@ fn code_page(
     problem: Option<String>,
     status: StatusCode,
 ) -> PageResult {
-    let mut chrome = Chrome::new(req, state, None, "login");
-    let cookie = pre_session::prepare(req, state, &mut chrome);
-    let page = CodePage {
+    pre_session::render(req, state, status, "login", |chrome| CodePage {
         chrome,
         username: pending.username,
         ticket: pending.ticket,
         problem,
-    };
-    pre_session::render_with(&page, status, cookie)
+    })
 }
 
 /// `POST /logout`: ends the session and goes home.

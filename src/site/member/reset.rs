@@ -36,17 +36,6 @@ pub struct ResetQuery {
 const DEAD_LINK: &str = "This reset link does not work: it was used, it expired, a newer one \
                          replaced it, or it was never issued. Ask an administrator for a new one.";
 
-fn show(
-    req: &HttpRequest,
-    state: &AppState,
-    page: impl FnOnce(Chrome) -> ResetPage,
-    status: StatusCode,
-) -> PageResult {
-    let mut chrome = Chrome::new(req, state, None, "login");
-    let cookie = pre_session::prepare(req, state, &mut chrome);
-    pre_session::render_with(&page(chrome), status, cookie)
-}
-
 /// `GET /reset?token=`: the form, or why the link does not work.
 pub async fn reset_form(
     req: HttpRequest,
@@ -61,18 +50,13 @@ pub async fn reset_form(
         StatusCode::BAD_REQUEST
     };
     let problem = username.is_none().then(|| DEAD_LINK.to_owned());
-    show(
-        &req,
-        &state,
-        |chrome| ResetPage {
-            chrome,
-            token,
-            username,
-            problem,
-            done: false,
-        },
-        status,
-    )
+    pre_session::render(&req, &state, status, "login", |chrome| ResetPage {
+        chrome,
+        token,
+        username,
+        problem,
+        done: false,
+    })
 }
 
 /// `POST /reset`: the token and the new password twice.
@@ -94,18 +78,13 @@ pub async fn reset(
         state.accounts.reset_password(request_id, &token, new).await
     };
     match result {
-        Ok(_) => show(
-            &req,
-            &state,
-            |chrome| ResetPage {
-                chrome,
-                token: String::new(),
-                username: None,
-                problem: None,
-                done: true,
-            },
-            StatusCode::OK,
-        ),
+        Ok(_) => pre_session::render(&req, &state, StatusCode::OK, "login", |chrome| ResetPage {
+            chrome,
+            token: String::new(),
+            username: None,
+            problem: None,
+            done: true,
+        }),
         Err(error) if !status_for(error.code).is_server_error() => {
             let username = state.accounts.reset_holder(&token).await?;
             let problem = if username.is_some() {
@@ -115,18 +94,15 @@ pub async fn reset(
             } else {
                 DEAD_LINK.to_owned()
             };
-            show(
-                &req,
-                &state,
-                |chrome| ResetPage {
+            pre_session::render(&req, &state, status_for(error.code), "login", |chrome| {
+                ResetPage {
                     chrome,
                     token,
                     username,
                     problem: Some(problem),
                     done: false,
-                },
-                status_for(error.code),
-            )
+                }
+            })
         }
         Err(error) => Err(error.into()),
     }

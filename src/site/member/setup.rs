@@ -41,9 +41,10 @@ const DEAD_LINK: &str = "This set-up link does not work: the service is set up a
                          new link each time it starts.";
 
 fn show(req: &HttpRequest, state: &AppState, page: SetupPage, status: StatusCode) -> PageResult {
-    let mut page = page;
-    let cookie = pre_session::prepare(req, state, &mut page.chrome);
-    pre_session::render_with(&page, status, cookie)
+    pre_session::render(req, state, status, "login", |chrome| SetupPage {
+        chrome,
+        ..page
+    })
 }
 
 /// `GET /setup?token=`: the form, or why the link does not work.

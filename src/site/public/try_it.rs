@@ -70,9 +70,10 @@ fn dataset(name: &str) -> Result<&'static Dataset, PageError> {
 }
 
 fn show(req: &HttpRequest, state: &AppState, page: TryPage, status: StatusCode) -> PageResult {
-    let mut page = page;
-    let cookie = pre_session::prepare(req, state, &mut page.chrome);
-    pre_session::render_with(&page, status, cookie)
+    pre_session::render(req, state, status, "docs", |chrome| TryPage {
+        chrome,
+        ..page
+    })
 }
 
 fn blank(req: &HttpRequest, state: &AppState, dataset: &'static Dataset) -> TryPage {
