@@ -55,17 +55,22 @@ pub async fn verify_bounded(password: String, stored: Option<String>) -> Result<
     bounded(move || verify(&password, stored.as_deref())).await
 }
 
-/// Checks the password policy; the message names the field, never the value.
+/// Checks the password policy for field `password`.
 pub fn check_policy(password: &str) -> Result<(), ApiError> {
+    check_policy_of("password", password)
+}
+
+/// Checks the password policy; the message names `field`, never the value.
+pub fn check_policy_of(field: &str, password: &str) -> Result<(), ApiError> {
     let len = password.chars().count();
     if len < MIN_LEN {
         return Err(ApiError::invalid(format!(
-            "field 'password' must have at least {MIN_LEN} characters"
+            "field '{field}' must have at least {MIN_LEN} characters"
         )));
     }
     if len > MAX_LEN {
         return Err(ApiError::invalid(format!(
-            "field 'password' must have at most {MAX_LEN} characters"
+            "field '{field}' must have at most {MAX_LEN} characters"
         )));
     }
     Ok(())

@@ -55,6 +55,7 @@ pub struct PasswordChanged {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResetLink {
     pub user_id: String,
+    pub username: String,
     /// `/reset?token=...`: the page where the user sets a new password; shown this once
     pub link: String,
     pub expires_at: DateTime<Utc>,
@@ -84,12 +85,10 @@ impl Accounts {
         ip: Option<IpAddr>,
     ) -> Result<PasswordChanged, ApiError> {
         let owner = by.owner()?.clone();
-        password::check_policy(&change.new_password).map_err(|e| renamed(e, "new_password"))?;
+        password::check_policy_of("new_password", &change.new_password)?;
         self.prove_password(&owner, change.current_password, ip)
             .await?;
-        let hash = password::hash_bounded(change.new_password)
-            .await
-            .map_err(|e| renamed(e, "new_password"))?;
+        let hash = password::hash_bounded(change.new_password).await?;
         self.write(Change::Auth, async |tx| {
             set_hash(tx, owner.user_id, &hash).await?;
             let ended = sessions::end_all_but(tx, owner.user_id, Some(session_number)).await?;
@@ -160,6 +159,7 @@ impl Accounts {
             by.record(tx, entry).await?;
             Ok(ResetLink {
                 user_id: id.to_string(),
+                username: user.account.username.clone(),
                 link: format!("/reset?token={}", token.expose()),
                 expires_at,
             })
@@ -292,14 +292,4 @@ fn dead_link() -> ApiError {
         "this reset link does not work: it was used, it expired, a newer one replaced it, \
          or it was never issued; ask an administrator for a new one",
     )
-}
-
-/// The policy's error about field `password`, told about `field`.
-fn renamed(error: ApiError, field: &str) -> ApiError {
-    ApiError {
-        message: error
-            .message
-            .replace("field 'password'", &format!("field '{field}'")),
-        ..error
-    }
 }

@@ -260,14 +260,13 @@ pub async fn issue_reset(
     state: web::Data<AppState>,
 ) -> PageResult {
     Form::read(&req, payload, &state).await?;
-    let user = state.accounts.user_detail(&id).await?;
     let issued = state.accounts.issue_reset(&staff.author(), &id).await?;
     let site = req.connection_info();
     let page = ResetLinkPage {
         chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
         id: id.to_string(),
-        username: user.user.account.username,
         link: format!("{}://{}{}", site.scheme(), site.host(), issued.link),
+        username: issued.username,
         expires: issued.expires_at.format("%-d %b %Y %H:%M UTC").to_string(),
     };
     // The link opens the account: `Private` pages are never stored.
