@@ -160,7 +160,14 @@ impl Application {
             iq_actors::db::build_pool(db_config.clone(), pool_settings)
                 .map_err(StartupError::Database)
         };
-        let pool = build_pool(&shared_pool)?;
+        // The shared pool's connections are driven by this (the main) runtime, which
+        // outlives the HTTP workers: the last quota flush runs after they stop.
+        let pool = iq_actors::db::build_shared_pool(
+            db_config.clone(),
+            &shared_pool,
+            tokio::runtime::Handle::current(),
+        )
+        .map_err(StartupError::Database)?;
         let read_pools = match &read_pool {
             Some(read_pool) => (0..workers)
                 .map(|_| build_pool(read_pool))

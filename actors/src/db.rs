@@ -8,7 +8,9 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use deadpool_postgres::{Connect, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use futures_util::future::BoxFuture;
+use tokio::task::JoinHandle;
 use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::{Error, GenericClient, NoTls, Row, ToStatement};
 use tracing::Instrument;
@@ -67,21 +69,41 @@ impl PoolSettings {
 }
 
 /// Builds the pool. Connections are made lazily, so this does not touch the database.
-pub fn build_pool(
+/// Each connection's driver task runs on the thread that opens it: right for a pool
+/// one thread uses (a worker's read pool), wrong for one many threads share (see
+/// [`build_shared_pool`]).
+pub fn build_pool(config: tokio_postgres::Config, settings: &PoolSettings) -> Result<Pool, String> {
+    pool_with(config, settings, None)
+}
+
+/// Builds a pool whose connections' driver tasks all run on `drivers`, a runtime that
+/// outlives everything using the pool. Opened on the opener's thread instead, a
+/// connection an HTTP worker opened dies when that worker stops at shutdown, in the
+/// hands of whoever holds it then: the last quota flush failed that way, with an ERROR.
+pub fn build_shared_pool(
+    config: tokio_postgres::Config,
+    settings: &PoolSettings,
+    drivers: tokio::runtime::Handle,
+) -> Result<Pool, String> {
+    pool_with(config, settings, Some(drivers))
+}
+
+fn pool_with(
     mut config: tokio_postgres::Config,
     settings: &PoolSettings,
+    drivers: Option<tokio::runtime::Handle>,
 ) -> Result<Pool, String> {
     let timeout_ms = settings.statement_timeout.as_millis();
     config.options(format!("-c statement_timeout={timeout_ms}"));
     config.connect_timeout(settings.acquire_timeout);
     config.application_name(settings.application_name);
-    let manager = Manager::from_config(
-        config,
-        NoTls,
-        ManagerConfig {
-            recycling_method: RecyclingMethod::Fast,
-        },
-    );
+    let manager_config = ManagerConfig {
+        recycling_method: RecyclingMethod::Fast,
+    };
+    let manager = match drivers {
+        None => Manager::from_config(config, NoTls, manager_config),
+        Some(drivers) => Manager::from_connect(config, DrivenOn(drivers), manager_config),
+    };
     Pool::builder(manager)
         .max_size(settings.max_size)
         .runtime(Runtime::Tokio1)
@@ -90,6 +112,27 @@ pub fn build_pool(
         .recycle_timeout(Some(settings.acquire_timeout))
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// Opens connections whose driver tasks run on one runtime.
+struct DrivenOn(tokio::runtime::Handle);
+
+impl Connect for DrivenOn {
+    fn connect(
+        &self,
+        pg_config: &tokio_postgres::Config,
+    ) -> BoxFuture<'_, Result<(tokio_postgres::Client, JoinHandle<()>), Error>> {
+        let pg_config = pg_config.clone();
+        Box::pin(async move {
+            let (client, connection) = pg_config.connect(NoTls).await?;
+            let driver = self.0.spawn(async move {
+                if let Err(error) = connection.await {
+                    tracing::warn!(target: "deadpool.postgres", %error, "connection error");
+                }
+            });
+            Ok((client, driver))
+        })
+    }
 }
 
 /// Every statement the service runs goes through these, so each one gets a `sql` span

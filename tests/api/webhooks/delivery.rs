@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::receiver::{Received, Receiver};
 use crate::helpers::quotes::{import, spawn_for_imports, BASES};
+use crate::helpers::{Session, TestApp};
 use crate::python_run::run_until;
 use crate::python_venv::{self, Venv};
 
@@ -172,11 +173,15 @@ async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
     let first = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_eq!(first[0].json()["type"], "webhook.test");
 
-    // The first retry is due 5 s later (with jitter): the service's clock moves on.
+    // The first retry is due 5 s (with jitter) after the failure is recorded: the
+    // service's clock moves on only once it is, or the retry would be due 5 s after
+    // the moved clock, which no longer moves.
+    recorded_attempts(&app, &member, &id, 1).await;
     app.clock.advance(Span::seconds(6));
     let both = receiver.wait_for(2, Duration::from_secs(10)).await;
     assert_eq!(both[1].id, both[0].id, "the same webhook-id on a retry");
     receiver.answer_with(204);
+    recorded_attempts(&app, &member, &id, 2).await;
     app.clock.advance(Span::minutes(6));
     let all = receiver.wait_for(3, Duration::from_secs(10)).await;
     assert_eq!(all[2].id, all[0].id);
@@ -206,6 +211,16 @@ async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
     assert_eq!(replayed.code(), 0, "{}", replayed.body);
     let again = receiver.wait_for(4, Duration::from_secs(10)).await;
     assert_eq!(again[3].id, again[0].id);
+}
+
+/// Waits until the endpoint's delivery log holds `count` attempts.
+async fn recorded_attempts(app: &TestApp, member: &Session, id: &str, count: usize) {
+    let recorded = crate::helpers::eventually(Duration::from_secs(10), || async {
+        let log = app.webhook_deliveries(member, id).await;
+        log.data().as_array().is_some_and(|a| a.len() >= count)
+    })
+    .await;
+    assert!(recorded, "{count} attempts expected in the delivery log");
 }
 
 #[actix_web::test]

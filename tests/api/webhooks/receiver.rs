@@ -63,14 +63,16 @@ impl Receiver {
                                 .unwrap_or_default()
                                 .to_string()
                         };
+                        // The answer is chosen before the message is seen: a test
+                        // that sees it and changes the answer changes the next one.
+                        let status = shared.status.load(Ordering::SeqCst);
+                        let bytes = shared.body_bytes.load(Ordering::SeqCst);
                         shared.received.lock().unwrap().push(Received {
                             id: header("webhook-id"),
                             timestamp: header("webhook-timestamp"),
                             signature: header("webhook-signature"),
                             body,
                         });
-                        let status = shared.status.load(Ordering::Relaxed);
-                        let bytes = shared.body_bytes.load(Ordering::Relaxed);
                         HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
                             // A redirect points back here: one followed would be received.
                             .insert_header(("location", "/hook"))
@@ -93,12 +95,12 @@ impl Receiver {
     }
 
     pub fn answer_with(&self, status: u16) {
-        self.shared.status.store(status, Ordering::Relaxed);
+        self.shared.status.store(status, Ordering::SeqCst);
     }
 
     /// Answers with a body of `bytes` bytes.
     pub fn answer_bytes(&self, bytes: usize) {
-        self.shared.body_bytes.store(bytes, Ordering::Relaxed);
+        self.shared.body_bytes.store(bytes, Ordering::SeqCst);
     }
 
     pub fn received(&self) -> Vec<Received> {
