@@ -1,41 +1,39 @@
-//! What the OpenAPI 3.1 document of the HTTP API says besides its operations, and the
-//! `/docs` page that renders it.
+//! What the OpenAPI 3.1 document of the HTTP API says besides its operations (the
+//! `/docs` page that renders it is the website's: `site::public::reference`).
 //!
 //! The operations are described where they are handled: `#[utoipa::path]` on each
 //! handler in `src/routes/`, collected from the router that mounts them (see
-//! `routes::reference`). Here: the document's frame ([`base`]: info, tags, shared
+//! `routes::reference`), their query parameters derived on the structs that read them
+//! (`routes::params`). Here: the document's frame ([`base`]: info, tags, shared
 //! responses), the schemas of what the handlers take and answer (derived on the domain
 //! types and the answers themselves and re-exported here; only the multipart upload,
 //! which has no type, is described by hand; all checked against the real answers by
-//! `tests/api/openapi/`; [`prelude`] is what a handler's attribute names), and what is read from the code when the document is
-//! finished ([`finish`]): the datasets from the catalogue ([`query`]), the error codes
-//! from `ErrorCode` and their statuses from `status_for` ([`errors`]), the list bounds
-//! from the domain's constants ([`params`]), the envelope and the common headers. It
-//! must never mount a route or name a handler.
+//! `tests/api/openapi/`; [`prelude`] is what a handler's attribute names), and what is
+//! read from the code when the document is finished ([`finish`]): the datasets from the
+//! catalogue ([`query`]), the error codes from `ErrorCode` and their statuses from
+//! `status_for` ([`errors`]), the envelope and the common headers. It must never mount
+//! a route or name a handler.
 
 mod admin;
 mod auth;
+mod described;
 mod envelope;
 pub mod errors;
 mod headers;
 mod imports;
 mod keys;
-mod page;
-mod page_read;
-mod params;
 pub mod query;
-mod security;
+pub mod security;
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::OpenApi as Document;
 use utoipa::{Modify, OpenApi};
 
+use described::Described;
 use envelope::Wrap;
 use headers::Common;
 use query::Catalogue;
 use security::Schemes;
-
-pub use page::{docs_page, Reference};
 
 const DESCRIPTION: &str = "Market data of the AI-hardware price indexes (`POST /api/v1/query`), \
 the site's configuration and a caller's entitlements, what was published or revised (the \
@@ -97,7 +95,13 @@ pub fn base() -> Document {
 /// security schemes, the catalogue's datasets, the envelope around every answer and the
 /// headers every answer carries.
 pub fn finish(mut document: Document) -> Document {
-    for modifier in [&Schemes as &dyn Modify, &Catalogue, &Wrap, &Common] {
+    for modifier in [
+        &Schemes as &dyn Modify,
+        &Described,
+        &Catalogue,
+        &Wrap,
+        &Common,
+    ] {
         modifier.modify(&mut document);
     }
     document
@@ -115,7 +119,6 @@ pub mod prelude {
     };
     pub use super::imports::*;
     pub use super::keys::*;
-    pub use super::params::*;
     pub use super::query::{QueryPage, QueryRequest};
 }
 

@@ -7,7 +7,7 @@ use iq_actors::accounts;
 use iq_actors::audit::AuditFilter;
 use serde::Serialize;
 
-use super::params::Params;
+use super::params::{self, AuditQuery, DaysQuery, KeyListQuery, UserListQuery};
 use crate::http::{Admin, Answer, BackOffice, Body, HttpError, SuperAdmin};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
@@ -50,7 +50,7 @@ pub async fn create_user(
 #[utoipa::path(
     tag = "admin",
     operation_id = "list_users",
-    params(UserListParams),
+    params(UserListQuery),
     responses(
         (status = 200, description = "One page of users.", body = Page<UserSummary>),
         CallerRefusals,
@@ -64,8 +64,9 @@ pub async fn list_users(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let params = Params::parse(req.query_string(), &["limit", "offset", "q"])?;
-    let (page, q) = (params.standard_page()?, params.search("q")?);
+    let query: UserListQuery = params::parse(req.query_string())?;
+    let page = params::standard_page(query.limit.as_deref(), query.offset.as_deref())?;
+    let q = params::search("q", query.q.as_deref())?;
     Ok(Answer(state.accounts.list_users(page, &q).await?))
 }
 
@@ -100,7 +101,7 @@ pub async fn user_detail(
 #[utoipa::path(
     tag = "admin",
     operation_id = "list_all_keys",
-    params(KeyListParams),
+    params(KeyListQuery),
     responses(
         (status = 200, description = "One page of keys.", body = Page<OwnedKeyView>),
         CallerRefusals,
@@ -114,11 +115,12 @@ pub async fn list_keys(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let params = Params::parse(req.query_string(), &["limit", "offset", "user_id", "q"])?;
-    let (page, q) = (params.standard_page()?, params.search("q")?);
+    let query: KeyListQuery = params::parse(req.query_string())?;
+    let page = params::standard_page(query.limit.as_deref(), query.offset.as_deref())?;
+    let q = params::search("q", query.q.as_deref())?;
     let keys = state
         .accounts
-        .list_all_keys(page, params.id("user_id")?, &q)
+        .list_all_keys(page, params::id("user_id", query.user_id.as_deref())?, &q)
         .await?;
     Ok(Answer(keys))
 }
@@ -274,7 +276,7 @@ pub async fn patch_index(
 #[utoipa::path(
     tag = "admin",
     operation_id = "key_usage",
-    params(("id" = String, Path, description = "the key's id"), DaysParam),
+    params(("id" = String, Path, description = "the key's id"), DaysQuery),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
         CallerRefusals,
@@ -290,7 +292,11 @@ pub async fn key_usage(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let days = Params::parse(req.query_string(), &["days"])?.days()?;
+    let days = params::days(
+        params::parse::<DaysQuery>(req.query_string())?
+            .days
+            .as_deref(),
+    )?;
     Ok(Answer(state.accounts.key_usage(&id, days).await?))
 }
 
@@ -304,7 +310,7 @@ pub async fn key_usage(
 #[utoipa::path(
     tag = "admin",
     operation_id = "audit",
-    params(AuditParams),
+    params(AuditQuery),
     responses(
         (status = 200, description = "One page of records.", body = Page<AuditRecord>),
         CallerRefusals,
@@ -318,18 +324,15 @@ pub async fn audit(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let params = Params::parse(
-        req.query_string(),
-        &["limit", "offset", "actor", "action", "target", "from", "to"],
-    )?;
+    let query: AuditQuery = params::parse(req.query_string())?;
     let filter = AuditFilter::parse(
-        params.get("actor"),
-        params.get("action"),
-        params.get("target"),
-        params.get("from"),
-        params.get("to"),
+        query.actor.as_deref(),
+        query.action.as_deref(),
+        query.target.as_deref(),
+        query.from.as_deref(),
+        query.to.as_deref(),
     )?;
-    let page = params.standard_page()?;
+    let page = params::standard_page(query.limit.as_deref(), query.offset.as_deref())?;
     Ok(Answer(state.accounts.audit_trail(&filter, page).await?))
 }
 

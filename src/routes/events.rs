@@ -8,12 +8,12 @@ use std::time::Duration;
 use actix_web::{get, web, HttpRequest};
 use iq_actors::caller::{Caller, Credentials};
 use iq_actors::catalogue::Scope;
-use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT};
+use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT};
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
 
-use super::params::Params;
+use super::params::{self, FeedQuery};
 use crate::front::Identify;
 use crate::http::credentials;
 use crate::http::protection::Subject;
@@ -34,7 +34,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "events",
     operation_id = "events",
-    params(FeedParams),
+    params(FeedQuery),
     responses(
         (status = 200, description = "A page of events.", body = FeedPage),
         CallerRefusals,
@@ -77,15 +77,21 @@ pub async fn events(
     state
         .protection
         .admit(&state.protection.events, Subject::Key(key_id))?;
-    let params = Params::parse(req.query_string(), &["after", "limit", "wait"])?;
-    let after = match params.get("after") {
+    let query: FeedQuery = params::parse(req.query_string())?;
+    let after = match query.after.as_deref() {
         None => EventId::default(),
         Some(text) => EventId::parse(text).ok_or_else(|| {
             ApiError::invalid("after must be an event id (evt_ and a number), as `next` gives")
         })?,
     };
-    let limit = params.bounded("limit", 1, MAX_LIMIT.into(), DEFAULT_LIMIT.into())?;
-    let wait = params.bounded("wait", 0, MAX_WAIT.as_secs() as i64, 0)?;
+    let limit = params::bounded(
+        "limit",
+        query.limit.as_deref(),
+        1,
+        MAX_LIMIT.into(),
+        DEFAULT_LIMIT.into(),
+    )?;
+    let wait = params::bounded("wait", query.wait.as_deref(), 0, params::feed_max_wait(), 0)?;
     let request = FeedRequest {
         tier: identity.tier.name.clone(),
         member_indexes: identity.grant.member_indexes,

@@ -10,7 +10,7 @@ use actix_web::{get, post, web, HttpRequest};
 use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::imports::Source;
 
-use super::params::Params;
+use super::params::{self, ImportListQuery};
 use crate::state::AppState;
 use serde::Serialize;
 
@@ -69,7 +69,7 @@ pub async fn import(
 #[utoipa::path(
     tag = "imports",
     operation_id = "list_imports",
-    params(ImportListParams),
+    params(ImportListQuery),
     responses(
         (status = 200, description = "The imports.", body = Vec<ImportRecord>),
         CallerRefusals,
@@ -83,8 +83,13 @@ pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    let params = Params::parse(req.query_string(), &["limit", "offset"])?;
-    let page = params.page(DEFAULT_LISTED, MAX_LISTED)?;
+    let query: ImportListQuery = params::parse(req.query_string())?;
+    let page = params::page(
+        query.limit.as_deref(),
+        query.offset.as_deref(),
+        DEFAULT_LISTED,
+        MAX_LISTED,
+    )?;
     Ok(Answer(state.importer.page(page).await?))
 }
 

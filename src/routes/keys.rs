@@ -8,7 +8,7 @@ use iq_actors::accounts;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::params::Params;
+use super::params::{self, DaysQuery};
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
@@ -174,7 +174,7 @@ pub async fn rename(
 #[utoipa::path(
     tag = "keys",
     operation_id = "own_key_usage",
-    params(("id" = String, Path, description = "the key's id"), DaysParam),
+    params(("id" = String, Path, description = "the key's id"), DaysQuery),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
         CallerRefusals,
@@ -189,7 +189,11 @@ pub async fn usage(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    let days = Params::parse(req.query_string(), &["days"])?.days()?;
+    let days = params::days(
+        params::parse::<DaysQuery>(req.query_string())?
+            .days
+            .as_deref(),
+    )?;
     let usage = state
         .accounts
         .own_key_usage(&guard.session.account, &id, days)

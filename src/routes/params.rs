@@ -1,122 +1,309 @@
-//! Query-string parameters of the back office's GET endpoints. Each endpoint names the
-//! parameters it takes; any other, one given twice, or a value out of its bounds is
+//! Query-string parameters of the GET endpoints that take any. Each endpoint's are one
+//! struct that says both how they are read (`Deserialize`) and how the document
+//! describes them (`IntoParams`; the bounds come from the domain's constants through
+//! the `schema_with` functions here, since utoipa takes only literals for bounds). Any
+//! parameter the struct does not have, one given twice, or a value out of its bounds is
 //! 400 / 40001 naming the parameter. The bounds themselves are the domain's
-//! ([`PageRequest`], [`SearchText`], [`usage::MAX_DAYS`]).
+//! ([`PageRequest`], [`SearchText`], [`usage::MAX_DAYS`], the feed's and the import
+//! list's limits).
+//!
+//! Fields hold the text as given: each is checked by the function that turns it into
+//! the domain's value ([`page`], [`search`], [`days`], ...), whose refusal names it.
 
 use actix_web::web;
 use iq_actors::accounts::usage;
+use iq_actors::audit::Action;
+use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::paging::{PageRequest, SearchText};
+use iq_actors::paging::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SEARCH_CHARS};
 use iq_actors::ApiError;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use utoipa::openapi::path::ParameterIn;
+use utoipa::openapi::schema::{KnownFormat, Object, ObjectBuilder, SchemaFormat, Type};
+use utoipa::IntoParams;
 
 /// The longest id a filter takes (ids are opaque, and short).
 const MAX_ID_CHARS: usize = 64;
 /// The days of usage shown when the client does not say.
 const DEFAULT_DAYS: u32 = 30;
 
-pub struct Params(Vec<(String, String)>);
-
-impl Params {
-    /// The parameters of `query`, each one of `allowed` and at most once.
-    pub fn parse(query: &str, allowed: &[&str]) -> Result<Params, ApiError> {
-        let pairs = web::Query::<Vec<(String, String)>>::from_query(query)
-            .map_err(|_| ApiError::invalid("the query string is not valid"))?
-            .into_inner();
-        for (i, (name, _)) in pairs.iter().enumerate() {
-            if !allowed.contains(&name.as_str()) {
-                return Err(ApiError::invalid(format!(
-                    "unknown query parameter '{}'; expected {}",
-                    name.chars().take(50).collect::<String>(),
-                    allowed.join(", ")
-                )));
-            }
-            if pairs[..i].iter().any(|(other, _)| other == name) {
-                return Err(ApiError::invalid(format!(
-                    "query parameter '{name}' is given twice"
-                )));
-            }
+/// `query` read as `T`: only `T`'s parameters, each at most once.
+pub fn parse<T: DeserializeOwned + IntoParams>(query: &str) -> Result<T, ApiError> {
+    let invalid = || ApiError::invalid("the query string is not valid");
+    let pairs = web::Query::<Vec<(String, String)>>::from_query(query)
+        .map_err(|_| invalid())?
+        .into_inner();
+    let allowed: Vec<String> = T::into_params(|| Some(ParameterIn::Query))
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    for (i, (name, _)) in pairs.iter().enumerate() {
+        if !allowed.contains(name) {
+            return Err(ApiError::invalid(format!(
+                "unknown query parameter '{}'; expected {}",
+                name.chars().take(50).collect::<String>(),
+                allowed.join(", ")
+            )));
         }
-        Ok(Params(pairs))
-    }
-
-    /// A parameter's text as given, when given.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// A whole number, when given; `what` completes "`name` must be a whole number ...".
-    fn integer(&self, name: &str, what: &str) -> Result<Option<i64>, ApiError> {
-        self.get(name)
-            .map(|text| {
-                text.parse::<i64>()
-                    .map_err(|_| ApiError::invalid(format!("{name} must be a whole number {what}")))
-            })
-            .transpose()
-    }
-
-    /// `limit` (1..=`max_limit`, default `default_limit`) and `offset` (default 0).
-    pub fn page(&self, default_limit: i64, max_limit: i64) -> Result<PageRequest, ApiError> {
-        let limit = self.integer("limit", &format!("from 1 to {max_limit}"))?;
-        let offset = self.integer(
-            "offset",
-            &format!("from 0 to {}", iq_actors::paging::MAX_OFFSET),
-        )?;
-        PageRequest::new(limit, offset, default_limit, max_limit)
-    }
-
-    /// The back office's lists: `limit` 1..=500, default 50.
-    pub fn standard_page(&self) -> Result<PageRequest, ApiError> {
-        self.page(
-            iq_actors::paging::DEFAULT_LIMIT,
-            iq_actors::paging::MAX_LIMIT,
-        )
-    }
-
-    /// A search text (`q`): at most 100 characters, no control character.
-    pub fn search(&self, name: &str) -> Result<SearchText, ApiError> {
-        SearchText::new(name, self.get(name))
-    }
-
-    /// A whole number from `min` to `max`, `default` when not given.
-    pub fn bounded(&self, name: &str, min: i64, max: i64, default: i64) -> Result<i64, ApiError> {
-        match self.integer(name, &format!("from {min} to {max}"))? {
-            None => Ok(default),
-            Some(n) if (min..=max).contains(&n) => Ok(n),
-            Some(_) => Err(ApiError::invalid(format!(
-                "{name} must be a whole number from {min} to {max}"
-            ))),
+        if pairs[..i].iter().any(|(other, _)| other == name) {
+            return Err(ApiError::invalid(format!(
+                "query parameter '{name}' is given twice"
+            )));
         }
     }
+    web::Query::<T>::from_query(query)
+        .map(web::Query::into_inner)
+        .map_err(|_| invalid())
+}
 
-    /// An opaque id to filter by, at most 64 characters.
-    pub fn id(&self, name: &str) -> Result<Option<&str>, ApiError> {
-        match self.get(name) {
-            Some(id) if id.chars().count() > MAX_ID_CHARS => Err(ApiError::invalid(format!(
-                "{name} must be at most {MAX_ID_CHARS} characters"
-            ))),
-            other => Ok(other),
-        }
-    }
+/// A whole number, when given; `what` completes "`name` must be a whole number ...".
+fn integer(name: &str, text: Option<&str>, what: &str) -> Result<Option<i64>, ApiError> {
+    text.map(|text| {
+        text.parse::<i64>()
+            .map_err(|_| ApiError::invalid(format!("{name} must be a whole number {what}")))
+    })
+    .transpose()
+}
 
-    /// `days`: 1..=366, default 30.
-    pub fn days(&self) -> Result<u32, ApiError> {
-        let invalid = || {
-            ApiError::invalid(format!(
-                "days must be a whole number from 1 to {}",
-                usage::MAX_DAYS
-            ))
-        };
-        match self.get("days") {
-            None => Ok(DEFAULT_DAYS),
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|d| (1..=usage::MAX_DAYS).contains(d))
-                .ok_or_else(invalid),
-        }
+/// `limit` (1..=`max_limit`, default `default_limit`) and `offset` (default 0).
+pub fn page(
+    limit: Option<&str>,
+    offset: Option<&str>,
+    default_limit: i64,
+    max_limit: i64,
+) -> Result<PageRequest, ApiError> {
+    let limit = integer("limit", limit, &format!("from 1 to {max_limit}"))?;
+    let offset = integer("offset", offset, &format!("from 0 to {MAX_OFFSET}"))?;
+    PageRequest::new(limit, offset, default_limit, max_limit)
+}
+
+/// The back office's lists: `limit` 1..=500, default 50, and `offset`.
+pub fn standard_page(limit: Option<&str>, offset: Option<&str>) -> Result<PageRequest, ApiError> {
+    page(limit, offset, DEFAULT_LIMIT, MAX_LIMIT)
+}
+
+/// A search text (`q`): at most 100 characters, no control character.
+pub fn search(name: &str, text: Option<&str>) -> Result<SearchText, ApiError> {
+    SearchText::new(name, text)
+}
+
+/// A whole number from `min` to `max`, `default` when not given.
+pub fn bounded(
+    name: &str,
+    text: Option<&str>,
+    min: i64,
+    max: i64,
+    default: i64,
+) -> Result<i64, ApiError> {
+    match integer(name, text, &format!("from {min} to {max}"))? {
+        None => Ok(default),
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        Some(_) => Err(ApiError::invalid(format!(
+            "{name} must be a whole number from {min} to {max}"
+        ))),
     }
+}
+
+/// An opaque id to filter by, at most 64 characters.
+pub fn id<'t>(name: &str, text: Option<&'t str>) -> Result<Option<&'t str>, ApiError> {
+    match text {
+        Some(id) if id.chars().count() > MAX_ID_CHARS => Err(ApiError::invalid(format!(
+            "{name} must be at most {MAX_ID_CHARS} characters"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// `days`: 1..=366, default 30.
+pub fn days(text: Option<&str>) -> Result<u32, ApiError> {
+    let invalid = || {
+        ApiError::invalid(format!(
+            "days must be a whole number from 1 to {}",
+            usage::MAX_DAYS
+        ))
+    };
+    match text {
+        None => Ok(DEFAULT_DAYS),
+        Some(text) => text
+            .parse()
+            .ok()
+            .filter(|d| (1..=usage::MAX_DAYS).contains(d))
+            .ok_or_else(invalid),
+    }
+}
+
+/// `limit`, `offset` and `q` (users by user name).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UserListQuery {
+    #[param(schema_with = standard_limit)]
+    pub limit: Option<String>,
+    #[param(schema_with = offset)]
+    pub offset: Option<String>,
+    #[param(schema_with = search_text)]
+    pub q: Option<String>,
+}
+
+/// `limit`, `offset`, `user_id` and `q` (keys by name).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct KeyListQuery {
+    #[param(schema_with = standard_limit)]
+    pub limit: Option<String>,
+    #[param(schema_with = offset)]
+    pub offset: Option<String>,
+    #[param(schema_with = owner_id)]
+    pub user_id: Option<String>,
+    #[param(schema_with = search_text)]
+    pub q: Option<String>,
+}
+
+/// `limit`, `offset` and the filters of the audit trail (newest first).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditQuery {
+    #[param(schema_with = standard_limit)]
+    pub limit: Option<String>,
+    #[param(schema_with = offset)]
+    pub offset: Option<String>,
+    /// only changes made by this user name
+    #[param(max_length = 200)]
+    pub actor: Option<String>,
+    #[param(schema_with = audit_action)]
+    pub action: Option<String>,
+    /// only changes of this kind of thing (`user`, `key`, `tier`, `index`, `calendar`, `import`, `webhook`) or of one thing (`user:42`, `index:GPU_Index`)
+    #[param(max_length = 200)]
+    pub target: Option<String>,
+    #[param(schema_with = from_day)]
+    pub from: Option<String>,
+    #[param(schema_with = to_day)]
+    pub to: Option<String>,
+}
+
+/// `limit` and `offset` of the import list (newest first).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImportListQuery {
+    #[param(schema_with = import_limit)]
+    pub limit: Option<String>,
+    #[param(schema_with = offset)]
+    pub offset: Option<String>,
+}
+
+/// `days` of usage.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DaysQuery {
+    #[param(schema_with = usage_days)]
+    pub days: Option<String>,
+}
+
+/// `GET /api/v1/events`: `after`, `limit`, `wait`.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FeedQuery {
+    /// the last event id seen (`next` of the previous page); from the first event when absent
+    #[param(pattern = "^evt_[0-9]{1,19}$")]
+    pub after: Option<String>,
+    #[param(schema_with = feed_limit)]
+    pub limit: Option<String>,
+    #[param(schema_with = feed_wait)]
+    pub wait: Option<String>,
+}
+
+/// The longest a feed request waits, in whole seconds.
+pub fn feed_max_wait() -> i64 {
+    i64::try_from(iq_actors::events::MAX_WAIT.as_secs()).unwrap_or(i64::MAX)
+}
+
+// The schemas of the parameters, with their descriptions (`schema_with` drops a
+// field's doc comment; `openapi::described` moves these to the parameter).
+
+fn whole(min: i64, max: i64, default: i64, description: String) -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(min))
+        .maximum(Some(max))
+        .default(Some(default.into()))
+        .description(Some(description))
+        .build()
+}
+
+fn limit(what: &str, default: i64, max: i64) -> Object {
+    let text = format!("{what} in the page, 1 to {max} (default {default})");
+    whole(1, max, default, text)
+}
+
+fn standard_limit() -> Object {
+    limit("rows", DEFAULT_LIMIT, MAX_LIMIT)
+}
+
+fn import_limit() -> Object {
+    limit("rows", DEFAULT_LISTED, MAX_LISTED)
+}
+
+fn feed_limit() -> Object {
+    use iq_actors::events::{DEFAULT_LIMIT, MAX_LIMIT};
+    limit("events", DEFAULT_LIMIT.into(), MAX_LIMIT.into())
+}
+
+fn feed_wait() -> Object {
+    let max = feed_max_wait();
+    let text =
+        format!("seconds to hold an empty answer until an event arrives, 0 to {max} (default 0)");
+    whole(0, max, 0, text)
+}
+
+fn offset() -> Object {
+    let text = "rows to skip (default 0); an offset past the end is an empty page";
+    whole(0, MAX_OFFSET, 0, text.to_owned())
+}
+
+fn usage_days() -> Object {
+    let (max, default) = (usage::MAX_DAYS, DEFAULT_DAYS);
+    let text = format!("UTC days of usage, newest first, 1 to {max} (default {default})");
+    whole(1, max.into(), default.into(), text)
+}
+
+fn text(max: usize, description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(max))
+        .description(Some(description))
+}
+
+fn search_text() -> Object {
+    let description = format!(
+        "rows whose name contains it, in any letter case; at most {MAX_SEARCH_CHARS} \
+         characters without control characters; `%`, `_` and `\\` are not wildcards"
+    );
+    text(MAX_SEARCH_CHARS, &description).build()
+}
+
+fn owner_id() -> Object {
+    let description = "only this owner's keys (an id that is nobody's matches nothing)";
+    text(MAX_ID_CHARS, description).build()
+}
+
+fn audit_action() -> Object {
+    text(40, "only this action")
+        .enum_values(Some(Action::ALL.map(Action::as_str)))
+        .build()
+}
+
+fn utc_day(description: &str) -> Object {
+    text(10, description)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+        .build()
+}
+
+fn from_day() -> Object {
+    utc_day("only changes made on this UTC day or later")
+}
+
+fn to_day() -> Object {
+    utc_day("only changes made on this UTC day or earlier")
 }
 
 #[cfg(test)]
@@ -125,20 +312,33 @@ mod tests {
 
     #[test]
     fn only_named_parameters_once_each() {
-        assert!(Params::parse("", &["limit"]).is_ok());
-        assert!(Params::parse("limit=5", &["limit"]).is_ok());
-        let unknown = Params::parse("limt=5", &["limit", "offset"]).err().unwrap();
-        assert!(unknown.message.contains("limt"), "{}", unknown.message);
-        let twice = Params::parse("limit=5&limit=6", &["limit"]).err().unwrap();
+        assert!(parse::<ImportListQuery>("").is_ok());
+        assert!(parse::<ImportListQuery>("limit=5").is_ok());
+        let unknown = parse::<ImportListQuery>("limt=5").err().unwrap();
+        assert!(
+            unknown.message.contains("'limt'; expected limit, offset"),
+            "{}",
+            unknown.message
+        );
+        let twice = parse::<ImportListQuery>("limit=5&limit=6").err().unwrap();
         assert!(twice.message.contains("twice"), "{}", twice.message);
+        let feed = parse::<FeedQuery>("after=evt_3&wait=2").unwrap();
+        assert_eq!(
+            (feed.after.as_deref(), feed.limit, feed.wait.as_deref()),
+            (Some("evt_3"), None, Some("2"))
+        );
     }
 
     #[test]
     fn pages_and_days_are_bounded() {
         let page = |q: &str| {
-            Params::parse(q, &["limit", "offset"])
-                .unwrap()
-                .standard_page()
+            let q = parse::<UserListQuery>(q).unwrap();
+            page(
+                q.limit.as_deref(),
+                q.offset.as_deref(),
+                DEFAULT_LIMIT,
+                MAX_LIMIT,
+            )
         };
         assert_eq!(
             page("").unwrap(),
@@ -155,7 +355,7 @@ mod tests {
         ] {
             assert!(page(bad).is_err(), "{bad}");
         }
-        let days = |q: &str| Params::parse(q, &["days"]).unwrap().days();
+        let days = |q: &str| days(parse::<DaysQuery>(q).unwrap().days.as_deref());
         assert_eq!(days("").unwrap(), 30);
         assert_eq!(days("days=366").unwrap(), 366);
         for bad in ["days=0", "days=367", "days=-1", "days=x"] {
@@ -165,7 +365,7 @@ mod tests {
 
     #[test]
     fn search_text_is_decoded_then_checked() {
-        let q = |q: &str| Params::parse(q, &["q"]).unwrap().search("q");
+        let q = |q: &str| search("q", parse::<UserListQuery>(q).unwrap().q.as_deref());
         assert_eq!(q("q=a%25b").unwrap().as_str(), "a%b");
         assert_eq!(q("q=a+b").unwrap().as_str(), "a b");
         assert!(q("q=a%00b").is_err());

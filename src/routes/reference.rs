@@ -14,8 +14,9 @@ use actix_web::{get, App, HttpResponse};
 use utoipa::openapi::OpenApi as Document;
 use utoipa_actix_web::AppExt;
 
+use crate::openapi;
 use crate::openapi::prelude::*;
-use crate::openapi::{self, Reference};
+use crate::site::public::{docs_page, Reference};
 use crate::site::respond::PageResult;
 
 static DOCUMENT: LazyLock<Document> = LazyLock::new(|| {
@@ -82,7 +83,7 @@ pub async fn openapi_json() -> HttpResponse {
 )]
 #[get("/docs")]
 pub async fn docs() -> PageResult {
-    openapi::docs_page(&REFERENCE, None)
+    docs_page(&REFERENCE, None)
 }
 
 /// A part of the API reference page
@@ -100,5 +101,5 @@ pub async fn docs() -> PageResult {
 )]
 #[get("/docs/{section}")]
 pub async fn docs_section(section: actix_web::web::Path<String>) -> PageResult {
-    openapi::docs_page(&REFERENCE, Some(&section))
+    docs_page(&REFERENCE, Some(&section))
 }

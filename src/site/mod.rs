@@ -23,7 +23,7 @@ mod format;
 mod member;
 mod path_part;
 mod pre_session;
-mod public;
+pub mod public;
 mod reading;
 pub mod respond;
 pub mod visitor_cache;

@@ -16,6 +16,7 @@ mod home;
 mod index_page;
 mod methodology;
 mod plans;
+mod reference;
 mod try_it;
 
 use actix_web::HttpRequest;
@@ -35,6 +36,7 @@ pub use home::home;
 pub use index_page::index;
 pub use methodology::methodology;
 pub use plans::plans;
+pub use reference::{docs_page, Reference};
 pub use try_it::{try_form, try_query};
 
 /// Visitors share their pages; a member's are theirs alone.

@@ -4,7 +4,7 @@
 //! (`x-error-codes`), the credentials and the schemas.
 //!
 //! This file holds what the template (`templates/docs.html`) shows and renders it;
-//! `page_read.rs` fills it from the served document. Nothing here may read the document
+//! `read.rs` fills it from the served document. Nothing here may read the document
 //! or describe the API itself: the page must not say anything the document does not.
 
 use actix_web::http::StatusCode;
@@ -13,6 +13,8 @@ use askama::Template;
 use crate::http::RequestId;
 use crate::site::assets::{CSS, ICON};
 use crate::site::respond::{render, Caching, PageError, PageResult};
+
+mod read;
 
 /// A page of `reference`: `GET /docs` (`section` `None`: the overview with the index
 /// of endpoints, the datasets, the error codes and the credentials), `GET /docs/{tag}`

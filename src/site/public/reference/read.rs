@@ -16,11 +16,11 @@ use utoipa::openapi::path::Operation;
 use utoipa::openapi::schema::{AdditionalProperties, ArrayItems, Schema, SchemaType, Type};
 use utoipa::openapi::{OpenApi, RefOr, Required, Response};
 
-use super::page::{first_paragraph, paragraphs, Rich};
-use super::page::{BodyView, CodeRow, DatasetField, DatasetView, FieldRow, Linked};
-use super::page::{OperationView, ParamRow, Reference, ResponseRow, SchemaView};
-use super::page::{SchemeRow, Shape, TagSection, TypePart};
-use super::security::{API_KEY, BEARER, CSRF, SESSION};
+use super::{first_paragraph, paragraphs, Rich};
+use super::{BodyView, CodeRow, DatasetField, DatasetView, FieldRow, Linked};
+use super::{OperationView, ParamRow, Reference, ResponseRow, SchemaView};
+use super::{SchemeRow, Shape, TagSection, TypePart};
+use crate::openapi::security::{API_KEY, BEARER, CSRF, SESSION};
 
 /// The order credentials are named in: the session before its CSRF token, as a client
 /// sends them.
