@@ -90,18 +90,16 @@ impl Accounts {
             .await?;
         let hash = password::hash_bounded(change.new_password).await?;
         self.write(Change::Auth, async |tx| {
-            set_hash(tx, owner.user_id, &hash).await?;
-            let ended = sessions::end_all_but(tx, owner.user_id, Some(session_number)).await?;
-            let entry = Entry::new(
+            let user_id = owner.user_id;
+            replace(
+                tx,
+                by,
                 Action::PasswordChanged,
-                Target::new(Kind::User, owner.user_id),
+                user_id,
+                &hash,
+                Some(session_number),
             )
-            .after(&serde_json::json!({ "sessions_ended": ended }));
-            by.record(tx, entry).await?;
-            Ok(PasswordChanged {
-                changed: true,
-                sessions_ended: ended,
-            })
+            .await
         })
         .await
     }
@@ -203,18 +201,10 @@ impl Accounts {
                 &[&digest.as_slice(), &now],
             )
             .await?;
-            set_hash(tx, account.user_id, &hash).await?;
-            let ended = sessions::end_all_but(tx, account.user_id, None).await?;
-            let target = Target::new(Kind::User, account.user_id);
+            let user_id = account.user_id;
             // The user, proven by the link, is the one who set it.
             let by = Author::signed_in(account, request_id);
-            let entry = Entry::new(Action::PasswordReset, target)
-                .after(&serde_json::json!({ "sessions_ended": ended }));
-            by.record(tx, entry).await?;
-            Ok(PasswordChanged {
-                changed: true,
-                sessions_ended: ended,
-            })
+            replace(tx, &by, Action::PasswordReset, user_id, &hash, None).await
         })
         .await
     }
@@ -269,6 +259,28 @@ async fn stored_hash(client: &impl Traced, user_id: i64) -> Result<Option<String
         .await?
         .map(|row| row.try_get("password_hash"))
         .transpose()?)
+}
+
+/// Gives `user_id` the password `hash`, ends every session of theirs but `keep`, and
+/// records `action` by `by`: what a change and a reset both do once the new password is
+/// allowed.
+async fn replace(
+    tx: &impl Traced,
+    by: &Author,
+    action: Action,
+    user_id: i64,
+    hash: &str,
+    keep: Option<i64>,
+) -> Result<PasswordChanged, ApiError> {
+    set_hash(tx, user_id, hash).await?;
+    let ended = sessions::end_all_but(tx, user_id, keep).await?;
+    let entry = Entry::new(action, Target::new(Kind::User, user_id))
+        .after(&serde_json::json!({ "sessions_ended": ended }));
+    by.record(tx, entry).await?;
+    Ok(PasswordChanged {
+        changed: true,
+        sessions_ended: ended,
+    })
 }
 
 async fn set_hash(client: &impl Traced, user_id: i64, hash: &str) -> Result<(), ApiError> {

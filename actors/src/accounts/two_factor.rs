@@ -189,6 +189,28 @@ pub(super) async fn factor_of(
     Ok(salt.map(|s| (s, row.try_get("totp_last_step").unwrap_or(None))))
 }
 
+/// The salt of `user_id`'s set-up waiting for its first code, if any; `lock` takes the
+/// row for the transaction that confirms it, so two confirmations cannot both pass.
+async fn pending_salt(
+    client: &impl Traced,
+    user_id: i64,
+    lock: bool,
+) -> Result<Option<Vec<u8>>, ApiError> {
+    let (name, statement) = if lock {
+        (
+            "users.totp_pending_lock",
+            "SELECT totp_pending_salt FROM users WHERE user_id = $1 FOR UPDATE",
+        )
+    } else {
+        (
+            "users.totp_pending",
+            "SELECT totp_pending_salt FROM users WHERE user_id = $1",
+        )
+    };
+    let row = client.query_one_named(name, statement, &[&user_id]).await?;
+    Ok(row.try_get(0)?)
+}
+
 /// The code an authenticator app holding `secret` (base32, as the set-up page shows it)
 /// shows at `at`: what the tests type.
 #[cfg(feature = "test-support")]
@@ -249,14 +271,7 @@ impl Accounts {
     /// The set-up waiting for its first code, if any (to show it again).
     pub async fn pending_two_factor(&self, owner: &Account) -> Result<Option<Enrolment>, ApiError> {
         let client = self.pool.get().await?;
-        let row = client
-            .query_one_named(
-                "users.totp_pending",
-                "SELECT totp_pending_salt FROM users WHERE user_id = $1",
-                &[&owner.user_id],
-            )
-            .await?;
-        let salt: Option<Vec<u8>> = row.try_get(0)?;
+        let salt = pending_salt(&**client, owner.user_id, false).await?;
         salt.map(|salt| Ok(enrolment(&generator(&self.hasher, &salt, &owner.username)?)))
             .transpose()
     }
@@ -276,16 +291,9 @@ impl Accounts {
         let code = proof.code.as_str();
         let now = self.clock.now();
         self.write(Change::Auth, async |tx| {
-            let row = tx
-                .query_one_named(
-                    "users.totp_pending_lock",
-                    "SELECT totp_pending_salt FROM users WHERE user_id = $1 FOR UPDATE",
-                    &[&owner.user_id],
-                )
-                .await?;
-            let salt: Option<Vec<u8>> = row.try_get(0)?;
-            let salt =
-                salt.ok_or_else(|| ApiError::invalid("start setting up two-factor sign-in first"))?;
+            let salt = pending_salt(tx, owner.user_id, true)
+                .await?
+                .ok_or_else(|| ApiError::invalid("start setting up two-factor sign-in first"))?;
             let totp = generator(&self.hasher, &salt, &owner.username)?;
             let step = accepted_step(&totp, code, now, None).ok_or_else(|| {
                 ApiError::invalid("field 'code' is not the authenticator's current code")
