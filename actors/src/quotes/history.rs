@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::Transaction;
 
 use super::recalc::{DailyRow, QuoteRow};
-use super::store::{copy_daily, copy_quotes};
+use super::store::copy_rows;
 use crate::db::Traced;
 use crate::ApiError;
 
@@ -158,7 +158,7 @@ impl QuoteVersions {
         }
         let superseded: Vec<(&QuoteRow, i64)> =
             self.superseded.iter().map(|(r, v)| (r, *v)).collect();
-        copy_quotes(tx, "history.copy_quotes", &superseded, Some(vintage)).await?;
+        copy_rows(tx, "history.copy_quotes", &superseded, Some(vintage)).await?;
         let (dates, codes): (Vec<NaiveDate>, Vec<&str>) = self
             .changed_days
             .iter()
@@ -250,7 +250,7 @@ impl DailyVersions {
         }
         let superseded: Vec<(&DailyRow, i64)> =
             self.superseded.iter().map(|(r, v)| (r, *v)).collect();
-        copy_daily(tx, "history.copy_daily", &superseded, Some(vintage)).await
+        copy_rows(tx, "history.copy_daily", &superseded, Some(vintage)).await
     }
 }
 

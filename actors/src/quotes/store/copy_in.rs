@@ -14,107 +14,81 @@ use crate::db;
 use crate::quotes::recalc::{DailyRow, QuoteRow};
 use crate::ApiError;
 
-const QUOTE_COLUMNS: [(&str, Type); 6] = [
-    ("trade_date", Type::DATE),
-    ("index_code", Type::TEXT),
-    ("specification", Type::TEXT),
-    ("weight", Type::NUMERIC),
-    ("price", Type::NUMERIC),
-    ("vintage", Type::INT8),
-];
+/// A row shape `COPY` writes: its table, its columns with their types, and a row's
+/// values in that order (the vintage and `superseded_by` are added by [`copy_rows`]).
+pub(crate) trait Copied {
+    /// The current table; the history table is this with `_history`.
+    const TABLE: &'static str;
+    /// The columns and their types, `vintage` last.
+    const COLUMNS: &'static [(&'static str, Type)];
+    /// The row's values in [`Copied::COLUMNS`] order, without the vintage.
+    fn values(&self) -> Vec<&(dyn ToSql + Sync)>;
+}
 
-const DAILY_COLUMNS: [(&str, Type); 8] = [
-    ("trade_date", Type::DATE),
-    ("index_code", Type::TEXT),
-    ("index_value", Type::NUMERIC),
-    ("weighted_price", Type::NUMERIC),
-    ("pre_value", Type::NUMERIC),
-    ("change", Type::NUMERIC),
-    ("pct_change", Type::NUMERIC),
-    ("vintage", Type::INT8),
-];
+impl Copied for QuoteRow {
+    const TABLE: &'static str = "index_quotes";
+    const COLUMNS: &'static [(&'static str, Type)] = &[
+        ("trade_date", Type::DATE),
+        ("index_code", Type::TEXT),
+        ("specification", Type::TEXT),
+        ("weight", Type::NUMERIC),
+        ("price", Type::NUMERIC),
+        ("vintage", Type::INT8),
+    ];
 
-/// Quote rows, each with its vintage, into `index_quotes`; with `superseded_by`, into
-/// `index_quotes_history` as superseded by that vintage.
-pub(crate) async fn copy_quotes(
+    fn values(&self) -> Vec<&(dyn ToSql + Sync)> {
+        vec![
+            &self.trade_date,
+            &self.index_code,
+            &self.specification,
+            &self.weight,
+            &self.price,
+        ]
+    }
+}
+
+impl Copied for DailyRow {
+    const TABLE: &'static str = "index_daily";
+    const COLUMNS: &'static [(&'static str, Type)] = &[
+        ("trade_date", Type::DATE),
+        ("index_code", Type::TEXT),
+        ("index_value", Type::NUMERIC),
+        ("weighted_price", Type::NUMERIC),
+        ("pre_value", Type::NUMERIC),
+        ("change", Type::NUMERIC),
+        ("pct_change", Type::NUMERIC),
+        ("vintage", Type::INT8),
+    ];
+
+    fn values(&self) -> Vec<&(dyn ToSql + Sync)> {
+        vec![
+            &self.trade_date,
+            &self.index_code,
+            &self.index_value,
+            &self.weighted_price,
+            &self.pre_value,
+            &self.change,
+            &self.pct_change,
+        ]
+    }
+}
+
+/// Writes `rows`, each with its vintage, into `R`'s table with a binary `COPY ... FROM
+/// STDIN`: the cheapest way into a table with keys. The rows are already validated, so
+/// nothing is gained by a statement that could reject them one by one. With
+/// `superseded_by`, they go to `{table}_history` as superseded by that vintage. `name`
+/// labels the whole copy, start to finish.
+pub(crate) async fn copy_rows<R: Copied>(
     tx: &Transaction<'_>,
     name: &'static str,
-    rows: &[(&QuoteRow, i64)],
+    rows: &[(&R, i64)],
     superseded_by: Option<i64>,
 ) -> Result<(), ApiError> {
     let superseded = superseded_by.unwrap_or_default();
-    copy(
-        tx,
-        name,
-        "index_quotes",
-        &QUOTE_COLUMNS,
-        superseded_by.is_some(),
-        rows,
-        |(r, vintage)| {
-            vec![
-                &r.trade_date,
-                &r.index_code,
-                &r.specification,
-                &r.weight,
-                &r.price,
-                vintage,
-                &superseded,
-            ]
-        },
-    )
-    .await
-}
-
-/// Daily rows, each with its vintage, into `index_daily`; with `superseded_by`, into
-/// `index_daily_history` as superseded by that vintage.
-pub(crate) async fn copy_daily(
-    tx: &Transaction<'_>,
-    name: &'static str,
-    rows: &[(&DailyRow, i64)],
-    superseded_by: Option<i64>,
-) -> Result<(), ApiError> {
-    let superseded = superseded_by.unwrap_or_default();
-    copy(
-        tx,
-        name,
-        "index_daily",
-        &DAILY_COLUMNS,
-        superseded_by.is_some(),
-        rows,
-        |(r, vintage)| {
-            vec![
-                &r.trade_date,
-                &r.index_code,
-                &r.index_value,
-                &r.weighted_price,
-                &r.pre_value,
-                &r.change,
-                &r.pct_change,
-                vintage,
-                &superseded,
-            ]
-        },
-    )
-    .await
-}
-
-/// Writes `rows` with a binary `COPY ... FROM STDIN`: the cheapest way into a table
-/// with keys. The rows are already validated, so nothing is gained by a statement that
-/// could reject them one by one. `values` gives a row's values in `columns` order,
-/// then its `superseded_by`, which goes to `{table}_history` when `history` and is
-/// left out otherwise. `name` labels the whole copy, start to finish.
-async fn copy<'a, T>(
-    tx: &Transaction<'_>,
-    name: &'static str,
-    table: &str,
-    columns: &[(&str, Type)],
-    history: bool,
-    rows: &'a [T],
-    values: impl Fn(&'a T) -> Vec<&'a (dyn ToSql + Sync)>,
-) -> Result<(), ApiError> {
-    let mut names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
-    let mut types: Vec<Type> = columns.iter().map(|(_, t)| t.clone()).collect();
-    let table = if history {
+    let table = R::TABLE;
+    let mut names: Vec<&str> = R::COLUMNS.iter().map(|(n, _)| *n).collect();
+    let mut types: Vec<Type> = R::COLUMNS.iter().map(|(_, t)| t.clone()).collect();
+    let table = if superseded_by.is_some() {
         names.push("superseded_by");
         types.push(Type::INT8);
         format!("{table}_history")
@@ -130,8 +104,10 @@ async fn copy<'a, T>(
         let sink = tx.copy_in(&statement).await?;
         let writer = BinaryCopyInWriter::new(sink, &types);
         futures_util::pin_mut!(writer);
-        for row in rows {
-            writer.as_mut().write(&values(row)[..width]).await?;
+        for (row, vintage) in rows {
+            let mut values = row.values();
+            values.extend([vintage as &(dyn ToSql + Sync), &superseded]);
+            writer.as_mut().write(&values[..width]).await?;
         }
         let written = writer.finish().await?;
         Ok((written, ()))

@@ -23,5 +23,5 @@ mod recalculation;
 mod writer;
 
 pub use composites::{composites, Composite};
-pub(crate) use copy_in::{copy_daily, copy_quotes};
+pub(crate) use copy_in::copy_rows;
 pub use writer::{IndexChanges, QuoteWriter, Recalculated};

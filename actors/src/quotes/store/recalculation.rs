@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::Transaction;
 
 use super::composites::Composite;
-use super::copy_in::copy_daily;
+use super::copy_in::copy_rows;
 use super::writer::IndexChanges;
 use crate::db::Traced;
 use crate::quotes::history::{DailyBefore, DailyVersion, DailyVersions};
@@ -251,5 +251,5 @@ pub(super) async fn write_daily(
     }
     let versioned: Vec<(&DailyRow, i64)> =
         rows.iter().zip(versions.iter().map(|(v, _)| *v)).collect();
-    copy_daily(tx, "recalc.copy_daily", &versioned, None).await
+    copy_rows(tx, "recalc.copy_daily", &versioned, None).await
 }

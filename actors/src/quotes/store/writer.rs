@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio_postgres::Transaction;
 
 use super::composites::Composite;
-use super::copy_in::copy_quotes;
+use super::copy_in::copy_rows;
 use super::recalculation::{
     composite_rows, delete_daily, index_rows, kept_quotes, start_of, starting_points, write_daily,
     QuotesByDay,
@@ -127,7 +127,7 @@ impl QuoteWriter {
         }
         let vintages = self.versions.assign(rows, self.vintage);
         let versioned: Vec<(&QuoteRow, i64)> = rows.iter().zip(vintages).collect();
-        copy_quotes(tx, "imports.copy_quotes", &versioned, None).await?;
+        copy_rows(tx, "imports.copy_quotes", &versioned, None).await?;
         Ok(())
     }
 
