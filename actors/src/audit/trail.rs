@@ -162,31 +162,22 @@ pub async fn list(
     let to = filter.to.map(|d| start_of(d) + TimeDelta::days(1));
     let action = filter.action.map(Action::as_str);
     let kind = filter.kind.map(Kind::as_str);
+    // Each filter given is one condition on its column, its value a parameter.
+    let tests: [(&str, Option<&(dyn ToSql + Sync)>); 6] = [
+        ("actor =", filter.actor.as_ref().map(|v| v as _)),
+        ("action =", action.as_ref().map(|v| v as _)),
+        ("target_kind =", kind.as_ref().map(|v| v as _)),
+        ("target_id =", filter.target_id.as_ref().map(|v| v as _)),
+        ("at >=", from.as_ref().map(|v| v as _)),
+        ("at <", to.as_ref().map(|v| v as _)),
+    ];
     let mut conditions = Vec::new();
     let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
-    if let Some(actor) = &filter.actor {
-        params.push(actor);
-        conditions.push(format!("actor = ${}", params.len()));
-    }
-    if let Some(action) = &action {
-        params.push(action);
-        conditions.push(format!("action = ${}", params.len()));
-    }
-    if let Some(kind) = &kind {
-        params.push(kind);
-        conditions.push(format!("target_kind = ${}", params.len()));
-    }
-    if let Some(id) = &filter.target_id {
-        params.push(id);
-        conditions.push(format!("target_id = ${}", params.len()));
-    }
-    if let Some(from) = &from {
-        params.push(from);
-        conditions.push(format!("at >= ${}", params.len()));
-    }
-    if let Some(to) = &to {
-        params.push(to);
-        conditions.push(format!("at < ${}", params.len()));
+    for (test, value) in tests {
+        if let Some(value) = value {
+            params.push(value);
+            conditions.push(format!("{test} ${}", params.len()));
+        }
     }
     let filtered = if conditions.is_empty() {
         String::new()

@@ -17,13 +17,7 @@ const PRICE_PLACES: usize = 6;
 const PRICE_INTEGER_DIGITS: usize = 18;
 
 pub(super) fn weight(cell: &Cell) -> Result<Decimal, String> {
-    let (text, number) = amount(cell, "a weight")?;
-    if number.is_zero() || number.negative {
-        return Err(format!(
-            "the weight must be greater than 0, found {}",
-            echo(text)
-        ));
-    }
+    let (text, number) = positive_amount(cell, "weight")?;
     let above_one = match number.integer {
         "" => false,
         "1" => !number.fraction.is_empty(),
@@ -39,13 +33,7 @@ pub(super) fn weight(cell: &Cell) -> Result<Decimal, String> {
 }
 
 pub(super) fn price(cell: &Cell) -> Result<Decimal, String> {
-    let (text, number) = amount(cell, "a price")?;
-    if number.is_zero() || number.negative {
-        return Err(format!(
-            "the price must be greater than 0, found {}",
-            echo(text)
-        ));
-    }
+    let (text, number) = positive_amount(cell, "price")?;
     if number.integer.len() > PRICE_INTEGER_DIGITS {
         return Err(format!(
             "the price {} is too large: at most {PRICE_INTEGER_DIGITS} digits before the \
@@ -97,16 +85,24 @@ impl PlainNumber<'_> {
     }
 }
 
-/// The text of a weight or price cell and its parts.
-fn amount<'c>(cell: &'c Cell, expected: &str) -> Result<(&'c str, PlainNumber<'c>), String> {
+/// The text of a weight or price cell (`what`) and its parts, the number greater than 0:
+/// the rule both amounts share.
+fn positive_amount<'c>(cell: &'c Cell, what: &str) -> Result<(&'c str, PlainNumber<'c>), String> {
     let text = match cell {
         Cell::Text(s) | Cell::Number(s) => trim_ascii(s),
-        other => return Err(holds(other, &format!("{expected} (a decimal number)"))),
+        other => return Err(holds(other, &format!("a {what} (a decimal number)"))),
     };
     if text.is_empty() {
         return Err(MISSING.to_owned());
     }
-    plain_number(text).map(|n| (text, n))
+    let number = plain_number(text)?;
+    if number.is_zero() || number.negative {
+        return Err(format!(
+            "the {what} must be greater than 0, found {}",
+            echo(text)
+        ));
+    }
+    Ok((text, number))
 }
 
 /// `[+-]digits[.digits]` (either side of the point may be empty, not both).

@@ -42,7 +42,7 @@ use tracing::Instrument;
 use super::book::{self, Book};
 use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
-use super::lease::{Ask, Grant};
+use super::lease::{Ask, Grant, Leases};
 use super::ledger::{decide, AccountEntry, Statement, Waiter};
 use super::messages::{
     Admission, Charge, Drain, DrainReport, LeaseAhead, QuotaStats, ReportSoon, ShowStats,
@@ -326,25 +326,24 @@ impl QuotaActor {
         let idle = self.settings.idle_release;
         let gone = |last_call: Instant| release_all || mono.duration_since(last_call) >= idle;
         let mut released = Vec::new();
-        book.keys.retain(|_, entry| {
-            let quiet = entry.waiting.is_empty() && !entry.leasing;
-            // Released only once everything it spent is reported: a key coming back must
-            // not start a fresh count of unreported calls while the old one is pending.
-            let quiet = quiet && (release_all || entry.leases.unreported() == 0);
-            let keep = !(quiet && gone(entry.last_call));
-            if !keep {
-                released.push((entry.subject.clone(), entry.leases.release(now)));
+        // Whether to keep a key's or an account's entry, `idle` when nothing waits on it
+        // and it has been quiet long enough; one let go gives its leases back. Released
+        // only once everything it spent is reported: a key coming back must not start a
+        // fresh count of unreported calls while the old one is pending.
+        let mut keep = |idle: bool, subject: &Subject, leases: &mut Leases| {
+            let release = idle && (release_all || leases.unreported() == 0);
+            if release {
+                released.push((subject.clone(), leases.release(now)));
             }
-            keep
+            !release
+        };
+        book.keys.retain(|_, entry| {
+            let idle = entry.waiting.is_empty() && !entry.leasing && gone(entry.last_call);
+            keep(idle, &entry.subject, &mut entry.leases)
         });
         book.accounts.retain(|_, entry| {
-            let quiet = entry.blocked.is_empty() && !entry.leasing;
-            let quiet = quiet && (release_all || entry.leases.unreported() == 0);
-            let keep = !(quiet && gone(entry.last_call));
-            if !keep {
-                released.push((entry.subject.clone(), entry.leases.release(now)));
-            }
-            keep
+            let idle = entry.blocked.is_empty() && !entry.leasing && gone(entry.last_call);
+            keep(idle, &entry.subject, &mut entry.leases)
         });
         for (subject, give_backs) in released {
             for give_back in give_backs {
