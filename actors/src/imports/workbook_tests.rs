@@ -1,7 +1,7 @@
 //! Tests of the readers and writers of quote files ([`super`]).
 
 use super::super::validate::COLUMNS;
-use super::super::write::{to_csv, to_xlsx};
+use super::super::write::{to_csv, to_xlsx, typed_rows};
 use super::xlsx_file::{float_cell, iso_date, UNCALCULATED_FORMULA};
 use super::*;
 use crate::quotes::recalc::QuoteRow;
@@ -323,24 +323,8 @@ fn typed_workbook() -> Vec<u8> {
     let mut workbook = Workbook::new();
     let sheet = workbook.add_worksheet();
     sheet.set_formula_result_default("");
-    let date_format = Format::new().set_num_format("yyyy-mm-dd");
     let datetime_format = Format::new().set_num_format("yyyy-mm-dd hh:mm");
-    for (col, name) in (0u16..).zip(COLUMNS) {
-        sheet.write_string(0, col, name).expect("header");
-    }
-    let day = ExcelDateTime::from_ymd(2026, 11, 20).expect("date");
-    let weights = [0.1, 0.2, 0.7];
-    for (row, weight) in (1u32..).zip(weights) {
-        sheet
-            .write_datetime_with_format(row, 0, &day, &date_format)
-            .expect("date");
-        sheet.write_string(row, 1, "GPU_Index").expect("index");
-        sheet
-            .write_string(row, 2, format!("spec {row}"))
-            .expect("spec");
-        sheet.write_number(row, 3, weight).expect("weight");
-        sheet.write_number(row, 4, 250000.1).expect("price");
-    }
+    typed_rows(sheet, &[(0.1, 250000.1), (0.2, 250000.1), (0.7, 250000.1)]);
     // Row 5: a formula with a cached result, a formula without one, an error value,
     // a boolean and a date-time with a time of day.
     let noon = ExcelDateTime::from_ymd(2026, 11, 20)

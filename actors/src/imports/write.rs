@@ -1,6 +1,7 @@
 //! Quote rows written as a quote file with the D8 header: CSV (the demo data is
 //! imported from one, through the same path as an upload) and, for tests and
-//! benchmarks only (feature `test-support`), an `.xlsx` workbook.
+//! benchmarks only (feature `test-support`), an `.xlsx` workbook; for tests, rows typed
+//! into a workbook as a spreadsheet user types them.
 //!
 //! Nothing here reads a file; it must never write a value that the readers would
 //! read back differently (weights and prices go out as their exact decimal text).
@@ -29,6 +30,33 @@ pub fn to_xlsx(rows: &[QuoteRow]) -> Result<Vec<u8>, ApiError> {
         }
     }
     workbook.save_to_buffer().map_err(xlsx_error)
+}
+
+/// Writes the D8 header to `sheet`, then one row per `(weight, price)` typed as a
+/// spreadsheet user types it (tests only): a date cell of 2026-11-20, `GPU_Index`,
+/// `spec {row}` and number cells. Answers the date and its format, for more rows.
+#[cfg(test)]
+pub(crate) fn typed_rows(
+    sheet: &mut rust_xlsxwriter::Worksheet,
+    rows: &[(f64, f64)],
+) -> (rust_xlsxwriter::ExcelDateTime, rust_xlsxwriter::Format) {
+    let date_format = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+    for (col, name) in (0u16..).zip(COLUMNS) {
+        sheet.write_string(0, col, name).expect("header");
+    }
+    let date = rust_xlsxwriter::ExcelDateTime::from_ymd(2026, 11, 20).expect("date");
+    for (row, (weight, price)) in (1u32..).zip(rows) {
+        sheet
+            .write_datetime_with_format(row, 0, &date, &date_format)
+            .expect("date");
+        sheet.write_string(row, 1, "GPU_Index").expect("index");
+        sheet
+            .write_string(row, 2, format!("spec {row}"))
+            .expect("spec");
+        sheet.write_number(row, 3, *weight).expect("weight");
+        sheet.write_number(row, 4, *price).expect("price");
+    }
+    (date, date_format)
 }
 
 /// `rows` as UTF-8 CSV (no byte order mark) with the D8 header, values as in

@@ -46,10 +46,7 @@ fn trade_date_errors() {
         ("", "missing"),
         ("   ", "missing"),
     ];
-    for (value, reason) in cases {
-        let errors = world.errors(&one_row(TRADE_DATE, value));
-        assert_eq!(errors, vec![err(2, "trade_date", reason)], "{value}");
-    }
+    world.refuses_each(TRADE_DATE, &cases);
     let mut sheet = workbook::read(FileKind::Csv, one_row(0, "x").as_bytes()).expect("readable");
     sheet.rows[1].cells[TRADE_DATE] = Cell::Number("46346".into());
     assert_eq!(

@@ -63,26 +63,10 @@ fn xlsx_round_trip() {
 
 /// A workbook typed by hand: number cells, date cells, formulas.
 fn typed_workbook(last_weight: impl FnOnce(&mut rust_xlsxwriter::Worksheet)) -> Vec<u8> {
-    use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
-    let mut book = Workbook::new();
+    let mut book = rust_xlsxwriter::Workbook::new();
     let sheet = book.add_worksheet();
     sheet.set_formula_result_default("");
-    let date_format = Format::new().set_num_format("yyyy-mm-dd");
-    for (col, name) in (0u16..).zip(COLUMNS) {
-        sheet.write_string(0, col, name).expect("header");
-    }
-    let date = ExcelDateTime::from_ymd(2026, 11, 20).expect("date");
-    for (row, (weight, price)) in (1u32..).zip([(0.1, 250000.1), (0.2, 0.000001)]) {
-        sheet
-            .write_datetime_with_format(row, 0, &date, &date_format)
-            .expect("date");
-        sheet.write_string(row, 1, "GPU_Index").expect("index");
-        sheet
-            .write_string(row, 2, format!("spec {row}"))
-            .expect("spec");
-        sheet.write_number(row, 3, weight).expect("weight");
-        sheet.write_number(row, 4, price).expect("price");
-    }
+    let (date, date_format) = write::typed_rows(sheet, &[(0.1, 250000.1), (0.2, 0.000001)]);
     sheet
         .write_datetime_with_format(3, 0, &date, &date_format)
         .expect("date");

@@ -85,6 +85,18 @@ impl World {
             .collect()
     }
 
+    /// Each `(value, reason)` of `cases`: a one-data-row file with `value` in `column`
+    /// (its other cells fine) is refused with that one reason, in that column.
+    fn refuses_each(&self, column: usize, cases: &[(&str, &str)]) {
+        for (value, reason) in cases {
+            assert_eq!(
+                self.errors(&one_row(column, value)),
+                vec![err(2, COLUMNS[column], reason)],
+                "{value}"
+            );
+        }
+    }
+
     /// The one error of a one-data-row file whose other cells are fine.
     fn reason(&self, text: &str) -> String {
         let errors = self.errors(text);
