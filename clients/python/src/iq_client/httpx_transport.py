@@ -21,8 +21,7 @@ except ImportError as _missing:  # pragma: no cover - depends on the environment
         "iq_client.AsyncClient needs httpx: pip install 'iq-client[async]'"
     ) from _missing
 
-from .errors import TransportError
-from .transport import HTTPRequest, HTTPResponse, failed, invalid_header, malformed
+from .transport import HTTPRequest, HTTPResponse, failed, invalid_header, malformed, timed_out
 
 __all__ = ["HttpxTransport"]
 
@@ -84,10 +83,7 @@ class HttpxTransport:
         except _MALFORMED_REQUEST as err:
             raise malformed(request, err) from err
         except httpx.TimeoutException as err:
-            raise TransportError(
-                f"no answer from {request.url} within {timeout:g} s: {type(err).__name__}",
-                timed_out=True,
-            ) from err
+            raise timed_out(request, timeout, type(err).__name__) from err
         except _NETWORK_FAILURE as err:
             raise failed(request, err, retryable=True) from err
         except httpx.HTTPError as err:

@@ -52,6 +52,14 @@ def malformed(request: "HTTPRequest", err: Exception) -> TransportError:
     )
 
 
+def timed_out(request: "HTTPRequest", timeout: float, why: object) -> TransportError:
+    """No answer to ``request`` within ``timeout`` seconds; ``why`` names the library's
+    timeout (each library words its own)."""
+    return TransportError(
+        f"no answer from {request.url} within {timeout:g} s: {why}", timed_out=True
+    )
+
+
 def failed(request: "HTTPRequest", err: Exception, *, retryable: bool = False) -> TransportError:
     """Any other failure of the HTTP library, named with its type."""
     return TransportError(
@@ -168,10 +176,7 @@ class RequestsTransport:
         except _MALFORMED_REQUEST as err:
             raise malformed(request, err) from err
         except requests.Timeout as err:
-            raise TransportError(
-                f"no answer from {request.url} within {timeout:g} s: {err}",
-                timed_out=True,
-            ) from err
+            raise timed_out(request, timeout, err) from err
         except _NETWORK_FAILURE as err:
             raise TransportError(f"request to {request.url} failed: {err}") from err
         except requests.RequestException as err:
