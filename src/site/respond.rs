@@ -72,6 +72,16 @@ pub fn render(template: &impl Template, status: StatusCode, caching: Caching) ->
     Ok(response)
 }
 
+/// The status of a page that shows the `problem` of the form just sent, if it has one:
+/// `refused` (how the form was refused), else 200.
+pub fn status_with<T>(problem: &Option<T>, refused: StatusCode) -> StatusCode {
+    if problem.is_some() {
+        refused
+    } else {
+        StatusCode::OK
+    }
+}
+
 /// The business code a page's refusal is logged with.
 fn code_for(status: StatusCode) -> u32 {
     match status.as_u16() {

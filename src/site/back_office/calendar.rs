@@ -14,7 +14,7 @@ use super::{Admin, Staff};
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
-use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -43,11 +43,7 @@ async fn page(
     problem: Option<String>,
 ) -> PageResult {
     let (_, open) = calendar_grid::open_days(req, state, year).await?;
-    let status = if problem.is_some() {
-        StatusCode::CONFLICT
-    } else {
-        StatusCode::OK
-    };
+    let status = status_with(&problem, StatusCode::CONFLICT);
     let page = CalendarPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
         year,

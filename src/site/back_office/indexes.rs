@@ -13,7 +13,7 @@ use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, Caching, PageResult};
+use crate::site::respond::{render, see_other, status_with, Caching, PageResult};
 use crate::state::AppState;
 
 pub const VISIBILITIES: [&str; 4] = ["aggregate", "index_only", "member", "private"];
@@ -33,11 +33,7 @@ async fn page(
     state: &AppState,
     problem: Option<(String, String)>,
 ) -> PageResult {
-    let status = if problem.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = IndexesPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
         indexes: state.index_settings.list().await?,
@@ -67,41 +63,31 @@ pub async fn save(
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
     let result = match form.one("action") {
-        Some("up") => {
+        Some(way @ ("up" | "down")) => {
             state
                 .index_settings
-                .shift(&staff.author(), &code, true)
+                .shift(&staff.author(), &code, way == "up")
                 .await
         }
-        Some("down") => {
-            state
-                .index_settings
-                .shift(&staff.author(), &code, false)
-                .await
-        }
-        Some("facts") => {
+        action => {
             let field = |name: &str| form.one(name).map(str::to_owned);
-            let patch = IndexPatch {
-                description: field("description"),
-                unit: field("unit"),
-                currency: field("currency"),
-                price_basis: field("price_basis"),
-                source: field("source"),
-                publish_time: field("publish_time"),
-                methodology_version: field("methodology_version"),
-                ..IndexPatch::default()
-            };
-            state
-                .index_settings
-                .patch(&staff.author(), &code, patch)
-                .await
-                .map(drop)
-        }
-        _ => {
-            let patch = IndexPatch {
-                visibility: form.one("visibility").map(str::to_owned),
-                index_name: form.one("index_name").map(str::to_owned),
-                ..IndexPatch::default()
+            let patch = if action == Some("facts") {
+                IndexPatch {
+                    description: field("description"),
+                    unit: field("unit"),
+                    currency: field("currency"),
+                    price_basis: field("price_basis"),
+                    source: field("source"),
+                    publish_time: field("publish_time"),
+                    methodology_version: field("methodology_version"),
+                    ..IndexPatch::default()
+                }
+            } else {
+                IndexPatch {
+                    visibility: field("visibility"),
+                    index_name: field("index_name"),
+                    ..IndexPatch::default()
+                }
             };
             state
                 .index_settings

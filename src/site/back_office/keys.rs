@@ -19,7 +19,7 @@ use crate::site::expiry::expiry_of;
 use crate::site::form::Form;
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -131,6 +131,7 @@ async fn key_page(
 ) -> PageResult {
     let key = find(state, id).await?;
     let number = |n: Option<i32>| n.map(|n| n.to_string()).unwrap_or_default();
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = KeyPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
         active: key.key.state != "disabled",
@@ -148,12 +149,7 @@ async fn key_page(
             .map(|at| (at - TimeDelta::seconds(1)).format("%Y-%m-%d").to_string())
             .unwrap_or_default(),
         key: AdminKeyLine::from(key),
-        problem: problem.clone(),
-    };
-    let status = if problem.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
+        problem,
     };
     render(&page, status, Caching::Private)
 }

@@ -15,7 +15,7 @@ use crate::site::form::Form;
 use crate::site::format::{long_date, parse_wire};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
+use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
 use crate::state::AppState;
 
 /// Rows of a list page.
@@ -75,11 +75,7 @@ async fn list_page(
     let q = SearchText::new("The search", query.q.as_deref())?;
     let (page, request) = Pager::request(query.page)?;
     let found = state.accounts.list_users(request, &q).await?;
-    let status = if problem.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let base = format!("q={}", url_encode(q.as_str()));
     let page = UsersPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
@@ -169,11 +165,7 @@ async fn user_page(
         .filter_map(|d| parse_wire(&d.date).map(|date| (date, d.calls.to_string())))
         .collect();
     series.reverse();
-    let status = if problem.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = UserPage {
         chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
         id: id.to_owned(),
