@@ -1,7 +1,9 @@
 //! Test databases: each test gets its own, cloned from a template migrated once per
 //! schema, and dropped when the last instance on it goes, on the server
 //! [`crate::server`] finds (or starts); [`run_sql`] to set one up past what the API
-//! allows, and [`count_rows`] to see what a test left in it. Nothing here knows HTTP.
+//! allows (and [`rename_fixture_specification`] for one change many tests make), and
+//! [`count_rows`], [`select_value`], [`select_column`] and [`select_pairs`] to see what
+//! a test left in it. Nothing here knows HTTP.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -159,6 +161,15 @@ pub async fn run_sql(db: &tokio_postgres::Client, statements: &str) {
     db.batch_execute(statements).await.unwrap();
 }
 
+/// Renames the [`crate::FIXTURE`]'s specification `b 8x H100 SXM 80GB` (Server_Index on
+/// 2026-11-10) to `name`: the data a test needs text in (quotes, commas, markup) that
+/// every answer must carry intact.
+pub async fn rename_fixture_specification(db: &tokio_postgres::Client, name: &str) {
+    let sql = "UPDATE index_quotes SET specification = $1 \
+               WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'";
+    db.execute(sql, &[&name]).await.unwrap();
+}
+
 /// The rows of `table` (a fixed name, never input) in the database `db` is connected to.
 pub async fn count_rows(db: &tokio_postgres::Client, table: &str) -> i64 {
     select_value(db, &format!("SELECT count(*) FROM {table}")).await
@@ -171,4 +182,25 @@ where
     T: for<'a> tokio_postgres::types::FromSql<'a>,
 {
     db.query_one(sql, &[]).await.unwrap().get(0)
+}
+
+/// The first column of every row that `sql` (a fixed query, never input) answers, in
+/// its order; any error fails the test.
+pub async fn select_column<T>(db: &tokio_postgres::Client, sql: &str) -> Vec<T>
+where
+    T: for<'a> tokio_postgres::types::FromSql<'a>,
+{
+    let rows = db.query(sql, &[]).await.unwrap();
+    rows.iter().map(|row| row.get(0)).collect()
+}
+
+/// The first two columns of every row that `sql` (a fixed query, never input) answers,
+/// in its order; any error fails the test.
+pub async fn select_pairs<A, B>(db: &tokio_postgres::Client, sql: &str) -> Vec<(A, B)>
+where
+    A: for<'a> tokio_postgres::types::FromSql<'a>,
+    B: for<'a> tokio_postgres::types::FromSql<'a>,
+{
+    let rows = db.query(sql, &[]).await.unwrap();
+    rows.iter().map(|row| (row.get(0), row.get(1))).collect()
 }

@@ -1,6 +1,6 @@
 //! The fixed data of the tests: the instant the test clock stands at ([`now`]) and the
-//! small hand-made data set [`FIXTURE`]. Constants only: it must never start anything or
-//! talk to a database.
+//! small hand-made data set [`FIXTURE`] (with [`DATASETS_BUT_REVISIONS`], those it
+//! fills). Constants only: it must never start anything or talk to a database.
 
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -35,3 +35,14 @@ INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) 
  ('2026-11-11', 'Server_Index', 'B 8x H200 SXM 141GB', 1, 249875.12),
  ('2026-11-10', 'GPU_Index', 'H100 SXM5 80GB', 1, 29700);
 "#;
+
+/// Every dataset but `index_revisions`: those that data set up without revising a day
+/// (the [`FIXTURE`], a test's first imports) gives rows. A test of what holds for every
+/// dataset walks these.
+pub const DATASETS_BUT_REVISIONS: [&str; 5] = [
+    "index_basic",
+    "index_daily",
+    "index_latest",
+    "index_quote",
+    "trade_calendar",
+];

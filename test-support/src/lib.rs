@@ -43,11 +43,12 @@ mod spawn;
 
 pub use app::TestApp;
 pub use database::{
-    count_rows, create_database, database_url, run_sql, select_value, server_url, DropDatabase,
+    count_rows, create_database, database_url, rename_fixture_specification, run_sql,
+    select_column, select_pairs, select_value, server_url, DropDatabase,
 };
 pub use endpoints::keys::Key;
 pub use endpoints::sessions::{Session, PASSWORD};
-pub use fixture::{now, FIXTURE};
+pub use fixture::{now, DATASETS_BUT_REVISIONS, FIXTURE};
 pub use poll::eventually;
 pub use reply::Reply;
 pub use spawn::{

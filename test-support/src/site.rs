@@ -101,9 +101,20 @@ impl TestApp {
         csrf: &str,
         fields: &[(&str, &str)],
     ) -> PageReply {
+        self.submit(member, "/account/keys", csrf, fields).await
+    }
+
+    /// A page's form as a signed-in browser sends it: `fields` posted to `path` after
+    /// the page's `csrf` token, with the browser's cookies; redirects are not followed.
+    pub async fn submit(
+        &self,
+        browser: &SignedIn,
+        path: &str,
+        csrf: &str,
+        fields: &[(&str, &str)],
+    ) -> PageReply {
         let fields: Vec<_> = [("csrf", csrf)].iter().chain(fields).copied().collect();
-        self.post_form(&member.cookies, "/account/keys", &fields)
-            .await
+        self.post_form(&browser.cookies, path, &fields).await
     }
 
     /// Posts a form with `cookies`; redirects are not followed.
@@ -123,21 +134,30 @@ impl TestApp {
         page_reply(request.send().await.expect("request")).await
     }
 
+    /// The login form posted with the pre-session `cookie` (`iq_form`) and `csrf` token
+    /// of a login page: the answer as it comes, accepted or not.
+    pub async fn post_login(
+        &self,
+        cookie: &str,
+        csrf: &str,
+        username: &str,
+        password: &str,
+    ) -> PageReply {
+        let fields = [
+            ("csrf", csrf),
+            ("username", username),
+            ("password", password),
+        ];
+        self.post_form(cookie, "/login", &fields).await
+    }
+
     /// Signs in through the login form as a browser would: the form's page first (for
     /// its cookie and token), then the post. Panics unless it is accepted.
     pub async fn form_login(&self, username: &str, password: &str) -> SignedIn {
         let form = self.page("/login").await;
         let pre = form.cookie("iq_form").expect("the login page sets iq_form");
         let answer = self
-            .post_form(
-                &pre,
-                "/login",
-                &[
-                    ("csrf", &form.csrf()),
-                    ("username", username),
-                    ("password", password),
-                ],
-            )
+            .post_login(&pre, &form.csrf(), username, password)
             .await;
         assert_eq!(answer.status, 303, "{}", answer.html);
         let session = answer.cookie("iq_session").expect("a session cookie");

@@ -57,8 +57,7 @@ fn fixture_days() -> Vec<String> {
 
 #[actix_web::test]
 async fn a_list_replaces_the_whole_calendar() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     assert_eq!(listed_days(&app).await, fixture_days());
 
     let days = [
@@ -87,8 +86,7 @@ async fn a_list_replaces_the_whole_calendar() {
 
 #[actix_web::test]
 async fn a_year_range_rebuilds_those_years_and_keeps_the_others() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     let admin = app.user_with_role(&root, "operator", "admin").await;
 
     // 2027 has 261 weekdays; 1 January is a Friday.
@@ -144,8 +142,7 @@ async fn a_year_range_rebuilds_those_years_and_keeps_the_others() {
 
 #[actix_web::test]
 async fn a_twenty_year_list_fits_in_one_request() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     let days = weekdays((2007, 1, 1), (2026, 12, 31), &[]);
     assert!(days.len() > 5000);
     let reply = app.put_calendar(&root, json!({ "open_days": days })).await;
@@ -156,8 +153,7 @@ async fn a_twenty_year_list_fits_in_one_request() {
 
 #[actix_web::test]
 async fn only_admins_with_the_csrf_token_may_change_the_calendar() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     let admin = app.user_with_role(&root, "operator", "admin").await;
     let user = app.user(&root, "alice", "pro").await;
     let body = json!({"open_days": ["20261109", "20261110", "20261111"]});
@@ -193,8 +189,7 @@ async fn only_admins_with_the_csrf_token_may_change_the_calendar() {
 
 #[actix_web::test]
 async fn every_body_mistake_is_40001_naming_the_culprit() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     let cases: Vec<(Value, &[&str])> = vec![
         (json!({}), &["open_days", "from_year"]),
         (json!({"open_dayz": ["20261109"]}), &["open_dayz"]),
@@ -291,8 +286,7 @@ async fn every_body_mistake_is_40001_naming_the_culprit() {
 
 #[actix_web::test]
 async fn closing_a_day_with_quotes_is_409_and_changes_nothing() {
-    let app = spawn_with_fixture().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_with_fixture().await.with_admin().await;
     let before = cutoff(&app).await;
 
     // Quotes on the 10th and 11th, daily rows on the 9th to 11th.

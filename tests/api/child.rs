@@ -226,6 +226,18 @@ impl Service {
         self.end(true)
     }
 
+    /// [`Service::stop`], asserting that the service exited by itself, successfully
+    /// (not killed at the deadline); its output.
+    pub fn stop_cleanly(&mut self) -> Output {
+        let output = self.stop();
+        assert!(
+            output.status.success() && !output.killed,
+            "{}",
+            output.logs()
+        );
+        output
+    }
+
     fn end(&mut self, graceful: bool) -> Output {
         let mut child = self.child.take().expect("the service is running");
         let termed = graceful && send_term(child.id());

@@ -4,7 +4,9 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{run_sql, spawn_with_fixture, TestApp};
+use crate::helpers::{
+    rename_fixture_specification, spawn_with_fixture, TestApp, DATASETS_BUT_REVISIONS,
+};
 
 async fn csv(app: &TestApp, body: &Value, key: Option<&str>) -> reqwest::Response {
     let mut request = app
@@ -55,13 +57,7 @@ async fn a_csv_answer_is_the_json_answer_cell_for_cell() {
     let app = spawn_with_fixture().await;
     let key = app.member_key("kim", "pro").await;
     // Every dataset, with nulls (the first day's change), booleans and integers.
-    for api_name in [
-        "index_basic",
-        "index_daily",
-        "index_latest",
-        "index_quote",
-        "trade_calendar",
-    ] {
+    for api_name in DATASETS_BUT_REVISIONS {
         let body = json!({"api_name": api_name, "limit": 4, "offset": 1});
         let json = app.query_with(body.clone(), Some(&key.key)).await;
         let answer = csv(&app, &body, Some(&key.key)).await;
@@ -89,12 +85,7 @@ async fn a_csv_answer_is_the_json_answer_cell_for_cell() {
 #[actix_web::test]
 async fn specification_names_are_quoted_and_refusals_stay_json() {
     let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
-        "UPDATE index_quotes SET specification = '8x H100, \"SXM\"' \
-             WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'",
-    )
-    .await;
+    rename_fixture_specification(&app.db, r#"8x H100, "SXM""#).await;
     let body = json!({"api_name": "index_quote", "params": {"trade_date": "20261110"}});
     let text = csv(&app, &body, None).await.text().await.unwrap();
     assert!(text.contains("\"8x H100, \"\"SXM\"\"\""), "{text}");

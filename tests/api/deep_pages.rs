@@ -15,7 +15,7 @@ use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 
 use crate::helpers::quotes::{import, spawn_for_imports, BASES};
-use crate::helpers::{Key, Session, TestApp};
+use crate::helpers::{Key, Session, TestApp, DATASETS_BUT_REVISIONS};
 
 /// Weekdays 2026-11-02 .. 2026-11-30 are open.
 const DAYS: [&str; 8] = [
@@ -176,13 +176,7 @@ async fn pages_in_order_out_of_order_and_repeated_are_slices_of_the_big_page() {
     }
     // Every dataset, by pages of one and three: index_latest's sort key (sort_no) is
     // not among its fields, index_basic's is not in field order.
-    for api_name in [
-        "index_basic",
-        "index_daily",
-        "index_latest",
-        "index_quote",
-        "trade_calendar",
-    ] {
+    for api_name in DATASETS_BUT_REVISIONS {
         let params = json!({});
         let all = everything(&app, &key, api_name, &params).await;
         assert!(all.len() > 3, "{api_name}");

@@ -7,7 +7,7 @@ use iq_actors::clock::ManualClock;
 use iq_service::settings::Database;
 use iq_service::startup::Application;
 
-use crate::helpers::{now, test_settings};
+use crate::helpers::{now, test_settings, TestApp};
 
 fn settings(dir: &std::path::Path) -> iq_service::settings::Settings {
     let database = Database::Embedded {
@@ -17,16 +17,13 @@ fn settings(dir: &std::path::Path) -> iq_service::settings::Settings {
 }
 
 async fn latest_rows(port: u16) -> usize {
-    let body: serde_json::Value = crate::helpers::http_client()
+    let response = crate::helpers::http_client()
         .post(format!("http://127.0.0.1:{port}/api/v1/query"))
         .json(&serde_json::json!({"api_name": "index_latest"}))
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
         .unwrap();
-    body["data"]["items"].as_array().unwrap().len()
+    TestApp::reply(response).await.items().len()
 }
 
 #[actix_web::test]

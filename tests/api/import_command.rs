@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::NoTls;
 
 use crate::child::{database_name, drop_database, KEY_SECRET};
-use crate::helpers::{count_rows, create_database, select_value};
+use crate::helpers::{count_rows, create_database, select_pairs, select_value};
 
 /// Weekdays 2026-11-02 .. 2026-11-13.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -166,27 +166,19 @@ async fn a_valid_file_is_imported_and_recorded() {
     }
 
     assert_eq!(count_rows(&db, "index_quotes").await, 5);
-    let price: String = db
-        .query_one(
-            "SELECT price::text FROM index_quotes WHERE index_code = 'GPU_Index'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let price: String = select_value(
+        &db,
+        "SELECT price::text FROM index_quotes WHERE index_code = 'GPU_Index'",
+    )
+    .await;
     assert_eq!(price, "29700.123456");
     // Server_Index on both days, GPU_Index and the composite's nothing (not all six).
-    let daily: Vec<(String, String)> = db
-        .query(
-            "SELECT index_code::text, to_char(trade_date, 'YYYYMMDD') FROM index_daily \
-             ORDER BY 1, 2",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let daily: Vec<(String, String)> = select_pairs(
+        &db,
+        "SELECT index_code::text, to_char(trade_date, 'YYYYMMDD') FROM index_daily \
+         ORDER BY 1, 2",
+    )
+    .await;
     assert_eq!(
         daily,
         [

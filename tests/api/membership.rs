@@ -9,13 +9,9 @@ use crate::helpers::spawn_with_fixture;
 
 #[actix_web::test]
 async fn a_key_learns_its_owner_range_and_use_without_spending_a_call() {
-    let app = spawn_with_fixture().await;
-    let owner = app.member("kim", "pro").await;
+    let (app, owner) = spawn_with_fixture().await.with_member("kim", "pro").await;
     let key = app
-        .new_key(
-            &owner,
-            json!({"name": "laptop", "index_codes": ["GPU_Index", "Hardware_Index"]}),
-        )
+        .key_for_indexes(&owner, "laptop", &["GPU_Index", "Hardware_Index"])
         .await;
     for _ in 0..2 {
         let reply = app

@@ -87,47 +87,37 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
     );
     let text = scrape.text().await.unwrap();
     let context = || format!("metrics:\n{text}");
+    // Asserts that `series` has this value in the scrape.
+    let assert_sample = |series: &str, value: f64| {
+        assert_eq!(
+            sample(&text, series),
+            Some(value),
+            "{series}: {}",
+            context()
+        );
+    };
 
     let query = |code: u32| {
         format!(
             "iq_http_request_duration_seconds_count{{route=\"/api/v1/query\",dataset=\"index_daily\",code=\"{code}\"}}"
         )
     };
-    assert_eq!(sample(&text, &query(0)), Some(10.0), "{}", context());
-    assert_eq!(sample(&text, &query(42902)), Some(2.0), "{}", context());
-    assert!(
-        sample(
-            &text,
-            "iq_http_request_duration_seconds_count{route=\"/api/v1/keys\",dataset=\"\",code=\"0\"}"
-        ) == Some(1.0),
-        "{}",
-        context()
+    assert_sample(&query(0), 10.0);
+    assert_sample(&query(42902), 2.0);
+    assert_sample(
+        "iq_http_request_duration_seconds_count{route=\"/api/v1/keys\",dataset=\"\",code=\"0\"}",
+        1.0,
     );
     // The first query of the page missed; the next nine hit it.
-    assert_eq!(
-        sample(
-            &text,
-            "iq_cache_lookups_total{cache=\"pages\",result=\"miss\"}"
-        ),
-        Some(1.0),
-        "{}",
-        context()
+    assert_sample(
+        "iq_cache_lookups_total{cache=\"pages\",result=\"miss\"}",
+        1.0,
     );
-    assert_eq!(
-        sample(
-            &text,
-            "iq_cache_lookups_total{cache=\"pages\",result=\"hit\"}"
-        ),
-        Some(9.0),
-        "{}",
-        context()
+    assert_sample(
+        "iq_cache_lookups_total{cache=\"pages\",result=\"hit\"}",
+        9.0,
     );
-    assert_eq!(
-        sample(&text, "iq_quota_refusals_total{window=\"day\"}"),
-        Some(2.0),
-        "{}",
-        context()
-    );
+    assert_sample("iq_quota_refusals_total{window=\"day\"}", 2.0);
     assert!(sample(&text, "iq_quota_refusals_total{window=\"minute\"}").is_none());
     // Every one of the 12 calls was charged once: the first waited for the shard's
     // lease statement; the two refusals were settled from memory.
@@ -142,21 +132,11 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
     assert!(shard.is_some_and(|n| n >= 1.0), "{}", context());
     assert!(memory.is_some_and(|n| n >= 2.0), "{}", context());
     // The pool as it stands, and the statements by name with their latency.
-    assert_eq!(
-        sample(&text, "iq_db_pool_max_connections"),
-        Some(4.0),
-        "{}",
-        context()
-    );
+    assert_sample("iq_db_pool_max_connections", 4.0);
     assert!(sample(&text, "iq_db_pool_connections{state=\"idle\"}").is_some());
-    assert_eq!(
-        sample(
-            &text,
-            "iq_db_query_duration_seconds_count{statement=\"index_daily\"}"
-        ),
-        Some(1.0),
-        "{}",
-        context()
+    assert_sample(
+        "iq_db_query_duration_seconds_count{statement=\"index_daily\"}",
+        1.0,
     );
     assert!(
         text.contains("iq_db_query_duration_seconds_bucket{le="),
@@ -164,15 +144,7 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
         context()
     );
     // The demo data and its correction came in through two accepted imports.
-    assert_eq!(
-        sample(
-            &text,
-            "iq_import_duration_seconds_count{result=\"accepted\"}"
-        ),
-        Some(2.0),
-        "{}",
-        context()
-    );
+    assert_sample("iq_import_duration_seconds_count{result=\"accepted\"}", 2.0);
     assert!(sample(&text, "iq_import_rows_total").is_some_and(|n| n > 100.0));
     // Never a key, a request id or a parameter value in a label.
     assert!(!text.contains(&key.key) && !text.contains(&key.id) && !text.contains("req_"));

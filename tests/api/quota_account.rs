@@ -60,6 +60,21 @@ async fn account_usage(app: &TestApp, admin: &Session, key: &Key, expected: i64)
     usage
 }
 
+/// A pro member `username`, signed in, with three keys named one, two and three: more
+/// keys than an account cap lets any one of them use up.
+async fn pro_with_three_keys(
+    app: &TestApp,
+    admin: &Session,
+    username: &str,
+) -> (Session, Vec<Key>) {
+    let member = app.user(admin, username, "pro").await;
+    let mut keys = Vec::new();
+    for name in ["one", "two", "three"] {
+        keys.push(app.new_key(&member, json!({ "name": name })).await);
+    }
+    (member, keys)
+}
+
 /// `X-RateLimit-Limit`, `-Remaining` and `-Reset` of a reply.
 fn binding(reply: &Reply) -> (Option<&str>, Option<&str>, Option<&str>) {
     (
@@ -71,8 +86,7 @@ fn binding(reply: &Reply) -> (Option<&str>, Option<&str>, Option<&str>) {
 
 #[actix_web::test]
 async fn deleting_a_free_members_key_and_creating_another_restores_nothing() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let member = app.user(&admin, "fay", "free").await;
     let first = app.new_key(&member, json!({"name": "first"})).await;
     for n in 1..=10 {
@@ -111,14 +125,9 @@ async fn deleting_a_free_members_key_and_creating_another_restores_nothing() {
 
 #[actix_web::test]
 async fn a_pro_account_cap_binds_before_any_key_and_the_headers_describe_it() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     put_tier(&app, &admin, "pro", (1000, 10), Value::Null).await;
-    let member = app.user(&admin, "pablo", "pro").await;
-    let mut keys = Vec::new();
-    for name in ["one", "two", "three"] {
-        keys.push(app.new_key(&member, json!({ "name": name })).await);
-    }
+    let (_, keys) = pro_with_three_keys(&app, &admin, "pablo").await;
     // Two keys' worth for the account: 2000 a minute, 20 a day; each key still 10 a day.
     put_tier(&app, &admin, "pro", (1000, 10), json!(2)).await;
     for key in &keys[..2] {
@@ -160,14 +169,9 @@ async fn a_pro_account_cap_binds_before_any_key_and_the_headers_describe_it() {
 
 #[actix_web::test]
 async fn unlimited_max_keys_means_no_account_cap() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     put_tier(&app, &admin, "pro", (1000, 3), Value::Null).await;
-    let member = app.user(&admin, "una", "pro").await;
-    let mut keys = Vec::new();
-    for name in ["one", "two", "three"] {
-        keys.push(app.new_key(&member, json!({ "name": name })).await);
-    }
+    let (member, mut keys) = pro_with_three_keys(&app, &admin, "una").await;
     let deleted = keys.remove(0);
     for _ in 0..3 {
         assert_eq!(call(&app, &deleted).await.code(), 0);
@@ -197,8 +201,7 @@ async fn unlimited_max_keys_means_no_account_cap() {
 
 #[actix_web::test]
 async fn a_keys_own_lower_limit_does_not_lower_the_account_cap() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let member = app.user(&admin, "otto", "free").await;
     let narrow = app.new_key(&member, json!({"name": "narrow"})).await;
     app.patch_key(&admin, &narrow, json!({"per_day": 4})).await;
@@ -227,8 +230,7 @@ async fn a_keys_own_lower_limit_does_not_lower_the_account_cap() {
 
 #[actix_web::test]
 async fn the_accounts_minute_refuses_with_42901_and_rolls_over_with_the_clock() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     put_tier(&app, &admin, "pro", (3, 100), Value::Null).await;
     let member = app.user(&admin, "mina", "pro").await;
     let a = app.new_key(&member, json!({"name": "a"})).await;

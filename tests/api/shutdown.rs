@@ -241,12 +241,7 @@ async fn a_stop_signal_drains_before_the_server_stops_accepting() {
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["code"], 0, "{body}");
 
-    let output = service.stop();
-    assert!(
-        output.status.success() && !output.killed,
-        "{}",
-        output.logs()
-    );
+    let output = service.stop_cleanly();
     assert!(output.logs().contains("draining"), "{}", output.logs());
     drop_database(&database_name(&database_url)).await;
 }

@@ -181,7 +181,7 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
     // A caller's own trace continues into ours.
     let remote_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let remote_parent = "00f067aa0ba902b7";
-    let continued: Value = app
+    let continued = app
         .request(Method::POST, "/api/v1/query")
         .header(
             "traceparent",
@@ -191,18 +191,11 @@ async fn every_request_is_one_trace_linked_by_its_request_id() {
         .json(&daily)
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
         .unwrap();
+    let continued = TestApp::reply(continued).await.body;
     assert_eq!(continued["code"], 0, "{continued}");
 
-    let output = service.stop();
-    assert!(
-        output.status.success() && !output.killed,
-        "{}",
-        output.logs()
-    );
+    let output = service.stop_cleanly();
     let spans = received(&receiver);
     receiver.stop().await;
     drop_database(&database_name(&database_url)).await;
@@ -473,11 +466,6 @@ async fn one_request(database_url: &str, env: &[(&str, &str)]) -> (String, Outpu
     let app = TestApp::attach(&service.base, database_url).await;
     let reply = app.query(json!({"api_name": "index_latest"})).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
-    let output = service.stop();
-    assert!(
-        output.status.success() && !output.killed,
-        "{}",
-        output.logs()
-    );
+    let output = service.stop_cleanly();
     (request_id(&reply.body), output)
 }

@@ -61,56 +61,38 @@ async fn bodies_that_are_not_json_objects_are_refused() {
 #[actix_web::test]
 async fn api_name_and_top_level_keys_are_checked() {
     let app = spawn_app().await;
-    assert_invalid(&app, json!({}), "api_name").await;
-    assert_invalid(&app, json!({"api_name": "index_weekly"}), "index_weekly").await;
-    assert_invalid(&app, json!({"api_name": 7}), "api_name").await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_basic", "filter": {}}),
-        "filter",
-    )
-    .await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_basic", "params": []}),
-        "params",
-    )
-    .await;
+    for (body, names) in [
+        (json!({}), "api_name"),
+        (json!({"api_name": "index_weekly"}), "index_weekly"),
+        (json!({"api_name": 7}), "api_name"),
+        (json!({"api_name": "index_basic", "filter": {}}), "filter"),
+        (json!({"api_name": "index_basic", "params": []}), "params"),
+    ] {
+        assert_invalid(&app, body, names).await;
+    }
 }
 
 #[actix_web::test]
 async fn parameters_must_be_known_non_empty_strings() {
     let app = spawn_app().await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_basic", "params": {"trade_date": "20261110"}}),
-        "trade_date",
-    )
-    .await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_daily", "params": {"index_code": ""}}),
-        "index_code",
-    )
-    .await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_daily", "params": {"index_code": 1}}),
-        "index_code",
-    )
-    .await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_daily", "params": {"index_code": null}}),
-        "index_code",
-    )
-    .await;
-    assert_invalid(
-        &app,
-        json!({"api_name": "index_quote", "params": {"specification": "a\u{0}b"}}),
-        "specification",
-    )
-    .await;
+    for (api_name, params, names) in [
+        (
+            "index_basic",
+            json!({"trade_date": "20261110"}),
+            "trade_date",
+        ),
+        ("index_daily", json!({"index_code": ""}), "index_code"),
+        ("index_daily", json!({"index_code": 1}), "index_code"),
+        ("index_daily", json!({"index_code": null}), "index_code"),
+        (
+            "index_quote",
+            json!({"specification": "a\u{0}b"}),
+            "specification",
+        ),
+    ] {
+        let body = json!({"api_name": api_name, "params": params});
+        assert_invalid(&app, body, names).await;
+    }
 }
 
 #[actix_web::test]

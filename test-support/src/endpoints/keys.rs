@@ -25,6 +25,12 @@ impl TestApp {
         }
     }
 
+    /// A key of `owner` named `name` that reaches only the indexes `index_codes`.
+    pub async fn key_for_indexes(&self, owner: &Session, name: &str, index_codes: &[&str]) -> Key {
+        let body = json!({"name": name, "index_codes": index_codes});
+        self.new_key(owner, body).await
+    }
+
     /// A user of `tier` with one key covering everything.
     pub async fn key_of_tier(&self, admin: &Session, username: &str, tier: &str) -> Key {
         let user = self.user(admin, username, tier).await;

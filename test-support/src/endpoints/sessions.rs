@@ -63,6 +63,13 @@ impl TestApp {
         self.root.get_or_init(|| self.set_up_root()).await.clone()
     }
 
+    /// The start of a test that works through the back office: this service, with
+    /// [`TestApp::admin`]'s session (`spawn_app().await.with_admin()`).
+    pub async fn with_admin(self) -> (TestApp, Session) {
+        let admin = self.admin().await;
+        (self, admin)
+    }
+
     async fn set_up_root(&self) -> Session {
         let reply = self
             .call(

@@ -28,6 +28,13 @@ impl TestApp {
         self.user(&admin, username, tier).await
     }
 
+    /// The start of a test about one member: this service, with [`TestApp::member`]
+    /// `username` of `tier` signed in (`spawn_app().await.with_member("alice", "free")`).
+    pub async fn with_member(self, username: &str, tier: &str) -> (TestApp, Session) {
+        let member = self.member(username, tier).await;
+        (self, member)
+    }
+
     /// `POST /api/v1/admin/users` with any body.
     pub async fn create_user(&self, admin: &Session, body: Value) -> Reply {
         self.send_as(admin, reqwest::Method::POST, "/api/v1/admin/users", body)

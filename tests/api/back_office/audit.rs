@@ -29,10 +29,19 @@ async fn one_record(app: &TestApp, action: &str, target: &str, by: &str, made: &
     record
 }
 
+/// Asserts that a record says `field` was `before` the change and is `after` it.
+#[track_caller]
+fn assert_changed(record: &Value, field: &str, before: Value, after: Value) {
+    assert_eq!(
+        (&record["before"][field], &record["after"][field]),
+        (&before, &after),
+        "{record}"
+    );
+}
+
 #[actix_web::test]
 async fn every_change_of_users_tiers_indexes_and_keys_leaves_one_record_of_its_request() {
-    let app = spawn_app().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_app().await.with_admin().await;
 
     let created = app
         .create_user(
@@ -41,14 +50,8 @@ async fn every_change_of_users_tiers_indexes_and_keys_leaves_one_record_of_its_r
         )
         .await;
     let carol_id = created.data()["id"].as_str().unwrap().to_string();
-    let record = one_record(
-        &app,
-        "user.created",
-        &format!("user:{carol_id}"),
-        "root",
-        &created,
-    )
-    .await;
+    let target = format!("user:{carol_id}");
+    let record = one_record(&app, "user.created", &target, "root", &created).await;
     assert_eq!(record["before"], Value::Null);
     assert_eq!(record["after"]["tier"], "free");
     // The password is nowhere in the record.
@@ -57,33 +60,14 @@ async fn every_change_of_users_tiers_indexes_and_keys_leaves_one_record_of_its_r
     let patched = app
         .patch_user(&root, &carol_id, json!({"tier": "pro"}))
         .await;
-    let record = one_record(
-        &app,
-        "user.changed",
-        &format!("user:{carol_id}"),
-        "root",
-        &patched,
-    )
-    .await;
-    assert_eq!(
-        (
-            record["before"]["tier"].as_str(),
-            record["after"]["tier"].as_str()
-        ),
-        (Some("free"), Some("pro"))
-    );
+    let record = one_record(&app, "user.changed", &target, "root", &patched).await;
+    assert_changed(&record, "tier", json!("free"), json!("pro"));
 
     let mut body = free_defaults();
     body["per_day"] = json!(20);
     let tier = app.put_tier(&root, "free", body).await;
     let record = one_record(&app, "tier.changed", "tier:free", "root", &tier).await;
-    assert_eq!(
-        (
-            record["before"]["per_day"].as_i64(),
-            record["after"]["per_day"].as_i64()
-        ),
-        (Some(10), Some(20))
-    );
+    assert_changed(&record, "per_day", json!(10), json!(20));
 
     let index = app
         .patch_index(&root, "GPU_Index", json!({"visibility": "member"}))
@@ -103,13 +87,7 @@ async fn every_change_of_users_tiers_indexes_and_keys_leaves_one_record_of_its_r
         .rename_key(&carol, &key_id, json!({"name": "desk 2"}))
         .await;
     let record = one_record(&app, "key.renamed", &target, "carol", &renamed).await;
-    assert_eq!(
-        (
-            record["before"]["name"].as_str(),
-            record["after"]["name"].as_str()
-        ),
-        (Some("desk"), Some("desk 2"))
-    );
+    assert_changed(&record, "name", json!("desk"), json!("desk 2"));
     let rotated = app.rotate_key(&carol, &key_id).await;
     let new_secret = rotated.data()["key"].as_str().unwrap().to_string();
     one_record(&app, "key.rotated", &target, "carol", &rotated).await;
@@ -148,14 +126,8 @@ async fn the_calendar_imports_and_webhooks_are_recorded_with_the_change() {
                 Server_Index,1,165,8x H200,20261103\n";
     let imported = app.import_file(&operator, "fix.csv", file.into()).await;
     let import_id = imported.data()["import_id"].as_str().unwrap().to_string();
-    let record = one_record(
-        &app,
-        "import.accepted",
-        &format!("import:{import_id}"),
-        "operator",
-        &imported,
-    )
-    .await;
+    let target = format!("import:{import_id}");
+    let record = one_record(&app, "import.accepted", &target, "operator", &imported).await;
     assert_eq!(record["after"]["file_name"], "fix.csv");
     assert_eq!(record["after"]["quotes"], 1);
 
@@ -196,32 +168,18 @@ async fn the_calendar_imports_and_webhooks_are_recorded_with_the_change() {
         .await;
     let hook_id = hook.data()["id"].as_str().unwrap().to_string();
     let secret = hook.data()["secret"].as_str().unwrap().to_string();
-    let record = one_record(
-        &app,
-        "webhook.created",
-        &format!("webhook:{hook_id}"),
-        "mia",
-        &hook,
-    )
-    .await;
+    let target = format!("webhook:{hook_id}");
+    let record = one_record(&app, "webhook.created", &target, "mia", &hook).await;
     assert_eq!(record["after"]["url"], "https://hooks.example.com/iq");
     let gone = app.delete_webhook(&member, &hook_id).await;
-    one_record(
-        &app,
-        "webhook.deleted",
-        &format!("webhook:{hook_id}"),
-        "mia",
-        &gone,
-    )
-    .await;
+    one_record(&app, "webhook.deleted", &target, "mia", &gone).await;
     let all = app.audit(&root, "limit=500").await;
     assert!(!all.body.to_string().contains(&secret), "{}", all.body);
 }
 
 #[actix_web::test]
 async fn a_refused_change_leaves_no_record() {
-    let app = spawn_app().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_app().await.with_admin().await;
     let before = app.audit(&root, "").await.data()["total"].as_i64().unwrap();
 
     // A user name taken, a tier that does not exist, an unknown user, a bad index
@@ -251,8 +209,7 @@ async fn a_refused_change_leaves_no_record() {
 
 #[actix_web::test]
 async fn only_super_administrators_read_the_trail_and_filters_are_checked() {
-    let app = spawn_app().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_app().await.with_admin().await;
     let member = app.user(&root, "pat", "pro").await;
     let operator = app.user_with_role(&root, "operator", "admin").await;
 
@@ -296,8 +253,7 @@ async fn only_super_administrators_read_the_trail_and_filters_are_checked() {
 
 #[actix_web::test]
 async fn no_statement_can_change_or_delete_a_record() {
-    let app = spawn_app().await;
-    app.member("pat", "free").await;
+    let (app, _) = spawn_app().await.with_member("pat", "free").await;
     for statement in [
         "UPDATE audit_log SET actor = 'someone else'",
         "DELETE FROM audit_log",

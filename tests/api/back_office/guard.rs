@@ -23,8 +23,7 @@ async fn keys_need_a_valid_session() {
 
 #[actix_web::test]
 async fn mutations_need_the_sessions_csrf_token() {
-    let app = spawn_app().await;
-    let alice = app.member("alice", "free").await;
+    let (app, alice) = spawn_app().await.with_member("alice", "free").await;
 
     let without = app
         .send_without_csrf(
@@ -110,8 +109,7 @@ async fn assert_refused_everywhere(
 
 #[actix_web::test]
 async fn a_plain_user_is_refused_on_every_admin_endpoint() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let endpoints = admin_endpoints(&app, &admin).await;
     let alice = app.user(&admin, "alice", "pro").await;
     assert_refused_everywhere(&app, &alice, &endpoints).await;
@@ -137,8 +135,7 @@ async fn a_plain_user_is_refused_on_every_admin_endpoint() {
 
 #[actix_web::test]
 async fn an_admin_is_refused_on_the_super_admin_endpoints() {
-    let app = spawn_app().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_app().await.with_admin().await;
     let endpoints = admin_endpoints(&app, &root).await;
     let admin = app.user_with_role(&root, "operator", "admin").await;
     assert_refused_everywhere(&app, &admin, &endpoints).await;

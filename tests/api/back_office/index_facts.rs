@@ -62,8 +62,7 @@ async fn facts_come_on_demand_and_the_default_answer_is_unchanged() {
 
 #[actix_web::test]
 async fn the_latest_date_is_each_callers_and_the_next_publication_everyones() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let pro = app.key_of_tier(&admin, "facts_pro", "pro").await;
     let free = app.key_of_tier(&admin, "facts_free", "free").await;
     // A delay that reaches back before the fixture's first day: the free key sees no
@@ -132,8 +131,7 @@ async fn the_latest_date_is_each_callers_and_the_next_publication_everyones() {
 
 #[actix_web::test]
 async fn a_super_administrator_edits_the_facts_and_bad_ones_are_refused() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let facts = json!({
         "currency": "EUR",
         "price_basis": "  Unit price, tax excluded  ",

@@ -4,8 +4,7 @@ use super::*;
 
 #[actix_web::test]
 async fn a_new_sort_no_reorders_index_basic_at_once() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     assert_eq!(visitor_index_codes(&app).await[0], "Server_Index");
 
     let patched = app
@@ -31,8 +30,7 @@ async fn a_new_sort_no_reorders_index_basic_at_once() {
 
 #[actix_web::test]
 async fn a_private_index_disappears_from_index_basic_at_once() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     assert!(visitor_index_codes(&app)
         .await
         .contains(&json!("GPU_Index")));
@@ -61,8 +59,7 @@ async fn a_private_index_disappears_from_index_basic_at_once() {
 
 #[actix_web::test]
 async fn index_settings_are_validated() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
 
     let bad = app
         .patch_index(&admin, "GPU_Index", json!({"visibility": "secret"}))
@@ -96,8 +93,7 @@ async fn index_settings_are_validated() {
 /// (the limit is the defence against password guessing; parallel guesses must not beat it).
 #[actix_web::test]
 async fn concurrent_failures_do_not_exceed_the_per_user_limit() {
-    let app = spawn_app().await;
-    app.member("alice", "free").await;
+    let (app, _) = spawn_app().await.with_member("alice", "free").await;
     let attempts = (0..20).map(|_| app.login("alice", "wrong password here"));
     let replies = futures_util::future::join_all(attempts).await;
     let codes: Vec<i64> = replies.iter().map(|(r, _)| r.code()).collect();
@@ -113,8 +109,7 @@ async fn concurrent_failures_do_not_exceed_the_per_user_limit() {
 /// PostgreSQL text cannot hold NUL: such input is the client's mistake, never a 500.
 #[actix_web::test]
 async fn nul_characters_are_refused_as_bad_input() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let login = app
         .post_json(
             "/api/v1/auth/login",

@@ -35,8 +35,7 @@ fn settings(data: &Value) -> Value {
 
 #[actix_web::test]
 async fn a_rotated_key_refuses_the_old_secret_at_once_and_keeps_its_settings() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let dave = app.user(&admin, "dave", "pro").await;
     let old = ranged_key(&app, &admin, &dave).await;
     // The old secret is in this instance's key cache.
@@ -138,8 +137,7 @@ async fn a_rotation_reaches_every_instance() {
 
 #[actix_web::test]
 async fn only_the_owner_rotates_with_the_csrf_token() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     let dave = app.user(&admin, "dave", "pro").await;
     let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
@@ -179,8 +177,7 @@ async fn only_the_owner_rotates_with_the_csrf_token() {
 
 #[actix_web::test]
 async fn renaming_a_key_checks_the_name_owner_and_token() {
-    let app = spawn_app().await;
-    let carol = app.member("carol", "free").await;
+    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
     let dave = app.member("dave", "pro").await;
     let key = app.new_key(&carol, json!({"name": "laptop"})).await;
     let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
@@ -262,8 +259,7 @@ fn days_of(reply: &Reply) -> Vec<(String, i64)> {
 
 #[actix_web::test]
 async fn an_owner_reads_the_usage_of_their_own_keys() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     let dave = app.user(&admin, "dave", "pro").await;
     let key = app.new_key(&carol, json!({"name": "laptop"})).await;

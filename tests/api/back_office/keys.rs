@@ -4,8 +4,7 @@ use super::*;
 
 #[actix_web::test]
 async fn a_new_key_is_shown_once_and_never_listed() {
-    let app = spawn_app().await;
-    let carol = app.member("carol", "free").await;
+    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
 
     let created = app.create_key(&carol, json!({"name": "laptop"})).await;
     assert_eq!(
@@ -54,8 +53,7 @@ async fn a_new_key_is_shown_once_and_never_listed() {
 
 #[actix_web::test]
 async fn a_free_user_holds_one_key_until_it_is_deleted() {
-    let app = spawn_app().await;
-    let carol = app.member("carol", "free").await;
+    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
     let first = app.new_key(&carol, json!({"name": "one"})).await;
 
     let second = app.create_key(&carol, json!({"name": "two"})).await;
@@ -78,8 +76,7 @@ async fn a_free_user_holds_one_key_until_it_is_deleted() {
 
 #[actix_web::test]
 async fn only_the_owner_deletes_a_key_and_only_once() {
-    let app = spawn_app().await;
-    let carol = app.member("carol", "free").await;
+    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
     let dave = app.member("dave", "pro").await;
     let carols = app.new_key(&carol, json!({"name": "carol's"})).await;
     let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
@@ -116,8 +113,7 @@ async fn only_the_owner_deletes_a_key_and_only_once() {
 
 #[actix_web::test]
 async fn key_creation_validates_the_body() {
-    let app = spawn_app().await;
-    let dave = app.member("dave", "pro").await;
+    let (app, dave) = spawn_app().await.with_member("dave", "pro").await;
 
     let unknown_index = app
         .create_key(
@@ -180,8 +176,7 @@ async fn key_creation_validates_the_body() {
 
 #[actix_web::test]
 async fn ip_allowlists_are_for_pro_members() {
-    let app = spawn_app().await;
-    let carol = app.member("carol", "free").await;
+    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
     let dave = app.member("dave", "pro").await;
 
     let free = app
@@ -212,8 +207,7 @@ async fn ip_allowlists_are_for_pro_members() {
 
 #[actix_web::test]
 async fn a_pro_user_can_create_several_keys() {
-    let app = spawn_app().await;
-    let dave = app.member("dave", "pro").await;
+    let (app, dave) = spawn_app().await.with_member("dave", "pro").await;
     let mut keys = Vec::new();
     for n in 0..4 {
         keys.push(

@@ -14,8 +14,7 @@ async fn key_later(app: &TestApp, owner: &Session, body: Value) -> crate::helper
 
 #[actix_web::test]
 async fn every_live_key_is_listed_with_its_owner_newest_first() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     let dave = app.user(&admin, "dave", "pro").await;
     let carols = key_later(&app, &carol, json!({"name": "50% off"})).await;
@@ -107,8 +106,7 @@ async fn every_live_key_is_listed_with_its_owner_newest_first() {
 
 #[actix_web::test]
 async fn keys_are_filtered_by_owner_and_by_a_part_of_their_name() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     let dave = app.user(&admin, "dave", "pro").await;
     key_later(&app, &carol, json!({"name": "50% OFF"})).await;
@@ -170,8 +168,7 @@ async fn keys_are_filtered_by_owner_and_by_a_part_of_their_name() {
 
 #[actix_web::test]
 async fn only_super_administrators_list_every_key() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let ada = app.user_with_role(&admin, "ada", "admin").await;
     let bob = app.user(&admin, "bob", "free").await;
     app.admin_keys(&ada, "").await.assert_error(403, 40301);

@@ -18,8 +18,7 @@ async fn change(app: &TestApp, session: &Session, current: &str, new: &str) -> R
 
 #[actix_web::test]
 async fn a_change_ends_the_other_sessions_and_the_old_password_fails() {
-    let app = spawn_app().await;
-    let here = app.member("alice", "free").await;
+    let (app, here) = spawn_app().await.with_member("alice", "free").await;
     let elsewhere = app.login_ok("alice").await;
 
     let wrong = change(&app, &here, "not my password at all", NEW_PASSWORD).await;
@@ -101,8 +100,7 @@ async fn use_link(app: &TestApp, link: &str, password: &str) -> iq_test_support:
 
 #[actix_web::test]
 async fn a_reset_link_works_once_for_a_day_and_ends_every_session() {
-    let app = spawn_app().await;
-    let root = app.admin().await;
+    let (app, root) = spawn_app().await.with_admin().await;
     let bob = app.user(&root, "bob", "free").await;
 
     // Only a super administrator issues one.
@@ -182,8 +180,7 @@ async fn a_reset_link_works_once_for_a_day_and_ends_every_session() {
 
 #[actix_web::test]
 async fn ones_sessions_are_listed_and_any_can_be_ended() {
-    let app = spawn_app().await;
-    let here = app.member("carol", "free").await;
+    let (app, here) = spawn_app().await.with_member("carol", "free").await;
     let phone = app.login_ok("carol").await;
     let other_user = app.login_ok("root").await;
 

@@ -4,8 +4,7 @@ use super::*;
 
 #[actix_web::test]
 async fn login_sets_an_httponly_lax_cookie_and_returns_the_csrf_token_and_user() {
-    let app = spawn_app().await;
-    app.member("alice", "pro").await;
+    let (app, _) = spawn_app().await.with_member("alice", "pro").await;
 
     let (reply, _) = app.login("alice", PASSWORD).await;
     assert_eq!((reply.status, reply.code()), (200, 0), "{}", reply.body);
@@ -43,8 +42,7 @@ async fn login_sets_an_httponly_lax_cookie_and_returns_the_csrf_token_and_user()
 
 #[actix_web::test]
 async fn wrong_password_and_unknown_user_are_the_same_40102() {
-    let app = spawn_app().await;
-    app.member("alice", "free").await;
+    let (app, _) = spawn_app().await.with_member("alice", "free").await;
 
     let (wrong, _) = app.login("alice", "not the right password").await;
     wrong.assert_error(401, 40102);
@@ -59,8 +57,7 @@ async fn wrong_password_and_unknown_user_are_the_same_40102() {
 
 #[actix_web::test]
 async fn two_logins_give_two_different_sessions_both_usable() {
-    let app = spawn_app().await;
-    app.member("alice", "free").await;
+    let (app, _) = spawn_app().await.with_member("alice", "free").await;
     let first = app.login_ok("alice").await;
     let second = app.login_ok("alice").await;
     assert_ne!(first.cookie, second.cookie);
@@ -78,8 +75,7 @@ async fn two_logins_give_two_different_sessions_both_usable() {
 
 #[actix_web::test]
 async fn membership_describes_the_session_or_the_visitor() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let pro = app.user(&admin, "paula", "pro").await;
     let free = app.user(&admin, "fred", "free").await;
 
@@ -113,8 +109,7 @@ async fn membership_describes_the_session_or_the_visitor() {
 
 #[actix_web::test]
 async fn logout_needs_the_csrf_token_and_ends_the_session() {
-    let app = spawn_app().await;
-    let alice = app.member("alice", "free").await;
+    let (app, alice) = spawn_app().await.with_member("alice", "free").await;
 
     let without = app
         .send_without_csrf(&alice, Method::POST, "/api/v1/auth/logout", None)
@@ -165,8 +160,7 @@ async fn logout_needs_the_csrf_token_and_ends_the_session() {
 
 #[actix_web::test]
 async fn an_idle_session_expires_after_sixty_minutes() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let alice = app.user(&admin, "alice", "free").await;
 
     app.clock.advance(Duration::minutes(59));
@@ -187,8 +181,7 @@ async fn an_idle_session_expires_after_sixty_minutes() {
 
 #[actix_web::test]
 async fn an_active_session_still_ends_after_twelve_hours() {
-    let app = spawn_app().await;
-    let alice = app.member("alice", "free").await;
+    let (app, alice) = spawn_app().await.with_member("alice", "free").await;
     let start = app.clock.now();
 
     let mut elapsed = Duration::zero();
@@ -313,8 +306,7 @@ async fn a_name_is_locked_only_when_many_addresses_fail_for_it() {
 
 #[actix_web::test]
 async fn twenty_failures_from_one_address_block_it_until_the_next_calendar_minute() {
-    let app = spawn_app().await;
-    app.member("alice", "free").await;
+    let (app, _) = spawn_app().await.with_member("alice", "free").await;
 
     for n in 1..=20 {
         let (reply, _) = app

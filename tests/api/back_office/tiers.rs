@@ -4,8 +4,7 @@ use super::*;
 
 #[actix_web::test]
 async fn tiers_list_the_seeded_defaults() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let mut free = free_defaults();
     free["tier"] = json!("free");
     assert_eq!(app.tier(&admin, "free").await, free);
@@ -25,8 +24,7 @@ async fn tiers_list_the_seeded_defaults() {
 
 #[actix_web::test]
 async fn raising_max_keys_lets_a_free_user_hold_two_keys() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     app.new_key(&carol, json!({"name": "one"})).await;
     app.create_key(&carol, json!({"name": "two"}))
@@ -58,8 +56,7 @@ async fn raising_max_keys_lets_a_free_user_hold_two_keys() {
 
 #[actix_web::test]
 async fn a_tier_delay_change_shows_in_membership_at_once() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let carol = app.user(&admin, "carol", "free").await;
     assert_eq!(app.membership_as(&carol).await.data()["delay_days"], 7);
     assert_eq!(app.membership().await.data()["delay_days"], 7);
@@ -76,8 +73,7 @@ async fn a_tier_delay_change_shows_in_membership_at_once() {
 
 #[actix_web::test]
 async fn tier_changes_are_validated() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
 
     app.put_tier(&admin, "gold", free_defaults())
         .await
@@ -126,8 +122,7 @@ async fn tier_changes_are_validated() {
 
 #[actix_web::test]
 async fn a_tier_put_without_max_keys_is_refused() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let mut missing = free_defaults();
     missing.as_object_mut().unwrap().remove("max_keys");
     let reply = app.put_tier(&admin, "free", missing).await;

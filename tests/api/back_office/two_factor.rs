@@ -19,6 +19,33 @@ fn text_of(page: &PageReply, id: &str) -> String {
     page.html[start..end].to_owned()
 }
 
+/// The security `page`'s form that confirms two-factor sign-in, sent for `session` with
+/// the password and `code`.
+async fn confirm_with(app: &TestApp, session: &Session, page: &PageReply, code: &str) -> PageReply {
+    let csrf = page.csrf();
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("current_password", PASSWORD),
+        ("code", code),
+    ];
+    app.post_form(&session.cookie, "/account/two-factor/confirm", &fields)
+        .await
+}
+
+/// The security `page`'s form that turns two-factor sign-in off, sent for `session`
+/// with `password` as the current password.
+async fn turn_off_with(
+    app: &TestApp,
+    session: &Session,
+    page: &PageReply,
+    password: &str,
+) -> PageReply {
+    let csrf = page.csrf();
+    let fields = [("csrf", csrf.as_str()), ("current_password", password)];
+    app.post_form(&session.cookie, "/account/two-factor/disable", &fields)
+        .await
+}
+
 /// Sets up two-factor sign-in for `session`'s user on the security page; the secret
 /// and the recovery codes. The clock then moves on a step, so the next code is new.
 pub(crate) async fn enrol(app: &TestApp, session: &Session) -> (String, Vec<String>) {
@@ -33,31 +60,11 @@ pub(crate) async fn enrol(app: &TestApp, session: &Session) -> (String, Vec<Stri
     assert_eq!(started.status, 303, "{}", started.html);
     let page = app.page_as(session, "/account/security").await;
     let secret = text_of(&page, "two-factor-secret");
-    let wrong = app
-        .post_form(
-            &session.cookie,
-            "/account/two-factor/confirm",
-            &[
-                ("csrf", &page.csrf()),
-                ("current_password", PASSWORD),
-                ("code", "000000"),
-            ],
-        )
-        .await;
+    let wrong = confirm_with(app, session, &page, "000000").await;
     assert_eq!(wrong.status, 400, "{}", wrong.html);
     wrong.assert_has(r#"id="two-factor-problem""#);
     let code = code_for(&secret, app.clock.now());
-    let confirmed = app
-        .post_form(
-            &session.cookie,
-            "/account/two-factor/confirm",
-            &[
-                ("csrf", &page.csrf()),
-                ("current_password", PASSWORD),
-                ("code", &code),
-            ],
-        )
-        .await;
+    let confirmed = confirm_with(app, session, &page, &code).await;
     assert_eq!(confirmed.status, 200, "{}", confirmed.html);
     confirmed.assert_has(r#"id="two-factor-on""#);
     let codes: Vec<String> = text_of(&confirmed, "recovery-codes")
@@ -81,8 +88,7 @@ async fn login_with(app: &TestApp, username: &str, code: Option<&str>) -> Reply 
 
 #[actix_web::test]
 async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code() {
-    let app = spawn_app().await;
-    let session = app.member("tess", "pro").await;
+    let (app, session) = spawn_app().await.with_member("tess", "pro").await;
     let (secret, recovery) = enrol(&app, &session).await;
 
     let without = login_with(&app, "tess", None).await;
@@ -108,17 +114,7 @@ async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code()
     // The website's login asks for the code on a second page.
     let form = app.page("/login").await;
     let pre = form.cookie("iq_form").unwrap();
-    let first = app
-        .post_form(
-            &pre,
-            "/login",
-            &[
-                ("csrf", &form.csrf()),
-                ("username", "tess"),
-                ("password", PASSWORD),
-            ],
-        )
-        .await;
+    let first = app.post_login(&pre, &form.csrf(), "tess", PASSWORD).await;
     assert_eq!(first.status, 200, "{}", first.html);
     first.assert_has(r#"id="code-form""#);
     assert!(first.cookie("iq_session").is_none());
@@ -205,40 +201,18 @@ async fn with_staff_two_factor_the_back_office_waits_for_it_and_it_stays_on() {
     assert_eq!(app.page_as(&root, "/admin").await.status, 200);
     let page = app.page_as(&root, "/account/security").await;
     page.assert_has("Administrators must keep it on here.");
-    let off = app
-        .post_form(
-            &root.cookie,
-            "/account/two-factor/disable",
-            &[("csrf", &page.csrf()), ("current_password", PASSWORD)],
-        )
-        .await;
+    let off = turn_off_with(&app, &root, &page, PASSWORD).await;
     assert_eq!(off.status, 409, "{}", off.html);
 }
 
 #[actix_web::test]
 async fn a_member_turns_it_off_with_the_password() {
-    let app = spawn_app().await;
-    let session = app.member("otto", "free").await;
+    let (app, session) = spawn_app().await.with_member("otto", "free").await;
     enrol(&app, &session).await;
     let page = app.page_as(&session, "/account/security").await;
-    let wrong = app
-        .post_form(
-            &session.cookie,
-            "/account/two-factor/disable",
-            &[
-                ("csrf", &page.csrf()),
-                ("current_password", "not the password at all"),
-            ],
-        )
-        .await;
+    let wrong = turn_off_with(&app, &session, &page, "not the password at all").await;
     assert_eq!(wrong.status, 400);
-    let off = app
-        .post_form(
-            &session.cookie,
-            "/account/two-factor/disable",
-            &[("csrf", &page.csrf()), ("current_password", PASSWORD)],
-        )
-        .await;
+    let off = turn_off_with(&app, &session, &page, PASSWORD).await;
     assert_eq!(off.status, 303, "{}", off.html);
     assert_eq!(login_with(&app, "otto", None).await.code(), 0);
     let target = format!("user:{}", session.user_id);

@@ -4,8 +4,7 @@ use super::*;
 
 #[actix_web::test]
 async fn creating_users_validates_the_body() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
 
     let created = app
         .create_user(&admin, json!({"username": "bob", "password": PASSWORD}))
@@ -57,8 +56,7 @@ async fn creating_users_validates_the_body() {
 
 #[actix_web::test]
 async fn patching_an_unknown_user_is_404() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     for id in ["999999", "not-an-id"] {
         app.patch_user(&admin, id, json!({"active": false}))
             .await
@@ -73,8 +71,7 @@ async fn patching_an_unknown_user_is_404() {
 
 #[actix_web::test]
 async fn a_disabled_user_can_neither_log_in_nor_use_an_open_session() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let bob = app.user(&admin, "bob", "free").await;
     assert_eq!(app.list_keys(&bob).await.code(), 0);
 

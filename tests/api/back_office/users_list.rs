@@ -17,8 +17,7 @@ async fn create_users(app: &TestApp, admin: &Session, names: &[&str]) {
 
 #[actix_web::test]
 async fn users_are_listed_by_name_a_page_at_a_time() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     create_users(
         &app,
         &admin,
@@ -96,8 +95,7 @@ async fn users_are_listed_by_name_a_page_at_a_time() {
 
 #[actix_web::test]
 async fn the_search_is_a_case_insensitive_part_of_the_name_with_wildcards_escaped() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     create_users(&app, &admin, &["ann_lee", "annxlee", "Bob", "bobby"]).await;
 
     let search = async |q: &str| {
@@ -145,8 +143,7 @@ async fn the_search_is_a_case_insensitive_part_of_the_name_with_wildcards_escape
 
 #[actix_web::test]
 async fn only_super_administrators_list_and_read_users() {
-    let app = spawn_app().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_app().await.with_admin().await;
     let ada = app.user_with_role(&admin, "ada", "admin").await;
     let bob = app.user(&admin, "bob", "free").await;
     for path in [
@@ -161,8 +158,7 @@ async fn only_super_administrators_list_and_read_users() {
 
 #[actix_web::test]
 async fn a_users_detail_shows_their_keys_and_usage() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let carol = app.user(&admin, "carol", "pro").await;
     let laptop = app.new_key(&carol, json!({"name": "laptop"})).await;
     let server = app.new_key(&carol, json!({"name": "server"})).await;

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use chrono::{TimeZone, Utc};
-use serde_json::json;
 
 use super::*;
 use crate::helpers::quotes::BASES;
@@ -135,12 +134,7 @@ async fn corrections_are_heard_as_revised_for_the_days_a_member_could_see() {
 async fn a_key_with_a_range_hears_only_its_indexes() {
     let (app, _admin, _pro, _free) = imported().await;
     let rita = app.member("rita", "pro").await;
-    let key = app
-        .new_key(
-            &rita,
-            json!({"name": "gpu only", "index_codes": ["GPU_Index"]}),
-        )
-        .await;
+    let key = app.key_for_indexes(&rita, "gpu only", &["GPU_Index"]).await;
     let (events, _) = all_events(&app, &key, "evt_0").await;
     assert_eq!(
         days_by_index(&events),

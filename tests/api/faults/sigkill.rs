@@ -112,32 +112,89 @@ async fn until_refused(app: &TestApp, base: &str, key: &Key, killed: Instant) ->
     }
 }
 
+/// The start of a crash test: one instance of the binary on a fresh database (clear of
+/// UTC midnight), the test's view of it, and [`pro_key`]'s administrator and key.
+struct OneInstance {
+    database_url: String,
+    first: Service,
+    app: TestApp,
+    admin: Session,
+    key: Key,
+}
+
+/// [`OneInstance`] with a key of `per_day` calls a day.
+async fn one_instance(per_day: i64) -> OneInstance {
+    clear_of_utc_midnight().await;
+    let database_url = create_database().await;
+    let first = Service::start(&database_url, ENV).await;
+    let app = TestApp::attach(&first.base, &database_url).await;
+    let (admin, key) = pro_key(&app, per_day).await;
+    OneInstance {
+        database_url,
+        first,
+        app,
+        admin,
+        key,
+    }
+}
+
+/// Makes the calls numbered `numbers` with `key` on `instance`, each of which must be
+/// admitted.
+async fn all_admitted(instance: &Service, key: &Key, numbers: std::ops::RangeInclusive<u32>) {
+    let http = crate::helpers::http_client();
+    for n in numbers {
+        assert_eq!(
+            call(&http, &instance.base, key).await.unwrap(),
+            0,
+            "call {n}"
+        );
+    }
+}
+
+/// Kills `first`, starts another instance on its database and spends `key` there until
+/// it is refused ([`until_refused`]): the new instance, the calls it admitted, and how
+/// long after the kill the dead instance's leases came back.
+async fn restart_after_a_kill(
+    first: &mut Service,
+    database_url: &str,
+    app: &TestApp,
+    key: &Key,
+) -> (Service, usize, Duration) {
+    first.kill();
+    let killed = Instant::now();
+    let second = Service::start(database_url, ENV).await;
+    let (admitted, reclaimed_at) = until_refused(app, &second.base, key, killed).await;
+    (second, admitted, reclaimed_at - killed)
+}
+
+/// Asserts that `total`, the calls admitted in all of a day of 100 (`day` says which),
+/// is within the crash bound: at most one call (1% of 100, at least one) counted that
+/// the dead instance may have made without reporting; never more than the limit.
+#[track_caller]
+fn assert_within_the_crash_bound(total: usize, day: &str) {
+    assert!(
+        (99..=100).contains(&total),
+        "{total} calls admitted in all of {day}"
+    );
+}
+
 /// The case that stranded a quarter of the day before: a key spends 5 of 100 on one
 /// instance, which is killed and started again.
 #[actix_web::test]
 async fn a_killed_instances_leases_come_back_after_a_restart() {
-    clear_of_utc_midnight().await;
-    let database_url = create_database().await;
-    let mut first = Service::start(&database_url, ENV).await;
-    let app = TestApp::attach(&first.base, &database_url).await;
-    let (_, key) = pro_key(&app, 100).await;
-    let http = crate::helpers::http_client();
-    for n in 1..=5 {
-        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
-    }
-    first.kill();
-    let killed = Instant::now();
-
-    let mut second = Service::start(&database_url, ENV).await;
-    let (admitted, reclaimed_at) = until_refused(&app, &second.base, &key, killed).await;
+    let OneInstance {
+        database_url,
+        mut first,
+        app,
+        key,
+        ..
+    } = one_instance(100).await;
+    all_admitted(&first, &key, 1..=5).await;
+    let (mut second, admitted, reclaimed_after) =
+        restart_after_a_kill(&mut first, &database_url, &app, &key).await;
     let total = 5 + admitted;
-    // At most one call (1% of 100, at least one) counted that the dead instance may
-    // have made without reporting; never more than the limit.
-    assert!(
-        (99..=100).contains(&total),
-        "{total} calls admitted in all of a day of 100"
-    );
-    assert!(reclaimed_at - killed < RECLAIM_BOUND);
+    assert_within_the_crash_bound(total, "a day of 100");
+    assert!(reclaimed_after < RECLAIM_BOUND);
     let used = used_today(&app, &key).await;
     assert!(
         used >= total as i64 && used <= 100,
@@ -159,29 +216,20 @@ async fn a_killed_instances_leases_come_back_after_a_restart() {
 /// limit, 100 calls, counted every call the dead instance held as used.)
 #[actix_web::test]
 async fn a_lowered_day_limit_keeps_its_crash_bound() {
-    clear_of_utc_midnight().await;
-    let database_url = create_database().await;
-    let mut first = Service::start(&database_url, ENV).await;
-    let app = TestApp::attach(&first.base, &database_url).await;
-    let (admin, key) = pro_key(&app, 10_000).await;
-    let http = crate::helpers::http_client();
-    for n in 1..=5 {
-        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
-    }
+    let OneInstance {
+        database_url,
+        mut first,
+        app,
+        admin,
+        key,
+    } = one_instance(10_000).await;
+    all_admitted(&first, &key, 1..=5).await;
     app.patch_key(&admin, &key, json!({"per_day": 100})).await;
-    for n in 6..=10 {
-        assert_eq!(call(&http, &first.base, &key).await.unwrap(), 0, "call {n}");
-    }
-    first.kill();
-    let killed = Instant::now();
-
-    let mut second = Service::start(&database_url, ENV).await;
-    let (admitted, _) = until_refused(&app, &second.base, &key, killed).await;
+    all_admitted(&first, &key, 6..=10).await;
+    let (mut second, admitted, _) =
+        restart_after_a_kill(&mut first, &database_url, &app, &key).await;
     let total = 10 + admitted;
-    assert!(
-        (99..=100).contains(&total),
-        "{total} calls admitted in all of a day lowered to 100"
-    );
+    assert_within_the_crash_bound(total, "a day lowered to 100");
     second.stop();
     drop(app);
     drop_database(&database_name(&database_url)).await;

@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::still_serving;
-use crate::helpers::{spawn_with_demo, TestApp, PASSWORD};
+use crate::helpers::{select_column, spawn_with_demo, TestApp, PASSWORD};
 
 #[actix_web::test]
 async fn keys_are_taken_from_the_headers_d12_and_nowhere_else() {
@@ -132,20 +132,14 @@ async fn permuted_fields_answer_in_the_order_asked() {
 
 #[actix_web::test]
 async fn secrets_are_not_stored_or_cached() {
-    let app = spawn_with_demo().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_demo().await.with_admin().await;
     // A password typed into the user-name box is never stored as typed.
     let typed = "my secret passphrase 42";
     let (reply, _) = app.login(typed, "whatever").await;
     reply.assert_error(401, 40102);
-    let rows = app
-        .db
-        .query("SELECT subject FROM login_failures", &[])
-        .await
-        .unwrap();
-    assert!(!rows.is_empty());
-    for row in rows {
-        let subject: String = row.get(0);
+    let subjects: Vec<String> = select_column(&app.db, "SELECT subject FROM login_failures").await;
+    assert!(!subjects.is_empty());
+    for subject in subjects {
         assert!(
             !subject.contains("secret") && !subject.contains("127.0.0.1"),
             "{subject}"
@@ -163,8 +157,7 @@ async fn secrets_are_not_stored_or_cached() {
 
 #[actix_web::test]
 async fn an_allow_list_holds_only_ranges() {
-    let app = spawn_with_demo().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_demo().await.with_admin().await;
     let key = app
         .new_key(
             &admin,

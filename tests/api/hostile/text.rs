@@ -101,9 +101,7 @@ async fn nul_and_control_characters_in_page_paths_and_forms_are_client_errors() 
     for segment in ["%00", "a%00b", "%1B%5B2J", "%07"] {
         for action in ["rotate", "rename", "delete"] {
             let path = format!("/account/keys/{segment}/{action}");
-            let page = app
-                .post_form(&pat.cookies, &path, &[("csrf", &pat_token), ("name", "x")])
-                .await;
+            let page = app.submit(&pat, &path, &pat_token, &[("name", "x")]).await;
             assert_client_error(&page, &path);
         }
         for path in [
@@ -121,11 +119,7 @@ async fn nul_and_control_characters_in_page_paths_and_forms_are_client_errors() 
             format!("/admin/tiers/{segment}"),
         ] {
             let page = app
-                .post_form(
-                    &root.cookies,
-                    &path,
-                    &[("csrf", &root_token), ("name", "x")],
-                )
+                .submit(&root, &path, &root_token, &[("name", "x")])
                 .await;
             assert_client_error(&page, &path);
         }

@@ -4,6 +4,8 @@
 
 use rust_decimal::Decimal;
 
+use crate::helpers::select_column;
+
 use super::{
     daily, dec, import_three_days, round6, spawn, spawn_with_three_days, stored_daily, OPEN_DAYS,
 };
@@ -39,15 +41,11 @@ async fn an_accepted_file_is_stored_and_every_value_recalculated() {
     );
 
     // Specifications are kept exactly as entered.
-    let quotes = app
-        .db
-        .query(
-            "SELECT DISTINCT specification FROM index_quotes ORDER BY 1",
-            &[],
-        )
-        .await
-        .unwrap();
-    let names: Vec<String> = quotes.iter().map(|r| r.get(0)).collect();
+    let names: Vec<String> = select_column(
+        &app.db,
+        "SELECT DISTINCT specification FROM index_quotes ORDER BY 1",
+    )
+    .await;
     assert_eq!(names, vec!["8x H100", "8x H200"]);
 }
 

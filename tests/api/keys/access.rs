@@ -10,8 +10,7 @@ use crate::helpers::spawn_with_fixture;
 
 #[actix_web::test]
 async fn scopes_and_index_range_are_steps_5_and_6() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "alice", "free").await;
     app.patch_key(
         &admin,
@@ -52,8 +51,7 @@ async fn scopes_and_index_range_are_steps_5_and_6() {
 
 #[actix_web::test]
 async fn member_indexes_follow_the_owners_tier() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let free = app.key_of_tier(&admin, "freddy", "free").await;
     let pro = app.key_of_tier(&admin, "petra", "pro").await;
     // Step 8 comes after the range (step 6): a free key with the member index in range.
@@ -111,8 +109,7 @@ async fn a_key_sees_every_field_and_its_tiers_delay() {
 
 #[actix_web::test]
 async fn a_session_cookie_gives_the_accounts_tier_and_a_stale_one_the_visitor() {
-    let app = spawn_with_fixture().await;
-    let petra = app.member("petra", "pro").await;
+    let (app, petra) = spawn_with_fixture().await.with_member("petra", "pro").await;
     let as_petra = |body: Value| {
         let app = &app;
         let petra = petra.clone();

@@ -12,8 +12,7 @@ use crate::helpers::spawn_with_fixture;
 
 #[actix_web::test]
 async fn malformed_unknown_and_empty_keys_are_40102_and_never_fall_back_to_the_session() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let real = app.key_of_tier(&admin, "alice", "free").await;
     let mut typo = real.key.clone().into_bytes();
     typo[20] = if typo[20] == b'x' { b'y' } else { b'x' };
@@ -86,8 +85,7 @@ async fn an_expired_key_is_40103_from_the_moment_it_expires() {
 
 #[actix_web::test]
 async fn disabling_a_key_or_its_owner_is_40301_at_once_and_undoing_it_restores_access() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let alice = app.user(&admin, "alice", "free").await;
     let key = app.new_key(&alice, json!({"name": "k"})).await;
     let ok = || async { app.query_with(daily("GPU_Index"), Some(&key.key)).await };
@@ -111,8 +109,7 @@ async fn disabling_a_key_or_its_owner_is_40301_at_once_and_undoing_it_restores_a
 /// A request failing two steps gets the earlier step's error (spec part 5, D1).
 #[actix_web::test]
 async fn the_earlier_step_wins() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let alice = app.user(&admin, "alice", "free").await;
     let key = app.new_key(&alice, json!({"name": "k"})).await;
     let bad_body = json!({"api_name": "index_daily", "params": {"colour": "red"}});

@@ -13,6 +13,15 @@ use serde_json::{json, Value};
 use super::{operations, property_names, resolve, served_document, strings};
 use crate::helpers::spawn_app;
 
+/// Asserts that property `property` of `schema` (of dataset `dataset`) carries the
+/// catalogue's `description` of it.
+fn assert_describes(schema: &Value, dataset: &str, property: &str, description: &str) {
+    let described = schema["properties"][property]["description"]
+        .as_str()
+        .unwrap();
+    assert!(described.contains(description), "{dataset}.{property}");
+}
+
 #[actix_web::test]
 async fn the_document_lists_every_route_dataset_and_error_code() {
     let app = spawn_app().await;
@@ -168,14 +177,7 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
         let expected: BTreeSet<String> = dataset.params.iter().map(|p| p.name.into()).collect();
         assert_eq!(property_names(params), expected, "{name} params");
         for param in dataset.params {
-            let described = params["properties"][param.name]["description"]
-                .as_str()
-                .unwrap();
-            assert!(
-                described.contains(param.description),
-                "{name}.{}",
-                param.name
-            );
+            assert_describes(params, name, param.name, param.description);
         }
         let fields = &request["properties"]["fields"];
         let names: Vec<&str> = dataset.fields.iter().map(|f| f.name).collect();
@@ -192,14 +194,7 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
             "{name} field types"
         );
         for field in dataset.fields {
-            let described = typed["properties"][field.name]["description"]
-                .as_str()
-                .unwrap();
-            assert!(
-                described.contains(field.description),
-                "{name}.{}",
-                field.name
-            );
+            assert_describes(typed, name, field.name, field.description);
         }
         let limit = &request["properties"]["limit"];
         assert_eq!(

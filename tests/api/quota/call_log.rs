@@ -5,7 +5,9 @@ use chrono::TimeDelta;
 use serde_json::json;
 
 use super::daily;
-use crate::helpers::{eventually, select_value, spawn_with_fixture, Reply};
+use crate::helpers::{
+    eventually, select_column, select_pairs, select_value, spawn_with_fixture, Reply,
+};
 
 #[actix_web::test]
 async fn each_counted_call_is_in_the_call_log() {
@@ -82,14 +84,11 @@ async fn call_log_rows_past_retention_are_pruned() {
     app.clock.advance(TimeDelta::days(1));
     let mut left = Vec::new();
     for _ in 0..200 {
-        left = app
-            .db
-            .query("SELECT request_id FROM call_log ORDER BY request_id", &[])
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get::<_, String>(0))
-            .collect::<Vec<_>>();
+        left = select_column::<String>(
+            &app.db,
+            "SELECT request_id FROM call_log ORDER BY request_id",
+        )
+        .await;
         if left.len() == 1 {
             break;
         }
@@ -147,29 +146,20 @@ async fn call_log_months_past_retention_are_dropped_whole() {
     })
     .await;
     assert!(dropped, "the July table is still there");
-    let left: Vec<String> = app
-        .db
-        .query("SELECT request_id FROM call_log ORDER BY request_id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let left: Vec<String> = select_column(
+        &app.db,
+        "SELECT request_id FROM call_log ORDER BY request_id",
+    )
+    .await;
     assert_eq!(left, ["req_recent"]);
     // Only the default partition is read by time (its rows expire one by one and move
     // out by month); a month is read by key, and dropped whole.
-    let indexed: Vec<(String, String)> = app
-        .db
-        .query(
-            "SELECT tablename, indexdef FROM pg_indexes \
-             WHERE tablename LIKE 'call_log_%' ORDER BY tablename, indexdef",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let indexed: Vec<(String, String)> = select_pairs(
+        &app.db,
+        "SELECT tablename, indexdef FROM pg_indexes \
+         WHERE tablename LIKE 'call_log_%' ORDER BY tablename, indexdef",
+    )
+    .await;
     let by_time: Vec<&str> = indexed
         .iter()
         .filter(|(_, index)| index.ends_with("(called_at)"))

@@ -24,13 +24,9 @@ async fn calls_today(app: &TestApp, owner: &Session, expected: i64) -> i64 {
 
 #[actix_web::test]
 async fn only_calls_that_pass_steps_1_to_6_count() {
-    let app = spawn_with_fixture().await;
-    let owner = app.member("olga", "free").await;
+    let (app, owner) = spawn_with_fixture().await.with_member("olga", "free").await;
     let key = app
-        .new_key(
-            &owner,
-            json!({"name": "narrow", "index_codes": ["Server_Index"]}),
-        )
+        .key_for_indexes(&owner, "narrow", &["Server_Index"])
         .await;
 
     // Refused before step 7: not counted, but reported with the headers (D6).
@@ -70,8 +66,7 @@ async fn only_calls_that_pass_steps_1_to_6_count() {
 
 #[actix_web::test]
 async fn usage_shows_in_the_key_list_and_to_admins() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let owner = app.user(&admin, "uma", "pro").await;
     let key = app.new_key(&owner, json!({"name": "main"})).await;
     for _ in 0..3 {

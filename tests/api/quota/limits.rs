@@ -50,8 +50,7 @@ async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
 
 #[actix_web::test]
 async fn the_minute_window_refuses_with_42901_and_rolls_over() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "mia", "pro").await;
     app.patch_key(&admin, &key, json!({"per_minute": 3, "per_day": 5}))
         .await;
@@ -76,8 +75,7 @@ async fn the_minute_window_refuses_with_42901_and_rolls_over() {
 
 #[actix_web::test]
 async fn headers_describe_both_windows() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "hana", "pro").await;
     app.patch_key(&admin, &key, json!({"per_minute": 5, "per_day": 100}))
         .await;
@@ -105,8 +103,7 @@ async fn headers_describe_both_windows() {
 
 #[actix_web::test]
 async fn a_tier_change_applies_at_once() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "tom", "free").await;
     for _ in 0..4 {
         assert_eq!(call(&app, &key).await.code(), 0);
@@ -132,8 +129,7 @@ async fn a_tier_change_applies_at_once() {
 /// old limit and spent part of it unreported. (Through a crash: `faults::sigkill`.)
 #[actix_web::test]
 async fn a_day_limit_lowered_the_same_day_admits_exactly_the_rest() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     for (before, lowered) in [(0, 100), (5, 100), (40, 100), (7, 8)] {
         let key = app
             .key_of_tier(&admin, &format!("lowe{before}x{lowered}"), "pro")

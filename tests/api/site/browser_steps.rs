@@ -154,10 +154,23 @@ pub(super) async fn assert_pages_fit_the_phone(
             json!(390),
             "{path}: the layout width"
         );
-        assert_no_sideways_scroll(browser, path).await;
-        assert_heading_visible(browser, path).await;
+        assert_shown_page_fits(browser, path).await;
         browser.screenshot(name).await;
     }
+}
+
+/// Asserts the page shown now (`page` names it in a failure) does not scroll sideways
+/// and shows its main heading, as every page on a phone must.
+pub(super) async fn assert_shown_page_fits(browser: &Browser, page: &str) {
+    assert_no_sideways_scroll(browser, page).await;
+    assert_heading_visible(browser, page).await;
+}
+
+/// Scrolls to the part of the page shown now with id `id` and asserts the page (`page`
+/// names it in a failure) still does not scroll sideways.
+pub(super) async fn assert_part_fits(browser: &Browser, id: &str, page: &str) {
+    scroll_to(browser, id).await;
+    assert_no_sideways_scroll(browser, page).await;
 }
 
 /// Logs `username` in through the login form, typing as a person does, and waits for

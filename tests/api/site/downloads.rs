@@ -42,8 +42,7 @@ async fn api_csv(app: &TestApp, cookies: &str, body: Value) -> String {
 
 #[actix_web::test]
 async fn each_download_is_what_the_api_answers_the_same_reader() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     app.user(&admin, "fran", "free").await;
     app.user(&admin, "paul", "pro").await;
     let free = app.form_login("fran", PASSWORD).await.cookies;

@@ -13,8 +13,7 @@ async fn member(app: &TestApp, name: &str, tier: &str) -> iq_test_support::site:
 
 #[actix_web::test]
 async fn the_login_form_opens_a_session_the_api_accepts() {
-    let app = spawn_with_fixture().await;
-    app.member("pat", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "pro").await;
     let form = app.page("/login").await;
     assert_eq!(form.status, 200);
     form.assert_has(r#"<label for="username">"#);
@@ -25,32 +24,12 @@ async fn the_login_form_opens_a_session_the_api_accepts() {
         "{set}"
     );
 
-    let wrong = app
-        .post_form(
-            &pre,
-            "/login",
-            &[
-                ("csrf", &form.csrf()),
-                ("username", "pat"),
-                ("password", "nope"),
-            ],
-        )
-        .await;
+    let wrong = app.post_login(&pre, &form.csrf(), "pat", "nope").await;
     assert_eq!(wrong.status, 401);
     wrong.assert_has("Wrong user name or password.");
     wrong.assert_has(r#"value="pat""#);
 
-    let ok = app
-        .post_form(
-            &pre,
-            "/login",
-            &[
-                ("csrf", &form.csrf()),
-                ("username", "pat"),
-                ("password", PASSWORD),
-            ],
-        )
-        .await;
+    let ok = app.post_login(&pre, &form.csrf(), "pat", PASSWORD).await;
     assert_eq!(ok.status, 303);
     assert_eq!(ok.header("location"), Some("/account"));
     let cookie = ok.cookie("iq_session").expect("the session cookie");
@@ -79,24 +58,12 @@ async fn the_login_form_opens_a_session_the_api_accepts() {
 
 #[actix_web::test]
 async fn failed_logins_past_the_limit_wait_for_the_next_minute() {
-    let app = spawn_with_fixture().await;
-    app.member("pat", "free").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "free").await;
     let form = app.page("/login").await;
     let pre = form.cookie("iq_form").unwrap();
     let mut last = None;
     for _ in 0..6 {
-        last = Some(
-            app.post_form(
-                &pre,
-                "/login",
-                &[
-                    ("csrf", &form.csrf()),
-                    ("username", "pat"),
-                    ("password", "bad"),
-                ],
-            )
-            .await,
-        );
+        last = Some(app.post_login(&pre, &form.csrf(), "pat", "bad").await);
     }
     let last = last.unwrap();
     assert_eq!(last.status, 429, "{}", last.html);
@@ -171,9 +138,7 @@ async fn a_key_made_with_the_form_is_shown_once_works_and_can_be_deleted() {
         .page_with(&pat.cookies, "/account/keys/no-such-key/delete")
         .await;
     assert_eq!(unknown.status, 404, "{}", unknown.html);
-    let deleted = app
-        .post_form(&pat.cookies, &path, &[("csrf", &confirm.csrf())])
-        .await;
+    let deleted = app.submit(&pat, &path, &confirm.csrf(), &[]).await;
     assert_eq!(deleted.status, 303);
     assert_eq!(deleted.header("location"), Some("/account/keys?deleted=1"));
     let after = app.page_with(&pat.cookies, "/account/keys?deleted=1").await;
@@ -257,9 +222,7 @@ async fn logout_ends_the_session() {
     let app = spawn_with_fixture().await;
     let pat = member(&app, "pat", "pro").await;
     let account = app.page_with(&pat.cookies, "/account").await;
-    let out = app
-        .post_form(&pat.cookies, "/logout", &[("csrf", &account.csrf())])
-        .await;
+    let out = app.submit(&pat, "/logout", &account.csrf(), &[]).await;
     assert_eq!(out.status, 303);
     assert!(
         out.set_cookies

@@ -2,14 +2,49 @@
 //! password, list and end sessions) and a super administrator's reset link, used on the
 //! reset page; all as plain forms.
 
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use crate::helpers::site::{PageReply, SignedIn};
+use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
 
 const NEW_PASSWORD: &str = "another long passphrase";
 
+/// The security page's password form, sent by `browser` with the page's `csrf` token:
+/// the current password, then [`NEW_PASSWORD`] and `confirmation` of it.
+async fn change_password(
+    app: &TestApp,
+    browser: &SignedIn,
+    csrf: &str,
+    confirmation: &str,
+) -> PageReply {
+    let fields = [
+        ("current_password", PASSWORD),
+        ("new_password", NEW_PASSWORD),
+        ("confirm_password", confirmation),
+    ];
+    app.submit(browser, "/account/password", csrf, &fields)
+        .await
+}
+
+/// The reset page's form, sent with its `cookie` and `csrf` token: the link's `token`
+/// and `password`, confirmed.
+async fn reset_to(
+    app: &TestApp,
+    cookie: &str,
+    csrf: &str,
+    token: &str,
+    password: &str,
+) -> PageReply {
+    let fields = [
+        ("csrf", csrf),
+        ("token", token),
+        ("new_password", password),
+        ("confirm_password", password),
+    ];
+    app.post_form(cookie, "/reset", &fields).await
+}
+
 #[actix_web::test]
 async fn a_member_changes_the_password_and_ends_a_session_from_the_security_page() {
-    let app = spawn_with_fixture().await;
-    app.member("pat", "free").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "free").await;
     let laptop = app.form_login("pat", PASSWORD).await;
     let phone = app.form_login("pat", PASSWORD).await;
 
@@ -25,32 +60,10 @@ async fn a_member_changes_the_password_and_ends_a_session_from_the_security_page
     page.assert_has("(this session)");
 
     // Confirmation that differs, then a wrong current password: the form again.
-    let differs = app
-        .post_form(
-            &laptop.cookies,
-            "/account/password",
-            &[
-                ("csrf", &page.csrf()),
-                ("current_password", PASSWORD),
-                ("new_password", NEW_PASSWORD),
-                ("confirm_password", "something else entirely"),
-            ],
-        )
-        .await;
+    let differs = change_password(&app, &laptop, &page.csrf(), "something else entirely").await;
     assert_eq!(differs.status, 400);
     differs.assert_has(r#"id="password-problem""#);
-    let changed = app
-        .post_form(
-            &laptop.cookies,
-            "/account/password",
-            &[
-                ("csrf", &page.csrf()),
-                ("current_password", PASSWORD),
-                ("new_password", NEW_PASSWORD),
-                ("confirm_password", NEW_PASSWORD),
-            ],
-        )
-        .await;
+    let changed = change_password(&app, &laptop, &page.csrf(), NEW_PASSWORD).await;
     assert_eq!(changed.status, 303, "{}", changed.html);
     assert_eq!(
         changed.header("location"),
@@ -70,9 +83,7 @@ async fn a_member_changes_the_password_and_ends_a_session_from_the_security_page
     let page = app.page_with(&laptop.cookies, "/account/security").await;
     let start = page.html.find(r#"action="/account/sessions/"#).unwrap() + 8;
     let action = &page.html[start..start + page.html[start..].find('"').unwrap()];
-    let ended = app
-        .post_form(&laptop.cookies, action, &[("csrf", &page.csrf())])
-        .await;
+    let ended = app.submit(&laptop, action, &page.csrf(), &[]).await;
     assert_eq!(ended.status, 303, "{}", ended.html);
     assert_eq!(app.page_with(&tablet.cookies, "/account").await.status, 303);
     assert_eq!(app.page_with(&laptop.cookies, "/account").await.status, 200);
@@ -80,18 +91,18 @@ async fn a_member_changes_the_password_and_ends_a_session_from_the_security_page
 
 #[actix_web::test]
 async fn a_reset_link_from_the_users_page_sets_a_password_once() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let quinn = app.user(&admin, "quinn", "free").await;
     let root = app.form_login("root", PASSWORD).await;
     let user_page = app
         .page_with(&root.cookies, &format!("/admin/users/{}", quinn.user_id))
         .await;
     let issued = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &format!("/admin/users/{}/reset", quinn.user_id),
-            &[("csrf", &user_page.csrf())],
+            &user_page.csrf(),
+            &[],
         )
         .await;
     assert_eq!(issued.status, 200, "{}", issued.html);
@@ -104,32 +115,10 @@ async fn a_reset_link_from_the_users_page_sets_a_password_once() {
     form.assert_has("For <strong>quinn</strong>");
     let cookie = form.cookie("iq_form").unwrap();
     let token = link.split_once("token=").unwrap().1;
-    let short = app
-        .post_form(
-            &cookie,
-            "/reset",
-            &[
-                ("csrf", &form.csrf()),
-                ("token", token),
-                ("new_password", "short"),
-                ("confirm_password", "short"),
-            ],
-        )
-        .await;
+    let short = reset_to(&app, &cookie, &form.csrf(), token, "short").await;
     assert_eq!(short.status, 400);
     short.assert_has(r#"id="reset-problem""#);
-    let done = app
-        .post_form(
-            &cookie,
-            "/reset",
-            &[
-                ("csrf", &form.csrf()),
-                ("token", token),
-                ("new_password", NEW_PASSWORD),
-                ("confirm_password", NEW_PASSWORD),
-            ],
-        )
-        .await;
+    let done = reset_to(&app, &cookie, &form.csrf(), token, NEW_PASSWORD).await;
     assert_eq!(done.status, 200, "{}", done.html);
     done.assert_has(r#"id="reset-done""#);
     app.form_login("quinn", NEW_PASSWORD).await;

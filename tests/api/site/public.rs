@@ -5,7 +5,7 @@ use chrono::TimeZone;
 use iq_test_support::site::PageReply;
 use serde_json::json;
 
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
 
 fn assert_page(page: &PageReply) {
     assert_eq!(page.status, 200, "{}", page.html);
@@ -18,11 +18,18 @@ fn assert_page(page: &PageReply) {
     page.assert_has(&format!(r#"<code id="request-id">{id}</code>"#));
 }
 
+/// The page `path` as the browser with `cookies` (a visitor: none) sees it, asserted to
+/// be a page as [`assert_page`] has it.
+async fn good_page(app: &TestApp, cookies: &str, path: &str) -> PageReply {
+    let page = app.page_with(cookies, path).await;
+    assert_page(&page);
+    page
+}
+
 #[actix_web::test]
 async fn home_shows_a_visitor_the_public_indexes_up_to_the_free_cutoff() {
     let app = spawn_with_fixture().await;
-    let home = app.page("/").await;
-    assert_page(&home);
+    let home = good_page(&app, "", "/").await;
     // Free delay: 7 open days before Friday 20 November is Tuesday 10 November.
     home.assert_has("10 Nov 2026");
     home.assert_has("20261110");
@@ -43,27 +50,23 @@ async fn home_shows_a_visitor_the_public_indexes_up_to_the_free_cutoff() {
 
 #[actix_web::test]
 async fn a_pro_member_sees_the_member_index_and_todays_data() {
-    let app = spawn_with_fixture().await;
-    app.member("pat", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "pro").await;
     let pat = app.form_login("pat", PASSWORD).await;
-    let home = app.page_with(&pat.cookies, "/").await;
-    assert_page(&home);
+    let home = good_page(&app, &pat.cookies, "/").await;
     home.assert_has("Hardware_Index");
     home.assert_has("999.500000");
     home.assert_has("up to date");
     home.assert_has(r#"id="account-link">pat</a>"#);
     // A member's page is theirs alone.
     assert_eq!(home.header("cache-control"), Some("private, no-store"));
-    let index = app.page_with(&pat.cookies, "/indexes/Hardware_Index").await;
-    assert_page(&index);
+    let index = good_page(&app, &pat.cookies, "/indexes/Hardware_Index").await;
     index.assert_has("1003.300000");
 }
 
 #[actix_web::test]
 async fn an_index_page_has_its_chart_table_and_the_quotes_of_its_latest_visible_day() {
     let app = spawn_with_fixture().await;
-    let page = app.page("/indexes/Server_Index?range=1M").await;
-    assert_page(&page);
+    let page = good_page(&app, "", "/indexes/Server_Index?range=1M").await;
     page.assert_has(r#"class="chart""#);
     page.assert_has(r#"data-value="1010.123456""#);
     page.assert_has(r#"aria-current="page">1M</a>"#);
@@ -77,8 +80,7 @@ async fn an_index_page_has_its_chart_table_and_the_quotes_of_its_latest_visible_
     page.assert_lacks("249875.120000");
 
     // An index_only index: points, no weighted price, no quotes.
-    let gpu = app.page("/indexes/GPU_Index").await;
-    assert_page(&gpu);
+    let gpu = good_page(&app, "", "/indexes/GPU_Index").await;
     gpu.assert_has("990.000000");
     gpu.assert_lacks("29700");
     gpu.assert_lacks("Specification quotes");
@@ -110,8 +112,7 @@ async fn a_member_index_or_an_unknown_one_is_a_page_not_an_envelope() {
 #[actix_web::test]
 async fn the_calendar_shows_open_and_closed_days() {
     let app = spawn_with_fixture().await;
-    let page = app.page("/calendar?year=2026").await;
-    assert_page(&page);
+    let page = good_page(&app, "", "/calendar?year=2026").await;
     page.assert_has(r#"class="day open" title="20261117 open" data-date="20261117""#);
     page.assert_has(r#"class="day closed" title="20261116 closed" data-date="20261116""#);
     page.assert_has(r#"class="day closed" title="20261121 closed" data-date="20261121""#);
@@ -121,13 +122,11 @@ async fn the_calendar_shows_open_and_closed_days() {
 
 #[actix_web::test]
 async fn plans_are_read_from_the_settings_and_follow_a_change() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let mut free = app.tier(&admin, "free").await;
     free["per_day"] = json!(4321);
     free.as_object_mut().unwrap().remove("tier");
-    let before = app.page("/plans").await;
-    assert_page(&before);
+    let before = good_page(&app, "", "/plans").await;
     // As a cell: the digits alone could turn up in a random request id.
     before.assert_lacks(r#"<td class="num">4321</td>"#);
     app.put_tier(&admin, "free", free).await;
@@ -139,16 +138,14 @@ async fn plans_are_read_from_the_settings_and_follow_a_change() {
 #[actix_web::test]
 async fn methodology_and_examples_speak_of_the_callers_own_data() {
     let app = spawn_with_fixture().await;
-    let method = app.page("/methodology").await;
-    assert_page(&method);
+    let method = good_page(&app, "", "/methodology").await;
     method.assert_has("round6");
     method.assert_has("chain-linked");
     method.assert_has("<strong>free</strong>: 7 trading days");
     // Revisions, and how to reproduce a past answer.
     method.assert_has(r#"id="revisions""#);
     method.assert_has("<code>as_of</code>");
-    let examples = app.page("/examples").await;
-    assert_page(&examples);
+    let examples = good_page(&app, "", "/examples").await;
     // The visitor's first visible index and cutoff.
     examples.assert_has(r#""index_code": "Server_Index""#);
     examples.assert_has(r#"<a href="/docs#datasets" id="examples-reference">"#);
@@ -178,8 +175,7 @@ async fn a_kept_visitor_page_has_its_own_request_id_and_follows_every_change() {
         )
         .await;
     assert_eq!(renamed.code(), 0, "{}", renamed.body);
-    let after = app.page("/").await;
-    assert_page(&after);
+    let after = good_page(&app, "", "/").await;
     after.assert_has("Renamed Server Index");
     // And so does a new tier delay.
     let mut free = app.tier(&admin, "free").await;
@@ -195,8 +191,7 @@ async fn a_kept_visitor_page_has_its_own_request_id_and_follows_every_change() {
 #[actix_web::test]
 async fn index_pages_say_what_each_number_is_and_when_the_next_comes() {
     let app = spawn_with_fixture().await;
-    let page = app.page("/indexes/Server_Index").await;
-    assert_page(&page);
+    let page = good_page(&app, "", "/indexes/Server_Index").await;
     page.assert_has(r#"<dd id="fact-currency">USD"#);
     page.assert_has("Selling price of one complete 8-GPU server system");
     page.assert_has("Daily quotes from system integrators and distributors");
@@ -231,14 +226,12 @@ async fn index_pages_say_what_each_number_is_and_when_the_next_comes() {
     // due: with the clock at 11 Nov 09:00 UTC (17:00 in Shanghai), Hardware_Index
     // (last value 10 Nov) has its next values at 18:00 that day; at the fixture's 20
     // Nov, every index's next values are overdue.
-    let home = app.page("/").await;
-    assert_page(&home);
+    let home = good_page(&app, "", "/").await;
     home.assert_lacks("Next values");
     app.clock
         .set(chrono::Utc.with_ymd_and_hms(2026, 11, 11, 9, 0, 0).unwrap());
     let pat = app.form_login("pat", PASSWORD).await;
-    let home = app.page_with(&pat.cookies, "/").await;
-    assert_page(&home);
+    let home = good_page(&app, &pat.cookies, "/").await;
     home.assert_has(
         r#"id="next-publication">Next values: <strong>Wed 11 Nov 2026, 18:00 (Asia/Shanghai)</strong>"#,
     );

@@ -1,7 +1,7 @@
 //! The website's defences: security headers on every page, CSRF tokens on every form,
 //! escaping of what the data holds, assets under content-hashed names.
 
-use crate::helpers::{run_sql, spawn_with_fixture, PASSWORD};
+use crate::helpers::{rename_fixture_specification, run_sql, spawn_with_fixture, PASSWORD};
 use reqwest::Method;
 
 #[actix_web::test]
@@ -33,8 +33,7 @@ async fn every_page_carries_the_security_headers() {
 
 #[actix_web::test]
 async fn forms_without_their_token_are_refused() {
-    let app = spawn_with_fixture().await;
-    app.member("pat", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "pro").await;
     app.member("eve", "free").await;
     let pat = app.form_login("pat", PASSWORD).await;
     let eve = app.form_login("eve", PASSWORD).await;
@@ -48,17 +47,7 @@ async fn forms_without_their_token_are_refused() {
     assert!(no_token.cookie("iq_session").is_none());
     let form = app.page("/login").await;
     let pre = form.cookie("iq_form").unwrap();
-    let foreign = app
-        .post_form(
-            &pre,
-            "/login",
-            &[
-                ("csrf", &eve_token),
-                ("username", "pat"),
-                ("password", PASSWORD),
-            ],
-        )
-        .await;
+    let foreign = app.post_login(&pre, &eve_token, "pat", PASSWORD).await;
     assert_eq!(foreign.status, 403);
 
     // A key form and logout with another session's token change nothing.
@@ -85,12 +74,7 @@ async fn forms_without_their_token_are_refused() {
 #[actix_web::test]
 async fn what_the_data_holds_is_escaped() {
     let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
-        "UPDATE index_quotes SET specification = '<script>alert(1)</script>' \
-             WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'",
-    )
-    .await;
+    rename_fixture_specification(&app.db, "<script>alert(1)</script>").await;
     run_sql(&app.db, "UPDATE indexes SET index_name = '<img src=x onerror=alert(2)>' WHERE index_code = 'Server_Index'").await;
     for path in ["/", "/indexes/Server_Index"] {
         let page = app.page(path).await;

@@ -8,12 +8,23 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::receiver::Receiver;
-use crate::helpers::{spawn_app, spawn_with, Spawn};
+use crate::helpers::{select_value, spawn_app, spawn_with, Session, Spawn, TestApp};
+
+/// An endpoint of `member` at `receiver` for `index.published`, sent its test event and
+/// the receiver reached: the endpoint's id.
+async fn endpoint_tested_once(app: &TestApp, member: &Session, receiver: &Receiver) -> String {
+    let hook = app
+        .new_webhook(member, &receiver.url, &["index.published"])
+        .await;
+    let id = hook["id"].as_str().unwrap().to_owned();
+    app.test_webhook(member, &id).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+    id
+}
 
 #[actix_web::test]
 async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
-    let app = spawn_app().await;
-    let free = app.member("fay", "free").await;
+    let (app, free) = spawn_app().await.with_member("fay", "free").await;
     let hook = app
         .new_webhook(&free, "https://hooks.example.com/iq", &["index.published"])
         .await;
@@ -57,8 +68,7 @@ async fn the_secret_is_shown_once_and_the_tier_limits_the_count() {
 
 #[actix_web::test]
 async fn someone_elses_endpoint_is_not_found() {
-    let app = spawn_app().await;
-    let owner = app.member("olga", "pro").await;
+    let (app, owner) = spawn_app().await.with_member("olga", "pro").await;
     let other = app.member("oscar", "pro").await;
     let hook = app
         .new_webhook(&owner, "https://hooks.example.com/iq", &["index.published"])
@@ -83,8 +93,7 @@ async fn someone_elses_endpoint_is_not_found() {
 
 #[actix_web::test]
 async fn bad_bodies_are_40001_and_changes_need_the_csrf_token() {
-    let app = spawn_app().await;
-    let member = app.member("bea", "pro").await;
+    let (app, member) = spawn_app().await.with_member("bea", "pro").await;
     for (body, names) in [
         (json!({"url": "https://a.example.com/"}), "events"),
         (
@@ -186,16 +195,10 @@ async fn a_private_address_is_refused_without_allow_private() {
 
 #[actix_web::test]
 async fn administrators_see_every_accounts_endpoints_and_their_failures() {
-    let app = spawn_app().await;
-    let member = app.member("fio", "pro").await;
+    let (app, member) = spawn_app().await.with_member("fio", "pro").await;
     let receiver = Receiver::start();
     receiver.answer_with(503);
-    let hook = app
-        .new_webhook(&member, &receiver.url, &["index.published"])
-        .await;
-    let id = hook["id"].as_str().unwrap();
-    app.test_webhook(&member, id).await;
-    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let id: &str = &endpoint_tested_once(&app, &member, &receiver).await;
 
     let admin = app.admin().await;
     let seen = crate::helpers::eventually(Duration::from_secs(10), || async {
@@ -224,17 +227,11 @@ async fn administrators_see_every_accounts_endpoints_and_their_failures() {
 
 #[actix_web::test]
 async fn redirects_are_not_followed_and_a_kib_of_the_answer_is_kept() {
-    let app = spawn_app().await;
-    let member = app.member("ria", "pro").await;
+    let (app, member) = spawn_app().await.with_member("ria", "pro").await;
     let receiver = Receiver::start();
     receiver.answer_with(307);
     receiver.answer_bytes(5000);
-    let hook = app
-        .new_webhook(&member, &receiver.url, &["index.published"])
-        .await;
-    let id = hook["id"].as_str().unwrap();
-    app.test_webhook(&member, id).await;
-    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let id: &str = &endpoint_tested_once(&app, &member, &receiver).await;
     let recorded = crate::helpers::eventually(Duration::from_secs(10), || async {
         let log = app.webhook_deliveries(&member, id).await;
         log.data()[0]["status"] == 307
@@ -247,11 +244,6 @@ async fn redirects_are_not_followed_and_a_kib_of_the_answer_is_kept() {
     );
     // The redirect (to the same receiver) was not followed: one request came.
     assert_eq!(receiver.received().len(), 1);
-    let kept: i32 = app
-        .db
-        .query_one("SELECT length(answer) FROM webhook_attempts", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let kept: i32 = select_value(&app.db, "SELECT length(answer) FROM webhook_attempts").await;
     assert_eq!(kept, 1024);
 }

@@ -2,15 +2,15 @@
 //! every one, nobody a login form and a member a 403 page; the back office's link and
 //! the landing page's links follow the role.
 
+use super::root;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 #[actix_web::test]
 async fn each_role_sees_its_pages_and_a_403_page_for_the_others() {
-    let app = spawn_with_fixture().await;
-    let admin_session = app.admin().await;
+    let (app, admin_session) = spawn_with_fixture().await.with_admin().await;
     app.user_with_role(&admin_session, "ada", "admin").await;
     app.user(&admin_session, "uma", "free").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let ada = app.form_login("ada", PASSWORD).await;
     let uma = app.form_login("uma", PASSWORD).await;
     let admin_pages = ["/admin", "/admin/imports", "/admin/calendar"];

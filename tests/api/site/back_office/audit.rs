@@ -2,28 +2,28 @@
 //! moved and its request id; the filters narrow it; pages of users link to their
 //! history; a member is refused.
 
+use super::root;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 #[actix_web::test]
 async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let user_id = {
         app.user(&admin, "anna", "free").await;
         let found = app.admin_users(&admin, "q=anna").await;
         found.data()["items"][0]["id"].as_str().unwrap().to_owned()
     };
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let page = app
         .page_with(&root.cookies, &format!("/admin/users/{user_id}"))
         .await;
     page.assert_has(&format!(r#"href="/admin/audit?target=user:{user_id}""#));
     let saved = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &format!("/admin/users/{user_id}"),
+            &page.csrf(),
             &[
-                ("csrf", &page.csrf()),
                 ("tier", "pro"),
                 ("role", "user"),
                 ("active", "1"),
@@ -60,10 +60,11 @@ async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
     // before and after.
     let indexes = app.page_with(&root.cookies, "/admin/indexes").await;
     let moved = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             "/admin/indexes/GPU_Index",
-            &[("csrf", &indexes.csrf()), ("action", "down")],
+            &indexes.csrf(),
+            &[("action", "down")],
         )
         .await;
     assert_eq!(moved.status, 303, "{}", moved.html);

@@ -15,10 +15,24 @@ async fn upload(app: &TestApp, browser: &SignedIn, file_name: &str, file: &str) 
         .page_with(&browser.cookies, "/admin/imports")
         .await
         .csrf();
-    let form = reqwest::multipart::Form::new().text("csrf", token).part(
-        "file",
-        reqwest::multipart::Part::bytes(file.as_bytes().to_vec()).file_name(file_name.to_owned()),
-    );
+    upload_with_token(app, browser, &token, file_name, file).await
+}
+
+/// Posts `file` to the import form with `token` as its CSRF token.
+async fn upload_with_token(
+    app: &TestApp,
+    browser: &SignedIn,
+    token: &str,
+    file_name: &str,
+    file: &str,
+) -> PageReply {
+    let form = reqwest::multipart::Form::new()
+        .text("csrf", token.to_owned())
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(file.as_bytes().to_vec())
+                .file_name(file_name.to_owned()),
+        );
     let response = app
         .request(Method::POST, "/admin/imports")
         .header("Cookie", &browser.cookies)
@@ -94,20 +108,8 @@ async fn a_refused_import_lists_every_bad_row_and_the_fixed_file_reaches_the_ind
 async fn an_upload_without_its_token_is_refused_before_it_is_imported() {
     let app = spawn_with_fixture().await;
     let root = root(&app).await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", "0".repeat(64))
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(GOOD.as_bytes().to_vec()).file_name("good.csv"),
-        );
-    let response = app
-        .request(Method::POST, "/admin/imports")
-        .header("Cookie", &root.cookies)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 403);
+    let refused = upload_with_token(&app, &root, &"0".repeat(64), "good.csv", GOOD).await;
+    assert_eq!(refused.status, 403);
     app.page_with(&root.cookies, "/admin/imports")
         .await
         .assert_has("No imports yet.");

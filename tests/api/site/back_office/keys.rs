@@ -5,6 +5,7 @@
 use iq_test_support::site::PageReply;
 use serde_json::json;
 
+use super::root;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 /// The first `data-key-id` of a page.
@@ -15,10 +16,9 @@ fn first_key_id(page: &PageReply) -> String {
 
 #[actix_web::test]
 async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "kim", "pro").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let list = app.page_with(&root.cookies, "/admin/keys").await;
     assert_eq!(list.status, 200);
     list.assert_has(&format!(r#"data-key-id="{}""#, key.id));
@@ -30,20 +30,21 @@ async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
     let token = page.csrf();
     let path = format!("/admin/keys/{}", key.id);
     let bad = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &path,
-            &[("csrf", &token), ("active", "1"), ("per_day", "many")],
+            &token,
+            &[("active", "1"), ("per_day", "many")],
         )
         .await;
     assert_eq!(bad.status, 400);
     bad.assert_has("Calls a day must be a whole number.");
     let saved = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &path,
+            &token,
             &[
-                ("csrf", &token),
                 ("active", "1"),
                 ("per_day", "5"),
                 ("scope", "index:read"),
@@ -69,10 +70,9 @@ async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
 
 #[actix_web::test]
 async fn a_deleted_or_unknown_key_has_no_page() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "kim", "pro").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let kim = app.login_ok("kim").await;
     assert_eq!(app.delete_key(&kim, &key.id).await.status, 200);
     for id in [key.id.as_str(), "key_doesnotexist00"] {
@@ -86,25 +86,19 @@ async fn a_deleted_or_unknown_key_has_no_page() {
 
 #[actix_web::test]
 async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
-    let app = spawn_with_fixture().await;
-    let kim_session = app.member("kim", "pro").await;
+    let (app, kim_session) = spawn_with_fixture().await.with_member("kim", "pro").await;
     let old = app
-        .new_key(
-            &kim_session,
-            json!({"name": "laptop", "index_codes": ["GPU_Index"]}),
-        )
+        .key_for_indexes(&kim_session, "laptop", &["GPU_Index"])
         .await;
     let kim = app.form_login("kim", PASSWORD).await;
     let keys = app.page_with(&kim.cookies, "/account/keys").await;
     let id = first_key_id(&keys);
     assert_eq!(id, old.id);
-    let rotated = app
-        .post_form(
-            &kim.cookies,
-            &format!("/account/keys/{id}/rotate"),
-            &[("csrf", &keys.csrf())],
-        )
-        .await;
+    let (rotate, rename) = (
+        format!("/account/keys/{id}/rotate"),
+        format!("/account/keys/{id}/rename"),
+    );
+    let rotated = app.submit(&kim, &rotate, &keys.csrf(), &[]).await;
     let new = rotated.shown_key();
     assert_ne!(new, old.key);
     app.query_with(json!({"api_name": "index_latest"}), Some(&old.key))
@@ -116,34 +110,22 @@ async fn an_owner_rotates_and_renames_a_key_from_the_keys_page() {
     assert_eq!(works.column("index_code"), [json!("GPU_Index")]);
 
     let renamed = app
-        .post_form(
-            &kim.cookies,
-            &format!("/account/keys/{id}/rename"),
-            &[("csrf", &keys.csrf()), ("name", "desktop")],
-        )
+        .submit(&kim, &rename, &keys.csrf(), &[("name", "desktop")])
         .await;
     assert_eq!(renamed.status, 303);
     app.page_with(&kim.cookies, "/account/keys")
         .await
         .assert_has(r#"value="desktop""#);
     let empty = app
-        .post_form(
-            &kim.cookies,
-            &format!("/account/keys/{id}/rename"),
-            &[("csrf", &keys.csrf()), ("name", "  ")],
-        )
+        .submit(&kim, &rename, &keys.csrf(), &[("name", "  ")])
         .await;
     assert_eq!(empty.status, 400);
     empty.assert_has(r#"id="key-problem""#);
     // Someone else's key is not found, whatever the form says.
-    let admin_browser = app.form_login("root", PASSWORD).await;
+    let admin_browser = root(&app).await;
     let root_keys = app.page_with(&admin_browser.cookies, "/account/keys").await;
     let foreign = app
-        .post_form(
-            &admin_browser.cookies,
-            &format!("/account/keys/{id}/rotate"),
-            &[("csrf", &root_keys.csrf())],
-        )
+        .submit(&admin_browser, &rotate, &root_keys.csrf(), &[])
         .await;
     assert_eq!(foreign.status, 404);
 }

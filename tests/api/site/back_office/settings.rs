@@ -5,7 +5,8 @@
 use serde_json::json;
 
 use super::root;
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+use crate::helpers::site::{PageReply, SignedIn};
+use crate::helpers::{spawn_with_fixture, TestApp};
 
 /// The indexes a visitor sees, in display order.
 async fn order(app: &TestApp) -> Vec<serde_json::Value> {
@@ -14,12 +15,38 @@ async fn order(app: &TestApp) -> Vec<serde_json::Value> {
         .column("index_code")
 }
 
+/// The super administrator, signed in through the form, and the indexes page they see.
+async fn indexes_page(app: &TestApp) -> (SignedIn, PageReply) {
+    let root = root(app).await;
+    let page = app.page_with(&root.cookies, "/admin/indexes").await;
+    assert_eq!(page.status, 200);
+    (root, page)
+}
+
+/// Saves index `code`'s form (from a page whose CSRF token is `token`) with this name
+/// and visibility.
+async fn save_index(
+    app: &TestApp,
+    root: &SignedIn,
+    token: &str,
+    code: &str,
+    name: &str,
+    visibility: &str,
+) -> PageReply {
+    let fields = [
+        ("action", "save"),
+        ("index_name", name),
+        ("visibility", visibility),
+    ];
+    app.submit(root, &format!("/admin/indexes/{code}"), token, &fields)
+        .await
+}
+
 #[actix_web::test]
 async fn a_tier_change_is_previewed_with_its_reach_then_felt_at_once_by_a_key() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "fred", "free").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let tiers = app.page_with(&root.cookies, "/admin/tiers").await;
     let free = app.tier(&admin, "free").await;
     let fields = |per_day: &str, action: &str| {
@@ -70,18 +97,17 @@ async fn a_tier_change_is_previewed_with_its_reach_then_felt_at_once_by_a_key() 
 #[actix_web::test]
 async fn indexes_are_renamed_hidden_and_moved_from_their_page() {
     let app = spawn_with_fixture().await;
-    let root = root(&app).await;
-    let page = app.page_with(&root.cookies, "/admin/indexes").await;
-    assert_eq!(page.status, 200);
+    let (root, page) = indexes_page(&app).await;
     page.assert_has(r#"data-index="Hardware_Index""#);
     let token = page.csrf();
     let before = order(&app).await;
     let second = before[1].as_str().unwrap().to_owned();
     let moved = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &format!("/admin/indexes/{second}"),
-            &[("csrf", &token), ("action", "up")],
+            &token,
+            &[("action", "up")],
         )
         .await;
     assert_eq!(moved.status, 303);
@@ -90,33 +116,11 @@ async fn indexes_are_renamed_hidden_and_moved_from_their_page() {
         (after[0].clone(), after[1].clone()),
         (before[1].clone(), before[0].clone())
     );
-    let hidden = app
-        .post_form(
-            &root.cookies,
-            "/admin/indexes/GPU_Index",
-            &[
-                ("csrf", &token),
-                ("action", "save"),
-                ("index_name", "Accelerators"),
-                ("visibility", "private"),
-            ],
-        )
-        .await;
+    let hidden = save_index(&app, &root, &token, "GPU_Index", "Accelerators", "private").await;
     assert_eq!(hidden.status, 303);
     let home = app.page("/").await;
     home.assert_lacks("GPU_Index");
-    let bad = app
-        .post_form(
-            &root.cookies,
-            "/admin/indexes/SSD_Index",
-            &[
-                ("csrf", &token),
-                ("action", "save"),
-                ("index_name", "x"),
-                ("visibility", "secret"),
-            ],
-        )
-        .await;
+    let bad = save_index(&app, &root, &token, "SSD_Index", "x", "secret").await;
     assert_eq!(bad.status, 400);
     bad.assert_has(r#"id="index-problem""#);
 }
@@ -126,9 +130,7 @@ async fn indexes_are_renamed_hidden_and_moved_from_their_page() {
 #[actix_web::test]
 async fn an_indexs_facts_are_edited_from_its_form() {
     let app = spawn_with_fixture().await;
-    let root = root(&app).await;
-    let page = app.page_with(&root.cookies, "/admin/indexes").await;
-    assert_eq!(page.status, 200);
+    let (root, page) = indexes_page(&app).await;
     page.assert_has(r#"id="facts-GPU_Index""#);
     page.assert_has(r#"name="publish_time" type="time" value="18:00""#);
     let token = page.csrf();

@@ -1,6 +1,7 @@
 //! The users' pages: found by a part of their name, created, given a tier and a role,
 //! and the last active super administrator kept from stepping down.
 
+use super::root;
 use crate::helpers::site::{PageReply, SignedIn};
 use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
 
@@ -17,11 +18,11 @@ async fn first_user_page(app: &TestApp, admin: &SignedIn, q: &str) -> (String, S
 
 /// Saves the user page `page` as a free, active administrator with API access.
 async fn make_admin(app: &TestApp, admin: &SignedIn, page: &str, token: &str) -> PageReply {
-    app.post_form(
-        &admin.cookies,
+    app.submit(
+        admin,
         page,
+        token,
         &[
-            ("csrf", token),
             ("tier", "free"),
             ("role", "admin"),
             ("active", "1"),
@@ -33,11 +34,10 @@ async fn make_admin(app: &TestApp, admin: &SignedIn, page: &str, token: &str) ->
 
 #[actix_web::test]
 async fn users_are_found_created_and_changed_from_their_pages() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     app.user(&admin, "anna", "free").await;
     app.user(&admin, "ben_x", "free").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let all = app.page_with(&root.cookies, "/admin/users").await;
     assert_eq!(all.status, 200);
     for name in ["root", "anna", "ben_x"] {
@@ -49,11 +49,11 @@ async fn users_are_found_created_and_changed_from_their_pages() {
     found.assert_lacks(r#"data-user="anna""#);
     let token = all.csrf();
     let created = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             "/admin/users",
+            &token,
             &[
-                ("csrf", &token),
                 ("username", "cleo"),
                 ("password", PASSWORD),
                 ("role", "user"),
@@ -64,29 +64,22 @@ async fn users_are_found_created_and_changed_from_their_pages() {
     assert_eq!(created.status, 303, "{}", created.html);
     let location = created.header("location").unwrap().to_owned();
     let duplicate = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             "/admin/users",
-            &[
-                ("csrf", &token),
-                ("username", "cleo"),
-                ("password", PASSWORD),
-            ],
+            &token,
+            &[("username", "cleo"), ("password", PASSWORD)],
         )
         .await;
     assert_eq!(duplicate.status, 400, "{}", duplicate.html);
     duplicate.assert_has(r#"id="user-problem""#);
     // Cleo becomes a pro member, without API access.
     let saved = app
-        .post_form(
-            &root.cookies,
+        .submit(
+            &root,
             &location,
-            &[
-                ("csrf", &token),
-                ("tier", "pro"),
-                ("role", "user"),
-                ("active", "1"),
-            ],
+            &token,
+            &[("tier", "pro"), ("role", "user"), ("active", "1")],
         )
         .await;
     assert_eq!(saved.status, 303, "{}", saved.html);
@@ -101,10 +94,9 @@ async fn users_are_found_created_and_changed_from_their_pages() {
 
 #[actix_web::test]
 async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays() {
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     app.user(&admin, "ada", "free").await;
-    let root = app.form_login("root", PASSWORD).await;
+    let root = root(&app).await;
     let (ada_page, token) = first_user_page(&app, &root, "ada").await;
     let promoted = make_admin(&app, &root, &ada_page, &token).await;
     assert_eq!(promoted.status, 303, "{}", promoted.html);

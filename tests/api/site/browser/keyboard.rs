@@ -63,8 +63,7 @@ async fn assert_focus_is_visible(browser: &Browser) {
 #[actix_web::test]
 async fn a_keyboard_alone_logs_in_and_makes_a_key() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    app.member("pat", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "pro").await;
     let browser = Browser::open(Viewport::Desktop).await;
 
     // Home: the first Tab shows the skip link, then Tab goes along the header, with a

@@ -25,8 +25,7 @@ async fn the_only_keys_hint(browser: &Browser, id: &str) -> String {
 #[actix_web::test]
 async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    app.member("pat", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("pat", "pro").await;
     let browser = Browser::open(Viewport::Desktop).await;
 
     log_in_with_the_form(&browser, &app, "pat").await;
@@ -140,8 +139,7 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
 #[actix_web::test]
 async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    let kim = app.member("kim", "pro").await;
+    let (app, kim) = spawn_with_fixture().await.with_member("kim", "pro").await;
     let old = app.new_key(&kim, json!({"name": "laptop"})).await;
     let latest = json!({"api_name": "index_latest"});
     // The old secret works, and so sits in the service's key cache.

@@ -5,15 +5,15 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, click_through,
-    log_in_with_the_form, open, revise_the_fixture, scroll_to,
+    assert_no_sideways_scroll, assert_pages_fit_the_phone, assert_part_fits,
+    assert_shown_page_fits, click_through, log_in_with_the_form, open, revise_the_fixture,
+    scroll_to,
 };
 
 #[actix_web::test]
 async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     app.user(&admin, "pat", "pro").await;
     let browser = Browser::open(Viewport::Phone).await;
 
@@ -49,35 +49,29 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     // The revisions table scrolls within its box, never the page.
     revise_the_fixture(&app, &admin).await;
     open(&browser, &app, "/indexes/GPU_Index", "#revisions table").await;
-    scroll_to(&browser, "revisions").await;
-    assert_no_sideways_scroll(&browser, "/indexes/GPU_Index (revisions)").await;
+    assert_part_fits(&browser, "revisions", "/indexes/GPU_Index (revisions)").await;
     browser.screenshot("browser_phone_index_revisions").await;
     // The lower part of the index page: its tables are the widest things on it.
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
-    scroll_to(&browser, "quotes").await;
-    assert_no_sideways_scroll(&browser, "/indexes/Server_Index (tables)").await;
+    assert_part_fits(&browser, "quotes", "/indexes/Server_Index (tables)").await;
     browser.screenshot("browser_phone_index_tables").await;
 
     log_in_with_the_form(&browser, &app, "pat").await;
-    assert_no_sideways_scroll(&browser, "/account").await;
-    assert_heading_visible(&browser, "/account").await;
+    assert_shown_page_fits(&browser, "/account").await;
     browser.screenshot("browser_phone_account").await;
 
     open(&browser, &app, "/account/keys", "#create-key").await;
-    assert_no_sideways_scroll(&browser, "/account/keys").await;
-    assert_heading_visible(&browser, "/account/keys").await;
+    assert_shown_page_fits(&browser, "/account/keys").await;
     browser.screenshot("browser_phone_keys_empty").await;
 
     // A key made on the phone: its page, with the long key, and the list with its row.
     browser.fill("#key-name", "phone").await;
     click_through(&browser, "#create-key button[type=submit]", "#new-key").await;
-    assert_no_sideways_scroll(&browser, "the new key's page").await;
-    assert_heading_visible(&browser, "the new key's page").await;
+    assert_shown_page_fits(&browser, "the new key's page").await;
     browser.screenshot("browser_phone_key_created").await;
 
     open(&browser, &app, "/account/keys", "tr[data-key-id]").await;
-    assert_no_sideways_scroll(&browser, "/account/keys with a key").await;
-    assert_heading_visible(&browser, "/account/keys with a key").await;
+    assert_shown_page_fits(&browser, "/account/keys with a key").await;
     browser.screenshot("browser_phone_keys").await;
 
     // A webhook's pages: the list with its form, the secret, the delivery log.
@@ -90,8 +84,7 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
         )
         .await;
     click_through(&browser, "#add-webhook button[type=submit]", "#new-secret").await;
-    assert_no_sideways_scroll(&browser, "the new webhook's page").await;
-    assert_heading_visible(&browser, "the new webhook's page").await;
+    assert_shown_page_fits(&browser, "the new webhook's page").await;
     browser.screenshot("browser_phone_webhook_created").await;
     open(&browser, &app, "/account/webhooks", "tr[data-webhook-id]").await;
     assert_no_sideways_scroll(&browser, "/account/webhooks with one").await;

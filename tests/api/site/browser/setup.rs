@@ -6,7 +6,7 @@
 use iq_test_support::browser::{Browser, Viewport};
 
 use crate::child::{database_name, drop_database, Service};
-use crate::helpers::{create_database, TestApp, PASSWORD};
+use crate::helpers::{create_database, select_pairs, TestApp, PASSWORD};
 use crate::site::browser_steps::{click_through, loaded};
 
 const ENV: &[(&str, &str)] = &[("RUST_LOG", "info")];
@@ -47,14 +47,8 @@ async fn the_first_start_prints_a_set_up_link_that_creates_the_super_administrat
 
     // The super administrator exists, with its audit record; the link is dead.
     let app = TestApp::attach(&second.base, &database_url).await;
-    let roles: Vec<(String, String)> = app
-        .db
-        .query("SELECT username, role FROM users", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let roles: Vec<(String, String)> =
+        select_pairs(&app.db, "SELECT username, role FROM users").await;
     assert_eq!(roles, [("chief".to_owned(), "super_admin".to_owned())]);
     let tokens: i64 = app
         .db

@@ -30,8 +30,7 @@ async fn log_in_with_code(
 #[actix_web::test]
 async fn a_member_signs_in_with_a_code_and_then_with_a_recovery_code() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    let session = app.member("tara", "pro").await;
+    let (app, session) = spawn_with_fixture().await.with_member("tara", "pro").await;
     let (secret, recovery) = enrol(&app, &session).await;
     let browser = Browser::open(Viewport::Desktop).await;
 

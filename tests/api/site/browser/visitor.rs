@@ -21,8 +21,7 @@ fn assert_request_id(id: &str, page: &str) {
 #[actix_web::test]
 async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let browser = Browser::open(Viewport::Desktop).await;
 
     open(&browser, &app, "/", "li.card[data-index=Server_Index]").await;

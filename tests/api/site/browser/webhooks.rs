@@ -14,8 +14,7 @@ use crate::webhooks::receiver::Receiver;
 #[actix_web::test]
 async fn a_member_adds_tests_reads_and_deletes_a_webhook() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    app.member("wes", "pro").await;
+    let (app, _) = spawn_with_fixture().await.with_member("wes", "pro").await;
     let receiver = Receiver::start();
     let browser = Browser::open(Viewport::Desktop).await;
 

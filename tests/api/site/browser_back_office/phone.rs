@@ -6,8 +6,8 @@ use iq_test_support::browser::{Browser, Viewport};
 use super::{root_in_the_browser, save_file, upload, BAD};
 use crate::helpers::spawn_with_fixture;
 use crate::site::browser_steps::{
-    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone, click_through,
-    open, scroll_to,
+    assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone,
+    assert_part_fits, assert_shown_page_fits, click_through, open, scroll_to,
 };
 
 #[actix_web::test]
@@ -33,8 +33,7 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     )
     .await;
     // The tiers' forms below the first screen: the widest part of the page.
-    scroll_to(&browser, "tier-pro").await;
-    assert_no_sideways_scroll(&browser, "/admin/tiers (the pro tier)").await;
+    assert_part_fits(&browser, "tier-pro", "/admin/tiers (the pro tier)").await;
     browser.screenshot("browser_admin_phone_tiers_pro").await;
 
     // A refused import on the phone: its error table, and the history it leaves.
@@ -47,8 +46,7 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
         .screenshot("browser_admin_phone_import_refused")
         .await;
     open(&browser, &app, "/admin/imports", "#imports tbody tr").await;
-    scroll_to(&browser, "imports").await;
-    assert_no_sideways_scroll(&browser, "/admin/imports with its history").await;
+    assert_part_fits(&browser, "imports", "/admin/imports with its history").await;
     browser
         .screenshot("browser_admin_phone_imports_history")
         .await;
@@ -57,8 +55,7 @@ async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading(
     open(&browser, &app, "/admin/tiers", "#free-per-day").await;
     browser.fill("#free-per-day", "4").await;
     click_through(&browser, "#tier-free button[type=submit]", "#reach").await;
-    assert_no_sideways_scroll(&browser, "the tier's preview").await;
-    assert_heading_visible(&browser, "the tier's preview").await;
+    assert_shown_page_fits(&browser, "the tier's preview").await;
     browser.screenshot("browser_admin_phone_tier_preview").await;
     browser.close().await;
 }

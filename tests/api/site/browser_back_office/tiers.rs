@@ -12,8 +12,7 @@ use crate::site::browser_steps::{click_through, js, path_of};
 #[actix_web::test]
 async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    let admin = app.admin().await;
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
     let key = app.key_of_tier(&admin, "fred", "free").await;
     let free = app.tier(&admin, "free").await;
     let before = free["per_day"].as_i64().expect("the free tier's per_day");
