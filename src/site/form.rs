@@ -6,6 +6,7 @@
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest};
+use iq_actors::ApiError;
 
 use super::form_token::{self, FIELD};
 use super::respond::PageError;
@@ -77,6 +78,19 @@ impl Form {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The password field `name` when `confirm_password` repeats it exactly; otherwise
+    /// the refusal saying that `what` (as "The new password") and its confirmation
+    /// differ, before anything is sent on.
+    pub fn confirmed(&self, name: &str, what: &str) -> Result<String, ApiError> {
+        let value = self.one(name).unwrap_or_default();
+        if value != self.one("confirm_password").unwrap_or_default() {
+            return Err(ApiError::invalid(format!(
+                "{what} and its confirmation differ."
+            )));
+        }
+        Ok(value.to_owned())
     }
 
     /// Every value of `name`.

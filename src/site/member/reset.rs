@@ -66,16 +66,13 @@ pub async fn reset(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let field = |name: &str| form.one(name).unwrap_or_default().to_owned();
-    let token = field("token");
-    let (new, again) = (field("new_password"), field("confirm_password"));
-    let result = if new != again {
-        Err(iq_actors::ApiError::invalid(
-            "The new password and its confirmation differ.",
-        ))
-    } else {
-        let request_id = RequestId::current().shared();
-        state.accounts.reset_password(request_id, &token, new).await
+    let token = form.one("token").unwrap_or_default().to_owned();
+    let result = match form.confirmed("new_password", "The new password") {
+        Ok(new) => {
+            let request_id = RequestId::current().shared();
+            state.accounts.reset_password(request_id, &token, new).await
+        }
+        Err(error) => Err(error),
     };
     match result {
         Ok(_) => pre_session::render(&req, &state, StatusCode::OK, "login", |chrome| ResetPage {

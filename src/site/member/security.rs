@@ -135,22 +135,19 @@ pub async fn change_password(
 ) -> PageResult {
     let (form, _, account) = member_form(&req, payload, &state).await?;
     let session = session(&req).await?;
-    let field = |name: &str| form.one(name).unwrap_or_default().to_owned();
-    let (new, again) = (field("new_password"), field("confirm_password"));
-    let result = if new != again {
-        Err(iq_actors::ApiError::invalid(
-            "The new password and its confirmation differ.",
-        ))
-    } else {
-        let change = PasswordChange {
-            current_password: field("current_password"),
-            new_password: new,
-        };
-        let ip = state.client_ip(&req);
-        state
-            .accounts
-            .change_password(&author(&account), session.number, change, ip)
-            .await
+    let result = match form.confirmed("new_password", "The new password") {
+        Ok(new_password) => {
+            let change = PasswordChange {
+                current_password: form.one("current_password").unwrap_or_default().to_owned(),
+                new_password,
+            };
+            let ip = state.client_ip(&req);
+            state
+                .accounts
+                .change_password(&author(&account), session.number, change, ip)
+                .await
+        }
+        Err(error) => Err(error),
     };
     match result {
         Ok(changed) => Ok(see_other(&format!(

@@ -80,27 +80,25 @@ pub async fn setup(
     let form = Form::read(&req, payload, &state).await?;
     let field = |name: &str| form.one(name).unwrap_or_default().to_owned();
     let (token, username) = (field("token"), field("username"));
-    let (password, again) = (field("password"), field("confirm_password"));
-    let credentials = || Credentials {
-        username: username.clone(),
-        password: password.clone(),
-    };
-    let created = if password != again {
-        Err(iq_actors::ApiError::invalid(
-            "The password and its confirmation differ.",
-        ))
-    } else {
-        state
-            .accounts
-            .setup_with_link(&anonymous_author(), &token, credentials())
-            .await
+    let created = match form.confirmed("password", "The password") {
+        Ok(password) => {
+            let credentials = Credentials {
+                username: username.clone(),
+                password,
+            };
+            state
+                .accounts
+                .setup_with_link(&anonymous_author(), &token, credentials)
+                .await
+        }
+        Err(error) => Err(error),
     };
     match created {
         Ok(_) => {
             state.initialized.store(true, Ordering::Release);
             let request = LoginRequest {
                 username: username.clone(),
-                password: password.clone(),
+                password: field("password"),
                 code: None,
             };
             // A new super administrator has no second factor yet.
