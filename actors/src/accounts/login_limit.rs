@@ -58,72 +58,74 @@ fn subjects(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>) -> Vec<(Stri
     subjects
 }
 
-/// Counts this attempt as a failure before the password is checked, so concurrent
-/// guesses cannot all slip past the limit; 42901 when it goes over. A login that then
-/// succeeds gives the count back with [`release`].
-pub async fn reserve(
-    client: &impl Traced,
-    hasher: &KeyHasher,
-    username: &str,
-    ip: Option<IpAddr>,
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    let minute = minute(now);
-    let mut over = false;
-    for (subject, allowed) in subjects(hasher, username, ip) {
-        let failures: i32 = client
-            .query_one_named(
-                "login_limit.count_failure",
-                "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
-                 ON CONFLICT (subject, minute) DO UPDATE \
-                 SET failures = login_failures.failures + 1 RETURNING failures",
-                &[&subject, &minute],
-            )
-            .await?
-            .try_get(0)?;
-        over |= failures > allowed;
-    }
-    let horizon = minute - TimeDelta::hours(1);
-    client
-        .execute_named(
-            "login_limit.prune",
-            "DELETE FROM login_failures WHERE minute < $1",
-            &[&horizon],
-        )
-        .await?;
-    if over {
-        return Err(ApiError::new(
-            ErrorCode::RateLimited,
-            "too many failed logins; try again in the next minute",
-        ));
-    }
-    Ok(())
+/// One login attempt as the limits see it: the counters it touches and its minute.
+pub struct Attempt {
+    subjects: Vec<(String, i32)>,
+    minute: DateTime<Utc>,
 }
 
-/// Takes back the attempt [`reserve`] counted: the login succeeded.
-pub async fn release(
-    client: &impl Traced,
-    hasher: &KeyHasher,
-    username: &str,
-    ip: Option<IpAddr>,
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    let minute = minute(now);
-    // The per-address count is given back too, so that many people behind one address
-    // (an office's NAT) can log in. The price: an attacker who logs in to an account of
-    // their own between guesses keeps it low, and is held by the per-name and per-pair
-    // counts alone (5 guesses a minute per name).
-    for (subject, _) in subjects(hasher, username, ip) {
+impl Attempt {
+    /// An attempt at `username` from `ip` (none: in-process tests) at `now`.
+    pub fn new(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>, now: DateTime<Utc>) -> Self {
+        Attempt {
+            subjects: subjects(hasher, username, ip),
+            minute: minute(now),
+        }
+    }
+
+    /// Counts this attempt as a failure before the password is checked, so concurrent
+    /// guesses cannot all slip past the limit; 42901 when it goes over. A login that then
+    /// succeeds gives the count back with [`Attempt::release`].
+    pub async fn reserve(&self, client: &impl Traced) -> Result<(), ApiError> {
+        let mut over = false;
+        for (subject, allowed) in &self.subjects {
+            let failures: i32 = client
+                .query_one_named(
+                    "login_limit.count_failure",
+                    "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
+                     ON CONFLICT (subject, minute) DO UPDATE \
+                     SET failures = login_failures.failures + 1 RETURNING failures",
+                    &[subject, &self.minute],
+                )
+                .await?
+                .try_get(0)?;
+            over |= failures > *allowed;
+        }
+        let horizon = self.minute - TimeDelta::hours(1);
         client
             .execute_named(
-                "login_limit.release",
-                "UPDATE login_failures SET failures = failures - 1 \
-                 WHERE subject = $1 AND minute = $2 AND failures > 0",
-                &[&subject, &minute],
+                "login_limit.prune",
+                "DELETE FROM login_failures WHERE minute < $1",
+                &[&horizon],
             )
             .await?;
+        if over {
+            return Err(ApiError::new(
+                ErrorCode::RateLimited,
+                "too many failed logins; try again in the next minute",
+            ));
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Takes back the attempt [`Attempt::reserve`] counted: the login succeeded.
+    pub async fn release(&self, client: &impl Traced) -> Result<(), ApiError> {
+        // The per-address count is given back too, so that many people behind one address
+        // (an office's NAT) can log in. The price: an attacker who logs in to an account of
+        // their own between guesses keeps it low, and is held by the per-name and per-pair
+        // counts alone (5 guesses a minute per name).
+        for (subject, _) in &self.subjects {
+            client
+                .execute_named(
+                    "login_limit.release",
+                    "UPDATE login_failures SET failures = failures - 1 \
+                     WHERE subject = $1 AND minute = $2 AND failures > 0",
+                    &[subject, &self.minute],
+                )
+                .await?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@ use std::net::IpAddr;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::login_limit::Attempt;
 use super::token::{self, Token};
-use super::{login_limit, password, sessions, users, Accounts};
+use super::{password, sessions, users, Accounts};
 use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::Account;
 use crate::changes::Change;
@@ -117,17 +118,17 @@ impl Accounts {
         if password.chars().count() > password::MAX_LEN {
             return Err(wrong_current());
         }
-        let now = self.clock.now();
+        let attempt = Attempt::new(&self.hasher, &owner.username, ip, self.clock.now());
         let stored = {
             let client = self.pool.get().await?;
-            login_limit::reserve(&**client, &self.hasher, &owner.username, ip, now).await?;
+            attempt.reserve(&**client).await?;
             stored_hash(&**client, owner.user_id).await?
         };
         if !password::verify_bounded(password, stored).await? {
             return Err(wrong_current());
         }
         let client = self.pool.get().await?;
-        login_limit::release(&**client, &self.hasher, &owner.username, ip, now).await
+        attempt.release(&**client).await
     }
 
     /// `POST /api/v1/admin/users/{id}/password-reset`: a one-time link for user `id`,

@@ -9,8 +9,9 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
+use super::login_limit::Attempt;
 use super::two_factor::{accepted_step, factor_of, generator, is_recovery_code, use_recovery_code};
-use super::{login_limit, sessions, users, Accounts, Credentials, OpenedSession, Origin};
+use super::{sessions, users, Accounts, Credentials, OpenedSession, Origin};
 use crate::caller::Account;
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
@@ -158,14 +159,8 @@ impl Accounts {
         let client = self.pool.get().await?;
         // Counted before the code is looked at, as a password is: past the login limits
         // no code is even checked (42901), so a sign-in ticket cannot be used to guess.
-        login_limit::reserve(
-            &**client,
-            &self.hasher,
-            &account.username,
-            origin.address,
-            now,
-        )
-        .await?;
+        let attempt = Attempt::new(&self.hasher, &account.username, origin.address, now);
+        attempt.reserve(&**client).await?;
         let passed = if is_recovery_code(code) {
             use_recovery_code(&**client, account.user_id, code, now).await?
         } else {
@@ -189,14 +184,7 @@ impl Accounts {
         if !passed {
             return Err(wrong_code());
         }
-        login_limit::release(
-            &**client,
-            &self.hasher,
-            &account.username,
-            origin.address,
-            now,
-        )
-        .await
+        attempt.release(&**client).await
     }
 
     /// `account`'s signed sign-in ticket, valid [`TICKET_VALID`]: `id.expiry.mac`.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::api_key::KeyHasher;
 use super::keys::KeyView;
+use super::login_limit::Attempt;
 use super::password;
 use super::usage::DayUsage;
 use crate::caller::{Account, Role};
@@ -224,9 +225,10 @@ pub async fn login(
             password::MAX_LEN
         )));
     }
+    let attempt = Attempt::new(hasher, &username, ip, now);
     let row = {
         let client = pool.get().await?;
-        super::login_limit::reserve(&**client, hasher, &username, ip, now).await?;
+        attempt.reserve(&**client).await?;
         client
             .query_opt_named(
                 "users.find_login",
@@ -246,7 +248,7 @@ pub async fn login(
             "invalid user name or password",
         ));
     };
-    super::login_limit::release(&**pool.get().await?, hasher, &username, ip, now).await?;
+    attempt.release(&**pool.get().await?).await?;
     if !row.try_get::<_, bool>("active")? {
         return Err(ApiError::forbidden("this account is disabled"));
     }
