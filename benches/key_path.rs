@@ -52,7 +52,7 @@ mod support;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{median, setting};
+use support::{median, setting, RAISED};
 
 use iq_actors::quota::{QuotaSettings, QuotaShards, QuotaStats};
 use serde_json::{json, Value};
@@ -62,8 +62,6 @@ use helpers::{Key, TestApp};
 
 /// The goal of the issue: database statements per 1000 admitted calls.
 const GOAL_PER_1000: f64 = 20.0;
-/// The pro tier's limits during the throughput rounds: never reached.
-const RAISED: i64 = 1_000_000_000;
 /// Calls in flight at most while pacing.
 const PACED_CLIENTS: u64 = 8;
 

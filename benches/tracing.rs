@@ -39,7 +39,7 @@ mod support;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{median, setting};
+use support::{median, setting, RAISED};
 
 use serde_json::{json, Value};
 
@@ -48,8 +48,6 @@ use helpers::{create_database, TestApp};
 
 /// The goal of the issue: tracing with export costs under 10% of the throughput.
 const GOAL_OVERHEAD: f64 = 0.10;
-/// The pro tier's limits during the rounds: never reached.
-const RAISED: i64 = 1_000_000_000;
 
 /// One instance of the binary with a raised pro key.
 struct Instance {

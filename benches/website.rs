@@ -24,10 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{median, setting};
-
-/// The pro tier's limits during the rounds: never reached.
-const RAISED: i64 = 1_000_000_000;
+use support::{median, setting, RAISED};
 
 #[derive(Clone)]
 enum Call {
