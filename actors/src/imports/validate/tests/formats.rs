@@ -53,12 +53,10 @@ fn xlsx_round_trip() {
         quote("2026-11-23", "Server_Index", "HGX, 8 GPUs", "1", "1"),
     ];
     let bytes = write::to_xlsx(&rows).expect("xlsx");
-    let sheet = workbook::read(FileKind::Xlsx, &bytes).expect("readable");
-    assert_eq!(validate(&sheet, world.reference()).expect("valid"), rows);
+    assert_eq!(world.file(FileKind::Xlsx, &bytes).expect("valid"), rows);
 
     let bytes = write::to_csv(&rows);
-    let sheet = workbook::read(FileKind::Csv, &bytes).expect("readable");
-    assert_eq!(validate(&sheet, world.reference()).expect("valid"), rows);
+    assert_eq!(world.file(FileKind::Csv, &bytes).expect("valid"), rows);
 }
 
 /// A workbook typed by hand: number cells, date cells, formulas.
@@ -83,8 +81,7 @@ fn xlsx_number_date_and_calculated_formula_cells() {
     let bytes = typed_workbook(|sheet| {
         sheet.write_number(3, 3, 0.7).expect("weight");
     });
-    let sheet = workbook::read(FileKind::Xlsx, &bytes).expect("readable");
-    let quotes = validate(&sheet, world.reference()).expect("valid");
+    let quotes = world.file(FileKind::Xlsx, &bytes).expect("valid");
     assert_eq!(
         quotes,
         vec![
@@ -106,8 +103,7 @@ fn xlsx_number_date_and_calculated_formula_cells() {
             )
             .expect("formula");
     });
-    let sheet = workbook::read(FileKind::Xlsx, &bytes).expect("readable");
-    let quotes = validate(&sheet, world.reference()).expect("valid");
+    let quotes = world.file(FileKind::Xlsx, &bytes).expect("valid");
     assert_eq!(quotes[2].weight, dec("0.7"));
 }
 
@@ -124,8 +120,7 @@ fn xlsx_formula_without_result_and_error_values_are_reported() {
             )
             .expect("formula");
     });
-    let sheet = workbook::read(FileKind::Xlsx, &bytes).expect("readable");
-    let errors = validate(&sheet, world.reference()).expect_err("refused");
+    let errors = world.file(FileKind::Xlsx, &bytes).expect_err("refused");
     assert_eq!(
         errors,
         vec![
@@ -152,9 +147,8 @@ fn xlsx_computed_float_noise_is_refused_not_rounded() {
         // What a spreadsheet stores for =0.1+0.2 shown as 0.3.
         sheet.write_number(3, 3, 0.1 + 0.2).expect("weight");
     });
-    let sheet = workbook::read(FileKind::Xlsx, &bytes).expect("readable");
     assert_eq!(
-        validate(&sheet, world.reference()).expect_err("refused"),
+        world.file(FileKind::Xlsx, &bytes).expect_err("refused"),
         vec![err(
             4,
             "weight",

@@ -68,9 +68,14 @@ impl World {
         &self.reference
     }
 
-    fn csv(&self, text: &str) -> Result<Vec<QuoteRow>, Vec<RowError>> {
-        let sheet = workbook::read(FileKind::Csv, text.as_bytes()).expect("readable csv");
+    /// The rules' verdict on a file of `kind`, which must be readable.
+    fn file(&self, kind: FileKind, bytes: &[u8]) -> Result<Vec<QuoteRow>, Vec<RowError>> {
+        let sheet = workbook::read(kind, bytes).expect("readable");
         validate(&sheet, self.reference())
+    }
+
+    fn csv(&self, text: &str) -> Result<Vec<QuoteRow>, Vec<RowError>> {
+        self.file(FileKind::Csv, text.as_bytes())
     }
 
     fn errors(&self, text: &str) -> Vec<RowError> {
