@@ -7,8 +7,12 @@
 //! would not answer this visitor or member. CSV is the API's own CSV (D18: the values
 //! as the JSON answer holds them), streamed page by page; XLSX holds numbers as numbers
 //! shown with the decimals they were published with, and dates as dates.
+//!
+//! A file is whole or visibly failed, never silently short: a CSV page refused after
+//! the status was sent (a limit reached, a fault) cuts the transfer, which a browser
+//! reports as a failed download; an XLSX file past [`MAX_PAGES`] pages is refused
+//! before it is built (400 page: choose a shorter range).
 
-use std::convert::Infallible;
 use std::str::FromStr;
 
 use actix_web::http::StatusCode;
@@ -173,7 +177,13 @@ pub async fn download(
         FileFormat::Csv => Ok(csv(req, state, ask, since, table, disposition)),
         FileFormat::Xlsx => {
             let mut tables = vec![table];
-            while tables.last().is_some_and(|t| t.has_more) && tables.len() < MAX_PAGES {
+            while tables.last().is_some_and(|t| t.has_more) {
+                if tables.len() >= MAX_PAGES {
+                    return Err(PageError::bad_request(format!(
+                        "More than {} rows: choose a shorter range.",
+                        MAX_PAGES * PAGE_ROWS
+                    )));
+                }
                 let offset = tables.iter().map(|t| t.items.len()).sum();
                 let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
                 tables.push(more.table(0)?);
@@ -198,6 +208,16 @@ fn file(content_type: &str, disposition: &str) -> actix_web::HttpResponseBuilder
     builder
 }
 
+/// What the CSV stream sends next.
+enum Next {
+    Page(Table),
+    /// A later page could not be read (or the file would pass [`MAX_PAGES`]): the
+    /// status is sent already, so the stream fails, and the client sees a cut transfer
+    /// (no last chunk) rather than a file that looks whole.
+    Failed(String),
+    Done,
+}
+
 /// The CSV file: the first page's lines at once, then each further page as it is read.
 fn csv(
     req: HttpRequest,
@@ -209,39 +229,41 @@ fn csv(
 ) -> HttpResponse {
     let mut head = String::new();
     csv_answer::push_line(&mut head, first.fields.iter().map(|f| f.as_str().into()));
-    let start = (Some(first), head, 0usize, 0usize);
-    let body = futures_util::stream::unfold(start, move |(table, mut text, offset, pages)| {
+    let start = (Next::Page(first), head, 0usize, 0usize);
+    let body = futures_util::stream::unfold(start, move |(next, mut text, offset, pages)| {
         let (req, state) = (req.clone(), state.clone());
         let since_query = ask.query(since, offset);
         async move {
-            let table = match table {
-                Some(table) => table,
-                None => return None,
+            let table = match next {
+                Next::Page(table) => table,
+                Next::Failed(why) => {
+                    tracing::warn!(%why, rows = offset, "a download was cut short");
+                    let error = actix_web::error::ErrorInternalServerError(why);
+                    return Some((Err(error), (Next::Done, String::new(), offset, pages)));
+                }
+                Next::Done => return None,
             };
             for item in &table.items {
                 csv_answer::push_line(&mut text, item.iter().map(csv_answer::cell));
             }
             let offset = offset + table.items.len();
-            // A later page that cannot be read ends the file where it is (the status
-            // is sent already); the log has why.
-            let next = if table.has_more && pages + 1 < MAX_PAGES {
+            let next = if !table.has_more {
+                Next::Done
+            } else if pages + 1 >= MAX_PAGES {
+                Next::Failed(format!("more than {MAX_PAGES} pages of {PAGE_ROWS} rows"))
+            } else {
                 let mut query = since_query;
                 query["offset"] = json!(offset);
                 match read(&req, &state, vec![query])
                     .await
                     .and_then(|r| r.table(0))
                 {
-                    Ok(next) => Some(next),
-                    Err(error) => {
-                        tracing::warn!(status = %error.status, "a download ended early");
-                        None
-                    }
+                    Ok(next) => Next::Page(next),
+                    Err(error) => Next::Failed(format!("a page was refused: {}", error.status)),
                 }
-            } else {
-                None
             };
             Some((
-                Ok::<_, Infallible>(Bytes::from(text)),
+                Ok(Bytes::from(text)),
                 (next, String::new(), offset, pages + 1),
             ))
         }

@@ -7,6 +7,7 @@ mod browser;
 mod browser_back_office;
 mod browser_steps;
 mod compare;
+mod download_cut;
 mod downloads;
 mod member;
 mod passwords;
