@@ -172,6 +172,20 @@ pub(crate) fn rewrite_parts(
     method: zip::CompressionMethod,
     edit: impl Fn(&str, Vec<u8>) -> Vec<u8>,
 ) -> Vec<u8> {
+    let options = zip::write::SimpleFileOptions::default().compression_method(method);
+    copy_parts(bytes, options, edit)
+        .finish()
+        .expect("finish")
+        .into_inner()
+}
+
+/// An archive being written with the parts of `bytes`, each written with `options`
+/// and its content passed through `edit` with its name; more parts may follow.
+pub(crate) fn copy_parts(
+    bytes: &[u8],
+    options: zip::write::SimpleFileOptions,
+    edit: impl Fn(&str, Vec<u8>) -> Vec<u8>,
+) -> zip::ZipWriter<Cursor<Vec<u8>>> {
     use std::io::{Read, Write};
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
@@ -181,11 +195,10 @@ pub(crate) fn rewrite_parts(
         let mut content = Vec::new();
         file.read_to_end(&mut content).expect("read entry");
         let content = edit(&name, content);
-        let options = zip::write::SimpleFileOptions::default().compression_method(method);
         out.start_file(name, options).expect("start entry");
         out.write_all(&content).expect("write entry");
     }
-    out.finish().expect("finish").into_inner()
+    out
 }
 
 #[test]
