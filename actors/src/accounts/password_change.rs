@@ -250,7 +250,10 @@ async fn live_reset(
     )))
 }
 
-async fn stored_hash(client: &impl Traced, user_id: i64) -> Result<Option<String>, ApiError> {
+pub(super) async fn stored_hash(
+    client: &impl Traced,
+    user_id: i64,
+) -> Result<Option<String>, ApiError> {
     Ok(client
         .query_opt_named(
             "users.password_hash",

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
 use super::login_limit::Attempt;
+use super::password_change::stored_hash;
 use super::two_factor::{accepted_step, factor_of, generator, is_recovery_code, use_recovery_code};
 use super::{sessions, users, Accounts, Credentials, OpenedSession, Origin};
 use crate::caller::Account;
@@ -108,8 +109,10 @@ impl Accounts {
         let second = factor.is_some();
         if let Some((salt, last_step)) = factor {
             let Some(code) = code else {
+                let client = self.pool.get().await?;
+                let hash = stored_hash(&**client, account.user_id).await?;
                 return Ok(LoginStep::NeedsCode(PendingLogin {
-                    ticket: self.ticket(&account, now),
+                    ticket: self.ticket(&account, hash.as_deref().unwrap_or_default(), now),
                     username: account.username,
                 }));
             };
@@ -187,22 +190,25 @@ impl Accounts {
         attempt.release(&**client).await
     }
 
-    /// `account`'s signed sign-in ticket, valid [`TICKET_VALID`]: `id.expiry.mac`.
-    fn ticket(&self, account: &Account, now: DateTime<Utc>) -> String {
+    /// `account`'s signed sign-in ticket, valid [`TICKET_VALID`]: `id.expiry.mac`. The
+    /// MAC also covers the password's stored hash, so a password change (or reset) in
+    /// the meantime voids the ticket.
+    fn ticket(&self, account: &Account, password_hash: &str, now: DateTime<Utc>) -> String {
         let expires = (now + TICKET_VALID).timestamp();
         let body = format!("{}.{expires}", account.user_id);
-        format!("{body}.{}", self.ticket_mac(&body))
+        format!("{body}.{}", self.ticket_mac(&body, password_hash))
     }
 
-    fn ticket_mac(&self, body: &str) -> String {
+    fn ticket_mac(&self, body: &str, password_hash: &str) -> String {
         self.hasher
-            .hash(&format!("login-ticket:{body}"))
+            .hash(&format!("login-ticket:{body}:{password_hash}"))
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect()
     }
 
-    /// The account a ticket signs for, if it is genuine and not expired.
+    /// The account a ticket signs for, if it is genuine, not expired, and its password
+    /// has not changed since.
     async fn ticket_holder(
         &self,
         ticket: &str,
@@ -211,21 +217,27 @@ impl Accounts {
         let Some((body, mac)) = ticket.rsplit_once('.') else {
             return Ok(None);
         };
-        let genuine: bool = self
-            .ticket_mac(body)
-            .as_bytes()
-            .ct_eq(mac.as_bytes())
-            .into();
         let Some((id, expires)) = body.split_once('.') else {
             return Ok(None);
         };
         let (Ok(id), Ok(expires)) = (id.parse::<i64>(), expires.parse::<i64>()) else {
             return Ok(None);
         };
-        if !genuine || now.timestamp() >= expires {
+        if now.timestamp() >= expires {
             return Ok(None);
         }
         let client = self.pool.get().await?;
+        let Some(hash) = stored_hash(&**client, id).await? else {
+            return Ok(None);
+        };
+        let genuine: bool = self
+            .ticket_mac(body, &hash)
+            .as_bytes()
+            .ct_eq(mac.as_bytes())
+            .into();
+        if !genuine {
+            return Ok(None);
+        }
         let view = users::find(&**client, &id.to_string()).await?;
         Ok(view.active.then_some(view.account))
     }
