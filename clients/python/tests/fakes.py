@@ -12,6 +12,16 @@ Reply = Union[HTTPResponse, Exception, Callable[[HTTPRequest], HTTPResponse]]
 #: ``index_daily``'s (and ``index_latest``'s) default fields, and all of them.
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 FULL_DAILY = DAILY[:4] + ["pre_value"] + DAILY[4:] + ["published_at"]
+#: ``index_basic``'s facts (D20): returned only when named in ``fields``.
+INDEX_FACTS = [
+    "currency",
+    "price_basis",
+    "source",
+    "publish_time",
+    "methodology_version",
+    "latest_trade_date",
+    "next_publication_at",
+]
 
 #: Keys of the service's shape (``iq_`` + 40 letters and digits); not real keys.
 TEST_KEY = "iq_" + "TestKey0" * 5

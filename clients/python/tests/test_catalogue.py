@@ -11,7 +11,7 @@ import iq_client
 from iq_client import Client, LocalValidationError
 from iq_client.catalogue import catalogue, dataset, parse_catalogue
 
-from fakes import DAILY, FULL_DAILY, make_client
+from fakes import DAILY, FULL_DAILY, INDEX_FACTS, make_client
 
 DATASETS = [
     "index_basic",
@@ -78,16 +78,7 @@ BASIC = [
     [
         (
             "index_basic",
-            BASIC
-            + [
-                "currency",
-                "price_basis",
-                "source",
-                "publish_time",
-                "methodology_version",
-                "latest_trade_date",
-                "next_publication_at",
-            ],
+            BASIC + INDEX_FACTS,
             BASIC,
         ),
         (

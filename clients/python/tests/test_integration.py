@@ -52,6 +52,8 @@ from iq_client import (
 from iq_client.catalogue import dataset
 from iq_client.paging import csv_line
 
+from fakes import INDEX_FACTS
+
 REQUIRED = [
     "IQ_TEST_BASE_URL",
     "IQ_TEST_TODAY",
@@ -627,18 +629,7 @@ def test_index_facts_come_when_asked(pro: Client) -> None:
     """D20: the facts of every index, typed, only when named in ``fields``."""
     plain = pro.index_basic()
     assert "currency" not in plain.columns
-    facts = pro.index_basic(
-        fields=[
-            "index_code",
-            "currency",
-            "price_basis",
-            "source",
-            "publish_time",
-            "methodology_version",
-            "latest_trade_date",
-            "next_publication_at",
-        ]
-    )
+    facts = pro.index_basic(fields=["index_code", *INDEX_FACTS])
     assert len(facts) == len(plain)
     assert (facts["currency"] == "USD").all()
     assert facts["publish_time"].str.fullmatch(r"\d\d:\d\d").all()
