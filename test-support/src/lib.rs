@@ -50,7 +50,7 @@ pub use endpoints::keys::Key;
 pub use endpoints::sessions::{Session, PASSWORD};
 pub use fixture::{now, DATASETS_BUT_REVISIONS, FIXTURE};
 pub use poll::eventually;
-pub use reply::Reply;
+pub use reply::{header_text, Reply};
 pub use spawn::{
     http_client, http_client_builder, spawn_app, spawn_with, spawn_with_demo, spawn_with_fixture,
     spawn_with_sql, test_settings, Spawn,

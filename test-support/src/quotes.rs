@@ -1,6 +1,7 @@
 //! Quote-import files for the tests of imports and of what they compute: the six base
 //! indexes of the composite ([`BASES`]), quote rows written as the CSV file an import
-//! reads ([`csv`], [`HEADER`]), an instance to import into ([`spawn_for_imports`]), and
+//! reads ([`csv`], [`HEADER`]; [`every_base_on`] some days), an instance to import into
+//! ([`spawn_for_imports`]), and
 //! [`import`], which sends one and asserts it was
 //! accepted. It must never compute what an import should produce: each test does that
 //! with its own arithmetic.
@@ -31,6 +32,26 @@ pub async fn spawn_for_imports() -> (TestApp, Session, Key) {
     let admin = app.admin().await;
     let key = app.key_of_tier(&admin, "petra", "pro").await;
     (app, admin, key)
+}
+
+/// Every base index ([`BASES`]) on each of `days`, one `unit` of weight 1 at a price
+/// of its own (1000 for the first index, 2000 for the second, and so on, plus 10 a day):
+/// quotes from which the composite is computed too.
+pub fn every_base_on(days: &[&str]) -> Vec<(String, String, String, String, String)> {
+    let mut quotes = Vec::new();
+    for (d, date) in days.iter().enumerate() {
+        for (i, code) in BASES.iter().enumerate() {
+            let price = 1000 * (i + 1) + 10 * d;
+            quotes.push((
+                date.to_string(),
+                code.to_string(),
+                "unit".to_string(),
+                "1".to_string(),
+                price.to_string(),
+            ));
+        }
+    }
+    quotes
 }
 
 /// The header line of a quote file.

@@ -1,10 +1,20 @@
 //! [`Reply`]: one answer of the service read back (status, headers, cookies, the JSON
-//! envelope), with accessors for its parts and [`Reply::assert_error`] and its kin.
+//! envelope), with accessors for its parts and [`Reply::assert_error`] and its kin;
+//! [`header_text`] reads a header of any response.
 //! Reading a response is [`TestApp::reply`]. It must never send a request.
 
 use serde_json::Value;
 
 use crate::TestApp;
+
+/// The header `name` of any response (`headers`), as text; a missing or non-text one
+/// fails the test.
+pub fn header_text(headers: &reqwest::header::HeaderMap, name: &str) -> String {
+    let value = headers
+        .get(name)
+        .unwrap_or_else(|| panic!("no {name} header"));
+    value.to_str().expect("header text").to_owned()
+}
 
 /// A response: status, the `X-Request-Id` header and the JSON body.
 pub struct Reply {

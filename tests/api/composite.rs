@@ -20,7 +20,7 @@ use rust_decimal::RoundingStrategy;
 use serde_json::{json, Value};
 
 use crate::helpers::quotes::{self, BASES};
-use crate::helpers::{spawn_with_sql, Key, Reply, Session, TestApp};
+use crate::helpers::{select_value, spawn_with_sql, Key, Reply, Session, TestApp};
 
 /// Weekdays 2026-11-02 .. 2026-11-13: the calendar, and nothing else.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -372,16 +372,12 @@ async fn the_composite_is_the_chained_mean_of_the_six_base_changes() {
     );
 
     // The composite has no quotes, so no weighted price.
-    let priced: i64 = app
-        .db
-        .query_one(
-            "SELECT count(*) FROM index_daily \
-             WHERE index_code = 'Hardware_Index' AND weighted_price IS NOT NULL",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let priced: i64 = select_value(
+        &app.db,
+        "SELECT count(*) FROM index_daily \
+         WHERE index_code = 'Hardware_Index' AND weighted_price IS NOT NULL",
+    )
+    .await;
     assert_eq!(priced, 0);
 
     // Server_Rental_Index is no base index: re-quoting it leaves the composite alone.

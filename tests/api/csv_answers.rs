@@ -5,7 +5,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    rename_fixture_specification, spawn_with_fixture, TestApp, DATASETS_BUT_REVISIONS,
+    header_text, rename_fixture_specification, spawn_with_fixture, TestApp, DATASETS_BUT_REVISIONS,
 };
 
 async fn csv(app: &TestApp, body: &Value, key: Option<&str>) -> reqwest::Response {
@@ -91,10 +91,7 @@ async fn specification_names_are_quoted_and_refusals_stay_json() {
     assert!(text.contains("\"8x H100, \"\"SXM\"\"\""), "{text}");
     let refused = csv(&app, &json!({"api_name": "nope"}), None).await;
     assert_eq!(refused.status(), 400);
-    assert!(refused.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("application/json"));
+    assert!(header_text(refused.headers(), "content-type").starts_with("application/json"));
     let envelope: Value = refused.json().await.unwrap();
     assert_eq!(envelope["code"], 40001);
 }

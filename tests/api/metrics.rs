@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::child::{database_name, drop_database, free_port, Service};
-use crate::helpers::{create_database, TestApp};
+use crate::helpers::{create_database, header_text, select_value, TestApp};
 
 /// The value of the series `name` (with its labels exactly as rendered), if present.
 fn sample(text: &str, series: &str) -> Option<f64> {
@@ -49,16 +49,12 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
     assert_eq!(refused, 2, "10 a day: the 11th and 12th calls are refused");
     // The page was read through the worker's own pool: of DB_POOL_SIZE=4, the one
     // worker has two connections of its own (`PoolSettings::split`).
-    let readers: i64 = app
-        .db
-        .query_one(
-            "SELECT count(*) FROM pg_stat_activity \
-             WHERE datname = current_database() AND application_name = 'iq-service/read'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let readers: i64 = select_value(
+        &app.db,
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = 'iq-service/read'",
+    )
+    .await;
     assert!(readers >= 1, "no connection of a read pool");
 
     // Not on the public listener when it has its own.
@@ -77,10 +73,7 @@ async fn metrics_count_requests_caches_quotas_pool_statements_and_imports() {
         .await
         .unwrap();
     assert_eq!(scrape.status(), 200);
-    let content_type = scrape.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let content_type = header_text(scrape.headers(), "content-type");
     assert!(
         content_type.starts_with("application/openmetrics-text"),
         "{content_type}"

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{spawn_with_fixture, Key};
+use crate::helpers::{select_value, spawn_with_fixture, Key};
 
 /// Concurrent clients; each sends its share of the calls one after another.
 const CLIENTS: usize = 24;
@@ -59,15 +59,12 @@ async fn three_instances_admit_exactly_the_limit() {
     assert_eq!((admitted, refused), (150, 150));
 
     // Never over-granted in the database either.
-    let over = first
-        .db
-        .query_one(
-            "SELECT count(*) FROM quota_windows q JOIN api_keys k USING (key_id) \
-             WHERE q.granted > coalesce(CASE q.span WHEN 'day' THEN k.per_day \
-                                                    ELSE k.per_minute END, 10000)",
-            &[],
-        )
-        .await
-        .unwrap();
-    assert_eq!(over.get::<_, i64>(0), 0);
+    let over: i64 = select_value(
+        &first.db,
+        "SELECT count(*) FROM quota_windows q JOIN api_keys k USING (key_id) \
+         WHERE q.granted > coalesce(CASE q.span WHEN 'day' THEN k.per_day \
+                                                ELSE k.per_minute END, 10000)",
+    )
+    .await;
+    assert_eq!(over, 0);
 }

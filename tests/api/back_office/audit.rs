@@ -3,6 +3,7 @@
 //! refused change leaves none; only staff read it; nothing changes a record.
 
 use super::*;
+use crate::helpers::count_rows;
 
 /// The one record of `action` on `target`, checked against the reply of the request
 /// that made the change: its `request_id`, and the actor's name.
@@ -265,11 +266,5 @@ async fn no_statement_can_change_or_delete_a_record() {
             "{statement}: {error:?}"
         );
     }
-    let count: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM audit_log", &[])
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(count, 2);
+    assert_eq!(count_rows(&app.db, "audit_log").await, 2);
 }

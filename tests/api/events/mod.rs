@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::helpers::quotes::{import, spawn_for_imports, BASES};
+use crate::helpers::quotes::{every_base_on, import, spawn_for_imports};
 use crate::helpers::{Key, Session, TestApp};
 
 /// Two weeks of open days: the free tier's cutoff (7 open days) on Friday 20 Nov 2026,
@@ -24,20 +24,7 @@ const DAYS: [&str; 10] = [
 
 /// Every base index on every day of [`DAYS`], so the composite is computed too.
 fn quotes() -> Vec<(String, String, String, String, String)> {
-    let mut quotes = Vec::new();
-    for (d, date) in DAYS.iter().enumerate() {
-        for (i, code) in BASES.iter().enumerate() {
-            let price = 1000 * (i + 1) + 10 * d;
-            quotes.push((
-                date.to_string(),
-                code.to_string(),
-                "unit".to_string(),
-                "1".to_string(),
-                price.to_string(),
-            ));
-        }
-    }
-    quotes
+    every_base_on(&DAYS)
 }
 
 /// An instance with the November calendar and [`quotes`] imported, its administrator,

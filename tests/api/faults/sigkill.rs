@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use super::{day_window, logged_calls};
 use crate::child::{clear_of_utc_midnight, database_name, drop_database, Service};
-use crate::helpers::{create_database, Key, Session, TestApp};
+use crate::helpers::{create_database, select_value, Key, Session, TestApp};
 
 /// A lease TTL of 2 s for every instance here.
 const ENV: &[(&str, &str)] = &[("QUOTA_LEASE_TTL_MS", "2000"), ("RUST_LOG", "info")];
@@ -55,15 +55,8 @@ async fn call(http: &reqwest::Client, base: &str, key: &Key) -> Result<i64, reqw
 
 /// When some instance's leases were reclaimed, as the database recorded it.
 async fn reclaimed(app: &TestApp) -> bool {
-    let row = app
-        .db
-        .query_one(
-            "SELECT count(*) FROM quota_instances WHERE reclaimed_at IS NOT NULL",
-            &[],
-        )
-        .await
-        .expect("read quota_instances");
-    row.get::<_, i64>(0) > 0
+    let sql = "SELECT count(*) FROM quota_instances WHERE reclaimed_at IS NOT NULL";
+    select_value::<i64>(&app.db, sql).await > 0
 }
 
 /// Today's `used` of `key`'s day window, once it stops changing (the live instances

@@ -21,6 +21,16 @@ pub(super) async fn js(browser: &Browser, script: &str) -> Value {
         .unwrap_or_else(|err| panic!("the script {script:?} failed: {err}"))
 }
 
+/// The text of the first label of the form field with id `id`, trimmed (`null` when it
+/// has none): what a screen reader announces for it.
+pub(super) async fn label_of(browser: &Browser, id: &str) -> Value {
+    let script = format!(
+        "const field = document.getElementById('{id}');
+         return field.labels.length ? field.labels[0].textContent.trim() : null"
+    );
+    js(browser, &script).await
+}
+
 /// Scrolls the element with id `id` into view (for a screenshot of it, or a layout check
 /// of the part of the page it is in).
 pub(super) async fn scroll_to(browser: &Browser, id: &str) {

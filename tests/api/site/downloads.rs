@@ -9,7 +9,7 @@ use calamine::{Data, Reader, Xlsx};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+use crate::helpers::{header_text, spawn_with_fixture, TestApp, PASSWORD};
 
 /// `GET path` with `cookies`: the status, the headers and the body's bytes.
 async fn fetch(
@@ -110,10 +110,7 @@ async fn an_xlsx_download_holds_numbers_with_their_decimals_and_dates() {
     )
     .await;
     assert_eq!(status, 200);
-    assert!(headers["content-type"]
-        .to_str()
-        .unwrap()
-        .contains("spreadsheetml"));
+    assert!(header_text(&headers, "content-type").contains("spreadsheetml"));
     let mut workbook: Xlsx<_> = Xlsx::new(Cursor::new(body)).unwrap();
     let sheet = workbook.worksheet_range_at(0).unwrap().unwrap();
     let rows: Vec<Vec<Data>> = sheet.rows().map(|r| r.to_vec()).collect();

@@ -1,7 +1,9 @@
 //! The website's defences: security headers on every page, CSRF tokens on every form,
 //! escaping of what the data holds, assets under content-hashed names.
 
-use crate::helpers::{rename_fixture_specification, run_sql, spawn_with_fixture, PASSWORD};
+use crate::helpers::{
+    header_text, rename_fixture_specification, run_sql, spawn_with_fixture, PASSWORD,
+};
 use reqwest::Method;
 
 #[actix_web::test]
@@ -99,10 +101,7 @@ async fn assets_have_hashed_names_and_long_lifetimes() {
         css.headers()["cache-control"].to_str().unwrap(),
         "public, max-age=31536000, immutable"
     );
-    assert!(css.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/css"));
+    assert!(header_text(css.headers(), "content-type").starts_with("text/css"));
     let stale = app.page("/assets/site.0000.css").await;
     assert_eq!(stale.status, 404);
 }

@@ -11,29 +11,12 @@ use chrono::Duration as Span;
 use serde_json::Value;
 
 use super::receiver::{Received, Receiver};
-use crate::helpers::quotes::{import, spawn_for_imports, BASES};
+use crate::helpers::quotes::{every_base_on, import, spawn_for_imports, BASES};
 use crate::helpers::{Session, TestApp};
 use crate::python_run::run_until;
 use crate::python_venv::{self, Venv};
 
 const BOTH: [&str; 2] = ["index.published", "index.revised"];
-
-fn quotes(days: &[&str]) -> Vec<(String, String, String, String, String)> {
-    let mut quotes = Vec::new();
-    for (d, date) in days.iter().enumerate() {
-        for (i, code) in BASES.iter().enumerate() {
-            let price = 1000 * (i + 1) + 10 * d;
-            quotes.push((
-                date.to_string(),
-                code.to_string(),
-                "unit".into(),
-                "1".into(),
-                price.to_string(),
-            ));
-        }
-    }
-    quotes
-}
 
 /// Messages by (type, index).
 fn by_index(received: &[Received]) -> BTreeMap<(String, String), Value> {
@@ -118,7 +101,7 @@ async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
         &app,
         &admin,
         "quotes.csv",
-        &quotes(&["20261109", "20261110", "20261111"]),
+        &every_base_on(&["20261109", "20261110", "20261111"]),
     )
     .await;
     // The six bases and the composite, each published.
@@ -234,7 +217,7 @@ async fn two_instances_deliver_each_event_once() {
         &app,
         &admin,
         "quotes.csv",
-        &quotes(&["20261109", "20261110"]),
+        &every_base_on(&["20261109", "20261110"]),
     )
     .await;
     receiver.wait_for(7, Duration::from_secs(10)).await;

@@ -7,7 +7,7 @@ use iq_test_support::site::{PageReply, SignedIn};
 use reqwest::Method;
 
 use super::root;
-use crate::helpers::{spawn_with_fixture, TestApp};
+use crate::helpers::{header_text, spawn_with_fixture, TestApp};
 
 /// Posts `file` to the import form, as a browser does.
 async fn upload(app: &TestApp, browser: &SignedIn, file_name: &str, file: &str) -> PageReply {
@@ -168,10 +168,7 @@ async fn an_imports_record_shows_its_changes_and_its_problems_filtered_and_as_cs
         .await
         .unwrap();
     assert_eq!(csv.status(), 200);
-    assert!(csv.headers()["content-disposition"]
-        .to_str()
-        .unwrap()
-        .starts_with("attachment"));
+    assert!(header_text(csv.headers(), "content-disposition").starts_with("attachment"));
     let text = csv.text().await.unwrap();
     assert!(text.starts_with("row,column,problem\r\n"), "{text}");
     assert!(text.contains("2,index_code,"), "{text}");

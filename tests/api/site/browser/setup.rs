@@ -6,7 +6,7 @@
 use iq_test_support::browser::{Browser, Viewport};
 
 use crate::child::{database_name, drop_database, Service};
-use crate::helpers::{create_database, select_pairs, TestApp, PASSWORD};
+use crate::helpers::{count_rows, create_database, select_pairs, TestApp, PASSWORD};
 use crate::site::browser_steps::{click_through, loaded};
 
 const ENV: &[(&str, &str)] = &[("RUST_LOG", "info")];
@@ -50,13 +50,7 @@ async fn the_first_start_prints_a_set_up_link_that_creates_the_super_administrat
     let roles: Vec<(String, String)> =
         select_pairs(&app.db, "SELECT username, role FROM users").await;
     assert_eq!(roles, [("chief".to_owned(), "super_admin".to_owned())]);
-    let tokens: i64 = app
-        .db
-        .query_one("SELECT count(*) FROM setup_tokens", &[])
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(tokens, 0);
+    assert_eq!(count_rows(&app.db, "setup_tokens").await, 0);
     let dead = app.page(&link).await;
     assert_eq!(dead.status, 400);
     dead.assert_has(r#"id="setup-problem""#);

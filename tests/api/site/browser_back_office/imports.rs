@@ -5,9 +5,8 @@
 use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
-use super::{root_in_the_browser, save_file, to_back_office_section, upload, BAD, FILE_NAME};
-use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{click_through, js, open, path_of, scroll_to};
+use super::{root_with_a_folder, save_file, to_back_office_section, upload, BAD, FILE_NAME};
+use crate::site::browser_steps::{click_through, js, label_of, open, path_of, scroll_to};
 
 /// [`BAD`] with its three rows put right: a Friday, GPU_Index, a weight of 1.
 const FIXED: &str = "trade_date,index_code,specification,weight,price\n\
@@ -71,11 +70,7 @@ async fn weighted_prices(browser: &Browser) -> Vec<(String, String)> {
 #[actix_web::test]
 async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_file() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    app.admin().await;
-    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
-    let browser = Browser::open(Viewport::Desktop).await;
-    root_in_the_browser(&browser, &app).await;
+    let (app, folder, browser) = root_with_a_folder(Viewport::Desktop).await;
 
     // To the imports by the links a person follows.
     to_back_office_section(&browser, "/admin/imports", "#import-form").await;
@@ -83,12 +78,7 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
         browser.text_of("main").await.contains("No imports yet."),
         "a fresh service's history"
     );
-    let label = js(
-        &browser,
-        "const i = document.getElementById('import-file');
-         return i.labels.length ? i.labels[0].textContent.trim() : null",
-    )
-    .await;
+    let label = label_of(&browser, "import-file").await;
     assert_eq!(label, json!("Quote file"), "the file input's label");
     browser
         .screenshot("browser_admin_imports_empty_desktop")
@@ -156,12 +146,7 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
         "the filter's choices"
     );
     assert_eq!(
-        js(
-            &browser,
-            "const s = document.getElementById('error-column');
-             return s.labels.length ? s.labels[0].textContent.trim() : null"
-        )
-        .await,
+        label_of(&browser, "error-column").await,
         json!("Show column"),
         "the filter's label"
     );

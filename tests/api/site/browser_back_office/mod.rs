@@ -10,7 +10,8 @@
 //! reads a refused file's problems and filters them, fixes the file and sees the public
 //! page change), `tiers` (a super administrator changes a tier through its preview and a
 //! key feels it) and `phone` (the pages on a phone). The steps they share are here:
-//! logging `root` in, the bad quote file, saving it and uploading it through the form.
+//! logging `root` in (with a folder for the files of an import test), the bad quote
+//! file, saving it and uploading it through the form.
 
 mod imports;
 mod phone;
@@ -18,11 +19,22 @@ mod tiers;
 
 use std::path::{Path, PathBuf};
 
-use iq_test_support::browser::Browser;
+use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
-use crate::helpers::TestApp;
+use crate::helpers::{spawn_with_fixture, TestApp};
 use crate::site::browser_steps::{click_through, js, log_in_with_the_form, path_of};
+
+/// The start of a test of the import pages: a service on the fixture, a browser with
+/// `viewport` in which `root` is logged in, and a folder for the quote files it saves.
+async fn root_with_a_folder(viewport: Viewport) -> (TestApp, tempfile::TempDir, Browser) {
+    let app = spawn_with_fixture().await;
+    app.admin().await;
+    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
+    let browser = Browser::open(viewport).await;
+    root_in_the_browser(&browser, &app).await;
+    (app, folder, browser)
+}
 
 /// The super administrator `root` (made through the API), logged in through the form.
 async fn root_in_the_browser(browser: &Browser, app: &TestApp) {

@@ -1,10 +1,9 @@
 //! The back office on a phone's screen: the imports and tiers pages, a refused import
 //! with its error table and history, and a tier's preview, none scrolling sideways.
 
-use iq_test_support::browser::{Browser, Viewport};
+use iq_test_support::browser::Viewport;
 
-use super::{root_in_the_browser, save_file, upload, BAD};
-use crate::helpers::spawn_with_fixture;
+use super::{root_with_a_folder, save_file, upload, BAD};
 use crate::site::browser_steps::{
     assert_heading_visible, assert_no_sideways_scroll, assert_pages_fit_the_phone,
     assert_part_fits, assert_shown_page_fits, click_through, open, scroll_to,
@@ -13,11 +12,7 @@ use crate::site::browser_steps::{
 #[actix_web::test]
 async fn on_a_phone_the_back_office_pages_fit_the_screen_and_show_their_heading() {
     iq_test_support::require!(Browser);
-    let app = spawn_with_fixture().await;
-    app.admin().await;
-    let folder = tempfile::tempdir().expect("a temporary folder for the quote file");
-    let browser = Browser::open(Viewport::Phone).await;
-    root_in_the_browser(&browser, &app).await;
+    let (app, folder, browser) = root_with_a_folder(Viewport::Phone).await;
 
     assert_pages_fit_the_phone(
         &browser,

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{root_in_the_browser, to_back_office_section};
 use crate::helpers::{spawn_with_fixture, Key, TestApp};
-use crate::site::browser_steps::{click_through, js, path_of};
+use crate::site::browser_steps::{click_through, js, label_of, path_of};
 
 #[actix_web::test]
 async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
@@ -33,12 +33,7 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         Some(before.to_string()),
         "the free tier's calls a day"
     );
-    let label = js(
-        &browser,
-        "const i = document.getElementById('free-per-day');
-         return i.labels.length ? i.labels[0].textContent.trim() : null",
-    )
-    .await;
+    let label = label_of(&browser, "free-per-day").await;
     assert_eq!(label, json!("Calls a day (per key)"), "the field's label");
     browser.fill("#free-per-day", &lowered.to_string()).await;
     browser
