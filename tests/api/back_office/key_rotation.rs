@@ -3,14 +3,14 @@
 use std::time::Duration as StdDuration;
 
 use super::*;
-use crate::helpers::{eventually, Reply};
+use crate::helpers::{eventually, Key, Reply};
 
 fn daily(code: &str) -> Value {
     json!({"api_name": "index_daily", "params": {"index_code": code}})
 }
 
 /// A professional member's key reading `Server_Index` only, with its own settings.
-async fn ranged_key(app: &TestApp, admin: &Session, owner: &Session) -> crate::helpers::Key {
+async fn ranged_key(app: &TestApp, admin: &Session, owner: &Session) -> Key {
     let key = app
         .new_key(
             owner,
@@ -21,6 +21,16 @@ async fn ranged_key(app: &TestApp, admin: &Session, owner: &Session) -> crate::h
     app.patch_key(admin, &key, json!({"per_minute": 50, "per_day": 500}))
         .await;
     key
+}
+
+/// Carol, a free member, with her key "laptop", and Dave, a pro member, with his key
+/// "dave's" (someone else's key to her), each signed in.
+async fn carol_and_dave(app: &TestApp) -> ((Session, Key), (Session, Key)) {
+    let carol = app.member("carol", "free").await;
+    let dave = app.member("dave", "pro").await;
+    let carols = app.new_key(&carol, json!({"name": "laptop"})).await;
+    let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
+    ((carol, carols), (dave, daves))
 }
 
 /// The metadata of a key answer, without what a rotation is meant to change.
@@ -138,10 +148,7 @@ async fn a_rotation_reaches_every_instance() {
 #[actix_web::test]
 async fn only_the_owner_rotates_with_the_csrf_token() {
     let (app, admin) = spawn_with_fixture().await.with_admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
-    let dave = app.user(&admin, "dave", "pro").await;
-    let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
-    let carols = app.new_key(&carol, json!({"name": "carol's"})).await;
+    let ((carol, carols), (_, daves)) = carol_and_dave(&app).await;
 
     // Someone else's key is "not found", as an unknown one: ids cannot be probed. The
     // super administrator is no owner either.
@@ -177,10 +184,8 @@ async fn only_the_owner_rotates_with_the_csrf_token() {
 
 #[actix_web::test]
 async fn renaming_a_key_checks_the_name_owner_and_token() {
-    let (app, carol) = spawn_app().await.with_member("carol", "free").await;
-    let dave = app.member("dave", "pro").await;
-    let key = app.new_key(&carol, json!({"name": "laptop"})).await;
-    let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
+    let app = spawn_app().await;
+    let ((carol, key), (dave, daves)) = carol_and_dave(&app).await;
 
     let renamed = app
         .rename_key(&carol, &key.id, json!({"name": "  work laptop  "}))
@@ -260,10 +265,7 @@ fn days_of(reply: &Reply) -> Vec<(String, i64)> {
 #[actix_web::test]
 async fn an_owner_reads_the_usage_of_their_own_keys() {
     let (app, admin) = spawn_with_fixture().await.with_admin().await;
-    let carol = app.user(&admin, "carol", "free").await;
-    let dave = app.user(&admin, "dave", "pro").await;
-    let key = app.new_key(&carol, json!({"name": "laptop"})).await;
-    let daves = app.new_key(&dave, json!({"name": "dave's"})).await;
+    let ((carol, key), (_, daves)) = carol_and_dave(&app).await;
     for _ in 0..2 {
         let reply = app
             .query_with(json!({"api_name": "trade_calendar"}), Some(&key.key))
