@@ -3,9 +3,10 @@
 //! (a visitor: the free tier's; a member: their tier's) and nothing more.
 //!
 //! One page a file, named after its route; what every page shares is here: how it is
-//! cached, its chrome, and the "data as of" line ([`Freshness`]). A page must never
-//! read market data but through [`read`](super::reading::read) (the FrontActor's
-//! `Browse`), and never cache a member's page for visitors ([`caching`]).
+//! cached, its chrome, a page made from what the caller may see alone, and the "data as
+//! of" line ([`Freshness`]). A page must never read market data but through
+//! [`read`](super::reading::read) (the FrontActor's `Browse`), and never cache a
+//! member's page for visitors ([`caching`]).
 
 mod asset_file;
 mod calendar;
@@ -19,12 +20,14 @@ mod plans;
 mod reference;
 mod try_it;
 
-use actix_web::HttpRequest;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest};
+use askama::Template;
 
 use super::chrome::Chrome;
 use super::format::{delay, long_date, parse_wire, wire};
-use super::reading::Reading;
-use super::respond::{Caching, PageResult};
+use super::reading::{read, Reading};
+use super::respond::{render, Caching, PageResult};
 use crate::state::AppState;
 
 pub use asset_file::{asset_file, favicon};
@@ -56,6 +59,24 @@ where
     Fut: std::future::Future<Output = PageResult>,
 {
     state.site.visitor_pages.serve(req, state, render).await
+}
+
+/// A page made from what the caller may see alone, no market data asked for (the
+/// tiers, the membership): read, built by `build` around its chrome (menu `nav`), and
+/// served from the visitors' page cache.
+async fn reading_page<T: Template>(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    nav: &'static str,
+    build: impl Fn(Chrome, &Reading) -> T,
+) -> PageResult {
+    let build = &build;
+    cached(req, state, move || async move {
+        let reading = read(req, state, Vec::new()).await?;
+        let page = build(chrome(req, state, &reading, nav), &reading);
+        render(&page, StatusCode::OK, caching(&reading))
+    })
+    .await
 }
 
 fn chrome(req: &HttpRequest, state: &AppState, reading: &Reading, nav: &'static str) -> Chrome {

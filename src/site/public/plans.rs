@@ -1,15 +1,14 @@
 //! `GET /plans`: the tiers exactly as the super administrator set them, the caller's
 //! own marked. It must never describe a plan in any terms but the tiers' settings.
 
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 
-use super::{cached, caching, chrome};
+use super::reading_page;
 use crate::site::chrome::Chrome;
 use crate::site::format::delay;
-use crate::site::reading::read;
-use crate::site::respond::{render, PageResult};
+use crate::site::reading::Reading;
+use crate::site::respond::PageResult;
 use crate::state::AppState;
 
 pub struct Plan {
@@ -32,13 +31,17 @@ struct Plans {
 
 /// `GET /plans`: the tiers exactly as the super administrator set them.
 pub async fn plans(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
-    cached(&req, &state, || render_plans(&req, &state)).await
+    reading_page(&req, &state, "plans", |chrome, reading| Plans {
+        chrome,
+        plans: plans_of(reading),
+    })
+    .await
 }
 
-async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageResult {
-    let reading = read(req, state, Vec::new()).await?;
+/// The tiers as plans, the caller's own marked.
+fn plans_of(reading: &Reading) -> Vec<Plan> {
     let yours = reading.signed_in().then(|| reading.membership.tier.clone());
-    let plans = reading
+    reading
         .tiers
         .iter()
         .map(|t| Plan {
@@ -53,10 +56,5 @@ async fn render_plans(req: &HttpRequest, state: &web::Data<AppState>) -> PageRes
             member_indexes: t.member_indexes,
             yours: yours.as_deref() == Some(t.name.as_str()),
         })
-        .collect();
-    let page = Plans {
-        chrome: chrome(req, state, &reading, "plans"),
-        plans,
-    };
-    render(&page, StatusCode::OK, caching(&reading))
+        .collect()
 }
