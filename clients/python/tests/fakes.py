@@ -12,6 +12,8 @@ Reply = Union[HTTPResponse, Exception, Callable[[HTTPRequest], HTTPResponse]]
 #: ``index_daily``'s (and ``index_latest``'s) default fields, and all of them.
 DAILY = ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"]
 FULL_DAILY = DAILY[:4] + ["pre_value"] + DAILY[4:] + ["published_at"]
+#: ``trade_calendar``'s fields.
+CAL = ["trade_date", "pretrade_date"]
 #: ``index_basic``'s facts (D20): returned only when named in ``fields``.
 INDEX_FACTS = [
     "currency",
@@ -56,6 +58,18 @@ def ok(
         200,
         {"Content-Type": "application/json", "X-Request-Id": request_id, **(headers or {})},
         json.dumps(body).encode(),
+    )
+
+
+def calendar_page() -> HTTPResponse:
+    """One calendar row of a page of 1 with more to come, answered with
+    ``X-RateLimit-Remaining: 7``: what the ``fetch_page`` tests ask for."""
+    return ok(
+        CAL,
+        [["20261120", "20261119"]],
+        limit=1,
+        has_more=True,
+        headers={"X-RateLimit-Remaining": "7"},
     )
 
 

@@ -34,9 +34,11 @@ from iq_client import (  # noqa: E402
 )
 
 from fakes import (  # noqa: E402
+    CAL,
     DAILY,
     DEFAULT_MEMBERSHIP,
     TEST_KEY,
+    calendar_page,
     error,
     membership,
     ok,
@@ -44,7 +46,6 @@ from fakes import (  # noqa: E402
     too_many,
 )
 
-CAL = ["trade_date", "pretrade_date"]
 ROW = ["20261120", "GPU_Index", "1009.305519", "23237.039500", "-2.231201", "0.221553"]
 
 
@@ -249,15 +250,7 @@ def test_fixed_end_date_false_sends_the_query_as_given() -> None:
 
 def test_fetch_page_is_one_raw_request() -> None:
     async def go() -> None:
-        client, service, _ = make(
-            ok(
-                CAL,
-                [["20261120", "20261119"]],
-                limit=1,
-                has_more=True,
-                headers={"X-RateLimit-Remaining": "7"},
-            )
-        )
+        client, service, _ = make(calendar_page())
         page = await client.fetch_page("trade_calendar", limit=1, offset=3)
         assert page.items == [["20261120", "20261119"]] and page.has_more
         assert page.rate_limit.remaining == 7 and client.last_rate_limit.remaining == 7

@@ -10,9 +10,17 @@ import pytest
 
 from iq_client import APIError, AuthenticationError, Client, HTTPResponse
 
-from fakes import DAILY, TEST_KEY, FakeTransport, error, make_client, membership, ok
-
-CAL = ["trade_date", "pretrade_date"]
+from fakes import (
+    CAL,
+    DAILY,
+    TEST_KEY,
+    FakeTransport,
+    calendar_page,
+    error,
+    make_client,
+    membership,
+    ok,
+)
 
 
 def calendar_server(days: int, cap: int):
@@ -238,15 +246,7 @@ def test_progress_bar(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_fetch_page_is_one_raw_request() -> None:
-    client, transport, _ = make_client(
-        ok(
-            CAL,
-            [["20261120", "20261119"]],
-            limit=1,
-            has_more=True,
-            headers={"X-RateLimit-Remaining": "7"},
-        )
-    )
+    client, transport, _ = make_client(calendar_page())
     page = client.fetch_page("trade_calendar", limit=1, offset=3)
     assert (page.offset, page.returned, page.has_more, page.limit) == (0, 1, True, 1)
     assert page.items == [["20261120", "20261119"]]
