@@ -64,6 +64,7 @@ mod keys_admin;
 mod passwords;
 mod sessions;
 mod setup;
+mod sign_in_ticket;
 mod tiers;
 pub(crate) mod two_factor;
 mod users;
