@@ -158,7 +158,7 @@ mod tests {
 
     use super::super::lease::Grant;
     use super::super::ledger::Waiter;
-    use super::super::test_clock::{at, FREE};
+    use super::super::test_clock::{at, limits, FREE};
     use super::super::window::{Limits, Window};
     use super::*;
 
@@ -224,10 +224,7 @@ mod tests {
     fn halfway_to_the_unreported_bound_a_report_is_asked_once_until_a_flush() {
         let (now, mono) = (at(10, 0, 0), Instant::now());
         // A day of 1000 may leave 10 calls unreported: the fifth is halfway.
-        let limits = Limits {
-            per_minute: 1000,
-            per_day: 1000,
-        };
+        let limits = limits(1000, 1000);
         let mut book = stocked_with(limits, now, mono);
         let mut asked = Vec::new();
         for _ in 0..8 {
@@ -251,10 +248,7 @@ mod tests {
     #[test]
     fn at_a_quarter_of_the_last_block_the_next_is_asked_for_once() {
         let (now, mono) = (at(10, 0, 0), Instant::now());
-        let limits = Limits {
-            per_minute: 100_000,
-            per_day: 1_000_000,
-        };
+        let limits = limits(100_000, 1_000_000);
         let mut book = stocked_with(limits, now, mono);
         assert!(!book.keys["key_a"].leases.wants_more());
         let mut asked_at = Vec::new();

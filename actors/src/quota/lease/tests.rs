@@ -1,14 +1,11 @@
 //! The leases' bookkeeping: block sizes, leasing ahead, reports, limit changes.
 
-use super::super::test_clock::{at, FREE};
+use super::super::test_clock::{at, limits, FREE};
 use super::*;
 
 /// Leases under these limits, made at 09:00 (the test clock's morning).
 fn leases_at_nine(per_minute: i64, per_day: i64) -> Leases {
-    let limits = Limits {
-        per_minute,
-        per_day,
-    };
+    let limits = limits(per_minute, per_day);
     Leases::new(limits, at(9, 0, 0))
 }
 
@@ -79,10 +76,7 @@ fn the_next_block_is_leased_ahead_when_a_quarter_of_the_last_is_left() {
 fn nothing_is_leased_ahead_near_the_limit_or_of_a_window_granted_in_full() {
     let mono = Instant::now();
     // Blocks of two: a quarter of one is no call at all.
-    let tight = Limits {
-        per_minute: 8,
-        per_day: 8,
-    };
+    let tight = limits(8, 8);
     let mut leases = Leases::new(tight, at(9, 0, 0));
     lease_all(&mut leases, 1, mono);
     leases.spend();
@@ -146,10 +140,7 @@ fn budget_taken_under_an_old_limit_goes_back() {
     let mut leases = Leases::new(FREE, at(9, 0, 0));
     let mono = Instant::now();
     lease_all(&mut leases, 1, mono);
-    let lower = Limits {
-        per_minute: 4,
-        per_day: 4,
-    };
+    let lower = limits(4, 4);
     leases.align(lower, at(9, 0, 1));
     let asks = leases.asks(1, mono);
     assert!(asks.iter().all(|a| a.give_back == 2 && a.limit == 4));
@@ -225,14 +216,8 @@ fn a_report_is_due_once_the_unreported_calls_reach_the_bound() {
 /// the old limit until they are (a crash may count them, never fewer).
 #[test]
 fn the_bound_asked_follows_a_lowered_limit_down() {
-    let high = Limits {
-        per_minute: 10_000,
-        per_day: 10_000,
-    };
-    let low = Limits {
-        per_minute: 10_000,
-        per_day: 100,
-    };
+    let high = limits(10_000, 10_000);
+    let low = limits(10_000, 100);
     let mono = Instant::now();
     let mut leases = Leases::new(high, at(9, 0, 0));
     lease_all(&mut leases, 1, mono);

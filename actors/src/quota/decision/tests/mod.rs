@@ -5,18 +5,11 @@
 use std::collections::HashMap;
 
 use super::super::lease::Grant;
-use super::super::test_clock::{at, FREE};
+use super::super::test_clock::{at, limits, FREE};
 use super::*;
 
 mod account;
 mod key;
-
-fn limits(per_minute: i64, per_day: i64) -> Limits {
-    Limits {
-        per_minute,
-        per_day,
-    }
-}
 
 /// The database's `granted` per (subject, window, start), for one instance or several.
 #[derive(Default)]
