@@ -5,8 +5,16 @@ use super::*;
 
 /// Leases under these limits, made at 09:00 (the test clock's morning).
 fn leases_at_nine(per_minute: i64, per_day: i64) -> Leases {
-    let limits = limits(per_minute, per_day);
-    Leases::new(limits, at(9, 0, 0))
+    Leases::new(limits(per_minute, per_day), at(9, 0, 0))
+}
+
+/// The free tier's leases made at 09:00, each window leased for one call, and that
+/// call spent.
+fn one_call_spent(mono: Instant) -> Leases {
+    let mut leases = Leases::new(FREE, at(9, 0, 0));
+    lease_all(&mut leases, 1, mono);
+    leases.spend();
+    leases
 }
 
 /// Answers every ask as a database holding nothing else would.
@@ -162,10 +170,8 @@ fn budget_taken_under_an_old_limit_goes_back() {
 
 #[test]
 fn release_returns_only_current_windows() {
-    let mut leases = Leases::new(FREE, at(9, 0, 0));
     let mono = Instant::now();
-    lease_all(&mut leases, 1, mono);
-    leases.spend();
+    let mut leases = one_call_spent(mono);
     let held = leases.release(at(9, 0, 30));
     assert_eq!(
         held.iter().map(|g| g.amount).collect::<Vec<_>>(),
@@ -246,10 +252,8 @@ fn the_bound_asked_follows_a_lowered_limit_down() {
 
 #[test]
 fn forgetting_drops_what_was_held_and_unreported() {
-    let mut leases = Leases::new(FREE, at(9, 0, 0));
     let mono = Instant::now();
-    lease_all(&mut leases, 1, mono);
-    leases.spend();
+    let mut leases = one_call_spent(mono);
     leases.forget();
     assert_eq!(leases.unreported(), 0);
     assert!(leases.needs_lease(mono, true));
