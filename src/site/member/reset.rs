@@ -13,7 +13,7 @@ use crate::http::RequestId;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::pre_session;
-use crate::site::respond::PageResult;
+use crate::site::respond::{status_with, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -44,12 +44,8 @@ pub async fn reset_form(
 ) -> PageResult {
     let token = query.token.clone().unwrap_or_default();
     let username = state.accounts.reset_holder(&token).await?;
-    let status = if username.is_some() {
-        StatusCode::OK
-    } else {
-        StatusCode::BAD_REQUEST
-    };
     let problem = username.is_none().then(|| DEAD_LINK.to_owned());
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     pre_session::render(&req, &state, status, "login", |chrome| ResetPage {
         chrome,
         token,

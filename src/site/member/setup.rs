@@ -17,7 +17,7 @@ use crate::http::{anonymous_author, session};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::pre_session;
-use crate::site::respond::{see_other, PageResult};
+use crate::site::respond::{see_other, status_with, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -55,17 +55,14 @@ pub async fn setup_form(
 ) -> PageResult {
     let token = query.token.clone().unwrap_or_default();
     let works = state.accounts.setup_link_works(&token).await?;
+    let problem = (!works).then(|| DEAD_LINK.to_owned());
+    let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = SetupPage {
         chrome: Chrome::new(&req, &state, None, "login"),
         token,
         works,
         username: String::new(),
-        problem: (!works).then(|| DEAD_LINK.to_owned()),
-    };
-    let status = if works {
-        StatusCode::OK
-    } else {
-        StatusCode::BAD_REQUEST
+        problem,
     };
     show(&req, &state, page, status)
 }
