@@ -87,6 +87,11 @@ pub(super) async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str
     loaded(browser).await;
 }
 
+/// Asserts the browser shows the page at `path` (with its query, if any).
+pub(super) async fn assert_at(browser: &Browser, path: &str) {
+    assert_eq!(path_of(&browser.current_url().await), path);
+}
+
 /// What follows the host in `url`: its path, with any query and fragment (`/` when
 /// there is none).
 pub(super) fn path_of(url: &str) -> &str {
@@ -190,7 +195,7 @@ pub(super) async fn log_in_with_the_form(browser: &Browser, app: &TestApp, usern
     browser.fill("#username", username).await;
     browser.fill("#password", PASSWORD).await;
     click_through(browser, "#login-form button[type=submit]", "#tier").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account");
+    assert_at(browser, "/account").await;
 }
 
 /// Revises GPU_Index's 10 Nov (the visitor's latest day in the fixture): its one quote

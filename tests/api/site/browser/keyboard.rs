@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
-use crate::site::browser_steps::{js, mark_page, next_page, open, path_of};
+use crate::site::browser_steps::{assert_at, js, mark_page, next_page, open};
 
 /// WebDriver's keys (the code points fantoccini's `Key` sends).
 const TAB: &str = "\u{e004}";
@@ -138,7 +138,7 @@ async fn a_keyboard_alone_logs_in_and_makes_a_key() {
     mark_page(&browser).await;
     press(&browser, ENTER).await;
     next_page(&browser, "#tier").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account");
+    assert_at(&browser, "/account").await;
     assert_eq!(browser.text_of("#tier").await, "pro");
 
     // Keys: every field labelled; Enter in the name field makes the key.

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{click_through, js, log_in_with_the_form, open, path_of};
+use crate::site::browser_steps::{assert_at, click_through, js, log_in_with_the_form, open};
 
 /// Asserts the keys page shown lists the key `id` and no other, and returns the start
 /// of its secret that its row shows (`iq_Ab3xYz…`), without the ellipsis.
@@ -115,10 +115,7 @@ async fn a_pro_member_logs_in_and_makes_uses_and_deletes_a_key() {
         .screenshot("browser_key_delete_confirm_desktop")
         .await;
     click_through(&browser, "#confirm-delete button", "#key-deleted").await;
-    assert_eq!(
-        path_of(&browser.current_url().await),
-        "/account/keys?deleted=1"
-    );
+    assert_at(&browser, "/account/keys?deleted=1").await;
     assert!(
         attributes(&browser, "tr[data-key-id]", "data-key-id")
             .await
@@ -183,7 +180,7 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
 
     // Back to the keys: the same key, under the new secret's hint, which is not shown whole.
     click_through(&browser, "main a[href='/account/keys']", &row).await;
-    assert_eq!(path_of(&browser.current_url().await), "/account/keys");
+    assert_at(&browser, "/account/keys").await;
     let hint = the_only_keys_hint(&browser, &old.id).await;
     assert!(
         new.starts_with(&hint) && !old.key.starts_with(&hint),
@@ -203,7 +200,7 @@ async fn an_owner_rotates_a_key_and_its_old_secret_is_refused_then_renames_it() 
     browser.screenshot("browser_key_rename_typed_desktop").await;
     let rename = format!("{row} form.rename button[type=submit]");
     click_through(&browser, &rename, &row).await;
-    assert_eq!(path_of(&browser.current_url().await), "/account/keys");
+    assert_at(&browser, "/account/keys").await;
     let renamed = browser
         .find(&name)
         .await

@@ -8,7 +8,7 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::back_office::two_factor::enrol;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
-use crate::site::browser_steps::{click_through, open, path_of};
+use crate::site::browser_steps::{assert_at, click_through, open};
 
 /// The login form with the password, then the code page with `code`, to the account.
 async fn log_in_with_code(
@@ -24,7 +24,7 @@ async fn log_in_with_code(
     browser.fill("#code", code).await;
     browser.screenshot(shot).await;
     click_through(browser, "#code-form button[type=submit]", "#tier").await;
-    assert_eq!(path_of(&browser.current_url().await), "/account");
+    assert_at(browser, "/account").await;
 }
 
 #[actix_web::test]

@@ -7,7 +7,9 @@ use serde_json::json;
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{click_through, js, open, path_of, revise_the_fixture, scroll_to};
+use crate::site::browser_steps::{
+    assert_at, click_through, js, open, revise_the_fixture, scroll_to,
+};
 
 /// A request id as the service makes them: `req_` and 32 hex digits.
 fn assert_request_id(id: &str, page: &str) {
@@ -66,10 +68,7 @@ async fn a_visitor_sees_the_public_indexes_and_reads_a_chart() {
         "#chart svg.chart",
     )
     .await;
-    assert_eq!(
-        path_of(&browser.current_url().await),
-        "/indexes/Server_Index"
-    );
+    assert_at(&browser, "/indexes/Server_Index").await;
     let chart = browser.find("#chart svg.chart").await;
     assert!(
         chart.is_displayed().await.expect("is the chart displayed"),

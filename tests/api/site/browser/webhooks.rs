@@ -8,7 +8,7 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use super::attributes;
 use crate::helpers::spawn_with_fixture;
-use crate::site::browser_steps::{click_through, log_in_with_the_form, open, path_of};
+use crate::site::browser_steps::{assert_at, click_through, log_in_with_the_form, open};
 use crate::webhooks::receiver::Receiver;
 
 #[actix_web::test]
@@ -68,10 +68,7 @@ async fn a_member_adds_tests_reads_and_deletes_a_webhook() {
     );
     click_through(&browser, "a.danger[href$='/delete']", "#confirm-delete").await;
     click_through(&browser, "#confirm-delete button", "#webhook-deleted").await;
-    assert_eq!(
-        path_of(&browser.current_url().await),
-        "/account/webhooks?deleted=1"
-    );
+    assert_at(&browser, "/account/webhooks?deleted=1").await;
     assert!(
         attributes(&browser, "tr[data-webhook-id]", "data-webhook-id")
             .await

@@ -6,7 +6,7 @@ use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
 use super::{root_with_a_folder, save_file, to_back_office_section, upload, BAD, FILE_NAME};
-use crate::site::browser_steps::{click_through, js, label_of, open, path_of, scroll_to};
+use crate::site::browser_steps::{assert_at, click_through, js, label_of, open, scroll_to};
 
 /// [`BAD`] with its three rows put right: a Friday, GPU_Index, a weight of 1.
 const FIXED: &str = "trade_date,index_code,specification,weight,price\n\
@@ -234,10 +234,7 @@ async fn an_admin_reads_and_filters_a_refused_files_rows_then_imports_the_fixed_
         "#daily tbody tr",
     )
     .await;
-    assert_eq!(
-        path_of(&browser.current_url().await),
-        "/indexes/Server_Index"
-    );
+    assert_at(&browser, "/indexes/Server_Index").await;
     let prices = weighted_prices(&browser).await;
     for (date, price) in [
         ("20261104", "120000.000000"),

@@ -23,7 +23,7 @@ use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
 
 use crate::helpers::{spawn_with_fixture, TestApp};
-use crate::site::browser_steps::{click_through, js, log_in_with_the_form, path_of};
+use crate::site::browser_steps::{assert_at, click_through, js, log_in_with_the_form};
 
 /// The start of a test of the import pages: a service on the fixture, a browser with
 /// `viewport` in which `root` is logged in, and a folder for the quote files it saves.
@@ -92,7 +92,7 @@ async fn upload(browser: &Browser, file: &Path, outcome: &str) {
     let size = std::fs::metadata(file).expect("the file's size").len();
     assert_eq!(chosen, json!([FILE_NAME, size]), "the chosen file");
     click_through(browser, "#import-form button[type=submit]", outcome).await;
-    assert_eq!(path_of(&browser.current_url().await), "/admin/imports");
+    assert_at(browser, "/admin/imports").await;
     let heading = browser.text_of("main h1").await;
     assert_eq!(
         heading,

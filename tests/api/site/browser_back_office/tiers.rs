@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{root_in_the_browser, to_back_office_section};
 use crate::helpers::{spawn_with_fixture, Key, TestApp};
-use crate::site::browser_steps::{click_through, js, label_of, path_of};
+use crate::site::browser_steps::{assert_at, click_through, js, label_of};
 
 #[actix_web::test]
 async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_once() {
@@ -78,10 +78,7 @@ async fn a_super_admin_lowers_the_free_daily_limit_and_a_free_key_feels_it_at_on
         "#tier-free #free-per-day",
     )
     .await;
-    assert_eq!(
-        path_of(&browser.current_url().await),
-        "/admin/tiers?saved=free"
-    );
+    assert_at(&browser, "/admin/tiers?saved=free").await;
     assert!(browser.text_of("#tier-saved").await.contains("free"));
     assert_eq!(
         browser
