@@ -94,16 +94,7 @@ fn one_window_leasing_does_not_take_budget_for_the_other() {
 fn a_full_window_is_refused_from_memory_until_the_recheck() {
     let mut key = Leases::new(FREE, at(9, 0, 0));
     let mono = Instant::now();
-    let decide = |key: &mut Leases, now, mono| {
-        let mut subjects = Subjects {
-            key: Charged {
-                leases: key,
-                limits: FREE,
-            },
-            account: None,
-        };
-        subjects.decide(now, mono, true, true)
-    };
+    let decide = |key: &mut Leases, now, mono| decide_alone(key, FREE, now, mono, true, true);
     assert_eq!(decide(&mut key, at(9, 0, 0), mono), Verdict::Lease);
     for ask in key.asks(1, mono) {
         let full = Grant {
@@ -122,16 +113,7 @@ fn a_full_window_is_refused_from_memory_until_the_recheck() {
 fn a_status_report_needs_one_statement_then_none() {
     let mut key = Leases::new(FREE, at(9, 0, 0));
     let mono = Instant::now();
-    let report = |key: &mut Leases, now| {
-        let mut subjects = Subjects {
-            key: Charged {
-                leases: key,
-                limits: FREE,
-            },
-            account: None,
-        };
-        subjects.decide(now, mono, false, true)
-    };
+    let report = |key: &mut Leases, now| decide_alone(key, FREE, now, mono, false, true);
     assert_eq!(report(&mut key, at(9, 0, 0)), Verdict::Lease);
     let asks = key.asks(0, mono);
     assert!(asks.iter().all(|a| a.want == 0));
@@ -158,14 +140,7 @@ fn leases_not_renewed_or_unreported_calls_wait_for_a_report() {
         Verdict::Admit(_)
     ));
     let decide = |key: &mut Leases, count, renewed| {
-        let mut subjects = Subjects {
-            key: Charged {
-                leases: key,
-                limits: FREE,
-            },
-            account: None,
-        };
-        subjects.decide(at(9, 0, 1), Instant::now(), count, renewed)
+        decide_alone(key, FREE, at(9, 0, 1), Instant::now(), count, renewed)
     };
     // A free day (10) may have one call unreported: the second waits for a report.
     assert_eq!(decide(&mut key, true, true), Verdict::Report);

@@ -56,17 +56,30 @@ fn flushed(leases: &mut Leases, now: DateTime<Utc>) {
     leases.reported(Window::Day.start(now), unreported);
 }
 
+/// What `key` alone, under `limits`, decides at `now` without leasing: for a call
+/// (`count`) or a status report, its leases sure (`renewed`) or not.
+fn decide_alone(
+    key: &mut Leases,
+    limits: Limits,
+    now: DateTime<Utc>,
+    mono: Instant,
+    count: bool,
+    renewed: bool,
+) -> Verdict {
+    let mut subjects = Subjects {
+        key: Charged {
+            leases: key,
+            limits,
+        },
+        account: None,
+    };
+    subjects.decide(now, mono, count, renewed)
+}
+
 /// One counted call with `key` (named `name`) alone, leasing as often as needed.
 fn call(key: &mut Leases, db: &mut Db, limits: Limits, now: DateTime<Utc>) -> Verdict {
     loop {
-        let mut subjects = Subjects {
-            key: Charged {
-                leases: key,
-                limits,
-            },
-            account: None,
-        };
-        match subjects.decide(now, Instant::now(), true, true) {
+        match decide_alone(key, limits, now, Instant::now(), true, true) {
             Verdict::Lease => db.serve(&mut [("key", &mut *key)], 1),
             Verdict::Report => flushed(key, now),
             verdict => return verdict,
