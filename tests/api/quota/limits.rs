@@ -7,7 +7,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{call, latest};
-use crate::helpers::{spawn_with_fixture, Session, TestApp};
+use crate::helpers::{spawn_with_fixture, Key, Session, TestApp};
 
 async fn put_tier(app: &TestApp, admin: &Session, tier: &str, per_minute: i64, per_day: i64) {
     let (max_keys, delay, member) = match tier {
@@ -19,6 +19,20 @@ async fn put_tier(app: &TestApp, admin: &Session, tier: &str, per_minute: i64, p
     let path = format!("/api/v1/admin/tiers/{tier}");
     let reply = app.send_as(admin, Method::PUT, &path, body).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
+}
+
+/// A pro member `username`'s key with limits of its own: `per_minute` and `per_day`.
+async fn pro_key_limited(
+    app: &TestApp,
+    admin: &Session,
+    username: &str,
+    per_minute: i64,
+    per_day: i64,
+) -> Key {
+    let key = app.key_of_tier(admin, username, "pro").await;
+    let limits = json!({"per_minute": per_minute, "per_day": per_day});
+    app.patch_key(admin, &key, limits).await;
+    key
 }
 
 #[actix_web::test]
@@ -51,9 +65,7 @@ async fn a_free_key_gets_exactly_its_limit_then_42902_until_the_next_utc_day() {
 #[actix_web::test]
 async fn the_minute_window_refuses_with_42901_and_rolls_over() {
     let (app, admin) = spawn_with_fixture().await.with_admin().await;
-    let key = app.key_of_tier(&admin, "mia", "pro").await;
-    app.patch_key(&admin, &key, json!({"per_minute": 3, "per_day": 5}))
-        .await;
+    let key = pro_key_limited(&app, &admin, "mia", 3, 5).await;
     for _ in 0..3 {
         assert_eq!(call(&app, &key).await.code(), 0);
     }
@@ -76,9 +88,7 @@ async fn the_minute_window_refuses_with_42901_and_rolls_over() {
 #[actix_web::test]
 async fn headers_describe_both_windows() {
     let (app, admin) = spawn_with_fixture().await.with_admin().await;
-    let key = app.key_of_tier(&admin, "hana", "pro").await;
-    app.patch_key(&admin, &key, json!({"per_minute": 5, "per_day": 100}))
-        .await;
+    let key = pro_key_limited(&app, &admin, "hana", 5, 100).await;
     let reply = call(&app, &key).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     // The minute binds: fewer calls left there.
