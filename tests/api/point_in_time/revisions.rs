@@ -286,14 +286,12 @@ async fn an_index_page_lists_its_revisions_and_opens_a_day_as_it_stood() {
         &correction(&first, "20261103", "1234.5"),
     )
     .await;
-    let listed = rows(
-        &app,
-        &pro,
-        "index_revisions",
-        &fields,
-        json!({"index_code": "Server_Index"}),
-    )
-    .await;
+    // The member's revisions of one index, in these fields.
+    let revisions_of = |code: &str| {
+        let params = json!({"index_code": code});
+        rows(&app, &pro, "index_revisions", &fields, params)
+    };
+    let listed = revisions_of("Server_Index").await;
     let day = listed
         .iter()
         .find(|r| r[1] == "20261103")
@@ -318,14 +316,7 @@ async fn an_index_page_lists_its_revisions_and_opens_a_day_as_it_stood() {
     ));
     page.assert_has(change);
     // The member's page lists the composite's too.
-    let hardware = rows(
-        &app,
-        &pro,
-        "index_revisions",
-        &fields,
-        json!({"index_code": "Hardware_Index"}),
-    )
-    .await;
+    let hardware = revisions_of("Hardware_Index").await;
     assert!(!hardware.is_empty());
 
     // The link: the index as it stood before the revision, up to that day.
