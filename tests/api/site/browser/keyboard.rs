@@ -42,6 +42,14 @@ async fn press(browser: &Browser, keys: &str) {
     }
 }
 
+/// Presses Tab and asserts that the focus moves to an element whose description (as
+/// [`focused`] writes it) starts with `expected`; `from` says where from, in a failure.
+async fn tab_to(browser: &Browser, expected: &str, from: &str) {
+    press(browser, TAB).await;
+    let now = focused(browser).await;
+    assert!(now.starts_with(expected), "Tab from {from} focuses {now}");
+}
+
 /// Asserts the focused element can be seen: inside the window and with a focus outline.
 async fn assert_focus_is_visible(browser: &Browser) {
     let seen = js(
@@ -69,12 +77,7 @@ async fn a_keyboard_alone_logs_in_and_makes_a_key() {
     // Home: the first Tab shows the skip link, then Tab goes along the header, with a
     // visible focus all the way, to "Log in".
     open(&browser, &app, "/", "#login-link").await;
-    press(&browser, TAB).await;
-    assert!(
-        focused(&browser).await.starts_with("a.skip "),
-        "the first Tab focuses {}, not the skip link",
-        focused(&browser).await
-    );
+    tab_to(&browser, "a.skip ", "the top of the page").await;
     assert_focus_is_visible(&browser).await;
     browser.screenshot("browser_keyboard_skip_link").await;
     let mut path = Vec::new();
@@ -126,12 +129,7 @@ async fn a_keyboard_alone_logs_in_and_makes_a_key() {
         focused(&browser).await
     );
     press(&browser, "pat").await;
-    press(&browser, TAB).await;
-    assert!(
-        focused(&browser).await.starts_with("input#password"),
-        "Tab from the user name goes to {}",
-        focused(&browser).await
-    );
+    tab_to(&browser, "input#password", "the user name").await;
     assert_focus_is_visible(&browser).await;
     press(&browser, PASSWORD).await;
     browser.screenshot("browser_keyboard_login_typed").await;
@@ -161,12 +159,7 @@ async fn a_keyboard_alone_logs_in_and_makes_a_key() {
         "the pro plan's indexes to tick: {checkboxes:?}"
     );
     // The skip link jumps over the header: the next Tab is in the page's content.
-    press(&browser, TAB).await;
-    assert!(
-        focused(&browser).await.starts_with("a.skip "),
-        "the first Tab on /account/keys focuses {}",
-        focused(&browser).await
-    );
+    tab_to(&browser, "a.skip ", "the top of /account/keys").await;
     press(&browser, ENTER).await;
     assert!(
         browser.current_url().await.ends_with("/account/keys#main"),
