@@ -226,16 +226,35 @@ pub struct CallerRefusals;
 
 impl utoipa::IntoResponses for CallerRefusals {
     fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
-        [
+        refusals([
             ("400", BadRequest::response()),
             ("401", Unauthorized::response()),
             ("403", Forbidden::response()),
             ("500", InternalError::response()),
-        ]
+        ])
+    }
+}
+
+/// [`CallerRefusals`] and 404: what an operation on one thing named in its path (a
+/// user, a key, an import) may be refused with; someone else's is not found either.
+pub struct ResourceRefusals;
+
+impl utoipa::IntoResponses for ResourceRefusals {
+    fn responses() -> std::collections::BTreeMap<String, RefOr<Response>> {
+        let mut responses = CallerRefusals::responses();
+        responses.extend(refusals([("404", NotFound::response())]));
+        responses
+    }
+}
+
+/// Each `(status, response)` as a reference to the shared response.
+fn refusals<'r>(
+    listed: impl IntoIterator<Item = (&'static str, (&'r str, RefOr<Response>))>,
+) -> std::collections::BTreeMap<String, RefOr<Response>> {
+    listed
         .into_iter()
         .map(|(status, (name, _))| (status.to_owned(), Ref::from_response_name(name).into()))
         .collect()
-    }
 }
 
 /// 503 / 50000: up but not ready (`/readyz` only, the one answer whose status is not its

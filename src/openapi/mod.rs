@@ -115,7 +115,7 @@ pub mod prelude {
     pub use super::auth::*;
     pub use super::errors::{
         BadRequest, CallerRefusals, Conflict, Forbidden, ImportRejected, InternalError, NotFound,
-        NotReady, TooManyRequests, Unauthorized,
+        NotReady, ResourceRefusals, TooManyRequests, Unauthorized,
     };
     pub use super::imports::*;
     pub use super::keys::*;

@@ -102,8 +102,7 @@ pub async fn list(
     params(("id" = String, Path, description = "the import's id")),
     responses(
         (status = 200, description = "The import.", body = ImportDetail),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [])),
     extensions(("x-role" = json!("admin"))),

@@ -87,8 +87,7 @@ struct Deleted {
     params(("id" = String, Path, description = "the key's id")),
     responses(
         (status = 200, description = "The key is deleted.", body = Deleted),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -120,8 +119,7 @@ pub async fn delete(
             body = CreatedKey,
             headers(("Cache-Control" = String, description = "`no-store`: the body holds the key")),
         ),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -147,8 +145,7 @@ pub async fn rotate(
     request_body(content = KeyRename, content_type = "application/json"),
     responses(
         (status = 200, description = "The key's metadata.", body = KeyView),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -177,8 +174,7 @@ pub async fn rename(
     params(("id" = String, Path, description = "the key's id"), DaysQuery),
     responses(
         (status = 200, description = "The key's usage.", body = KeyUsage),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [])),
 )]

@@ -259,8 +259,7 @@ struct SessionEnded {
     params(("id" = String, Path, description = "the session's number")),
     responses(
         (status = 200, description = "The session is ended.", body = SessionEnded),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]

@@ -88,8 +88,7 @@ struct Deleted {
     params(("id" = String, Path, description = "the endpoint's id")),
     responses(
         (status = 200, description = "The endpoint is deleted.", body = Deleted),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -115,8 +114,7 @@ pub async fn delete(
     params(("id" = String, Path, description = "the endpoint's id")),
     responses(
         (status = 200, description = "The message is queued.", body = Queued),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -141,8 +139,7 @@ pub async fn test(
     params(("id" = String, Path, description = "the endpoint's id")),
     responses(
         (status = 200, description = "The attempts.", body = Vec<AttemptView>),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [])),
 )]
@@ -171,8 +168,7 @@ pub async fn deliveries(
     ),
     responses(
         (status = 200, description = "The message is queued again.", body = Queued),
-        CallerRefusals,
-        (status = 404, response = NotFound),
+        ResourceRefusals,
     ),
     security(("session" = [], "csrf" = [])),
 )]
