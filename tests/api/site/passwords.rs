@@ -59,10 +59,21 @@ async fn a_member_changes_the_password_and_ends_a_session_from_the_security_page
     );
     page.assert_has("(this session)");
 
-    // Confirmation that differs, then a wrong current password: the form again.
+    // Confirmation that differs, then a wrong current password: the form again, and
+    // nothing changed (the change below is made with the current password).
     let differs = change_password(&app, &laptop, &page.csrf(), "something else entirely").await;
     assert_eq!(differs.status, 400);
     differs.assert_has(r#"id="password-problem""#);
+    let fields = [
+        ("current_password", "not the password at all"),
+        ("new_password", NEW_PASSWORD),
+        ("confirm_password", NEW_PASSWORD),
+    ];
+    let wrong = app
+        .submit(&laptop, "/account/password", &page.csrf(), &fields)
+        .await;
+    assert_eq!(wrong.status, 400, "{}", wrong.html);
+    wrong.assert_has(r#"id="password-problem""#);
     let changed = change_password(&app, &laptop, &page.csrf(), NEW_PASSWORD).await;
     assert_eq!(changed.status, 303, "{}", changed.html);
     assert_eq!(
