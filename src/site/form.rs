@@ -80,6 +80,12 @@ impl Form {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The first value of `name` as sent, or an empty string: a field left out of the
+    /// form reads as one left blank.
+    pub fn text(&self, name: &str) -> String {
+        self.one(name).unwrap_or_default().to_owned()
+    }
+
     /// The password field `name` when `confirm_password` repeats it exactly; otherwise
     /// the refusal saying that `what` (as "The new password") and its confirmation
     /// differ, before anything is sent on.

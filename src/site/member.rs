@@ -18,10 +18,14 @@ mod security;
 mod setup;
 mod webhooks;
 
+use std::future::Future;
+
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use iq_actors::caller::Account;
+use iq_actors::ApiError;
+use serde::Deserialize;
 
 use super::chart::{self, FULL};
 use super::chrome::Chrome;
@@ -29,6 +33,7 @@ use super::form::Form;
 use super::format::{delay, long_date, parse_wire};
 use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
+use crate::http::envelope::status_for;
 use crate::state::AppState;
 
 pub use api_keys::{
@@ -67,6 +72,35 @@ async fn member(
     match reading.membership.user.clone() {
         Some(account) => Ok((reading, account)),
         None => Err(PageError::log_in_first()),
+    }
+}
+
+/// The answer to a member's form the service refused: the page made again by `page`
+/// from the refusal's message, under the refusal's status, so the member sees what to
+/// change beside the form; a fault of the service stays a fault.
+async fn refused<P, F, Fut>(error: ApiError, page: F) -> PageResult
+where
+    P: Template,
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = Result<P, PageError>>,
+{
+    let status = status_for(error.code);
+    if status.is_server_error() {
+        return Err(error.into());
+    }
+    render(&page(error.message).await?, status, Caching::Private)
+}
+
+/// The query of a list that a deletion leads back to: `?deleted=1` has the list say so.
+#[derive(Deserialize)]
+pub struct DeletedQuery {
+    deleted: Option<String>,
+}
+
+impl DeletedQuery {
+    /// Whether the list is shown after a deletion.
+    fn deleted(&self) -> bool {
+        self.deleted.is_some()
     }
 }
 

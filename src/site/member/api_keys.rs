@@ -10,9 +10,8 @@ use askama::Template;
 use iq_actors::accounts::{CreatedKey, KeyView, NewKey};
 use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
-use serde::Deserialize;
 
-use super::{member, member_form};
+use super::{member, member_form, refused, DeletedQuery};
 use crate::http::author;
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
@@ -67,20 +66,15 @@ struct KeysPage {
     at_limit: Option<u32>,
 }
 
-#[derive(Deserialize)]
-pub struct KeysQuery {
-    deleted: Option<String>,
-}
-
 /// `GET /account/keys`.
 pub async fn keys(
     req: HttpRequest,
-    query: web::Query<KeysQuery>,
+    query: web::Query<DeletedQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
     let (reading, account) = member(&req, &state).await?;
     let mut page = keys_page(&req, &state, &reading, &account, None, String::new()).await?;
-    page.deleted = query.deleted.is_some();
+    page.deleted = query.deleted();
     render(&page, StatusCode::OK, Caching::Private)
 }
 
@@ -148,13 +142,12 @@ pub async fn create_key(
     };
     match created {
         Ok(created) => key_shown_once(&req, &state, &account, created),
-        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
-            let status = crate::http::envelope::status_for(error.code);
-            let page =
-                keys_page(&req, &state, &reading, &account, Some(error.message), name).await?;
-            render(&page, status, Caching::Private)
+        Err(error) => {
+            refused(error, |problem| {
+                keys_page(&req, &state, &reading, &account, Some(problem), name)
+            })
+            .await
         }
-        Err(error) => Err(error.into()),
     }
 }
 
@@ -195,7 +188,7 @@ pub async fn rename_key(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (form, reading, account) = member_form(&req, payload, &state).await?;
-    let name = form.one("name").unwrap_or_default().to_owned();
+    let name = form.text("name");
     let rename = iq_actors::accounts::KeyRename { name };
     match state
         .accounts

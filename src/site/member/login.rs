@@ -62,10 +62,10 @@ pub async fn login(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let username = form.one("username").unwrap_or_default().to_owned();
+    let username = form.text("username");
     let request = LoginRequest {
         username: username.clone(),
-        password: form.one("password").unwrap_or_default().to_owned(),
+        password: form.text("password"),
         code: None,
     };
     match state.accounts.login(request, &state.origin(&req)).await {
@@ -84,9 +84,9 @@ pub async fn login_code(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let ticket = form.one("ticket").unwrap_or_default().to_owned();
-    let username = form.one("username").unwrap_or_default().to_owned();
-    let code = form.one("code").unwrap_or_default().to_owned();
+    let ticket = form.text("ticket");
+    let username = form.text("username");
+    let code = form.text("code");
     match state
         .accounts
         .login_with_ticket(&ticket, &code, &state.origin(&req))

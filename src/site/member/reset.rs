@@ -62,7 +62,7 @@ pub async fn reset(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let token = form.one("token").unwrap_or_default().to_owned();
+    let token = form.text("token");
     let result = match form.confirmed("new_password", "The new password") {
         Ok(new) => {
             let request_id = RequestId::current().shared();

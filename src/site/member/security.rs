@@ -9,14 +9,15 @@ use askama::Template;
 use iq_actors::accounts::{
     ActiveSession, Enrolment, PasswordChange, SessionView, TwoFactorProof, TwoFactorStatus,
 };
+use iq_actors::caller::Account;
 use iq_actors::ErrorCode;
 use serde::Deserialize;
 
 use super::member_form;
 use crate::http::author;
-use crate::http::envelope::status_for;
 use crate::http::guard::signed_in;
 use crate::site::chrome::Chrome;
+use crate::site::form::Form;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{
     render, retry_after_if_limited, see_other, Caching, PageError, PageResult,
@@ -80,6 +81,17 @@ async fn session(req: &HttpRequest) -> Result<ActiveSession, PageError> {
     })
 }
 
+/// A form of this page, its CSRF token checked, with the signed-in account and its
+/// session: what a change here proves itself by, keeps or ends.
+async fn session_form(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &web::Data<AppState>,
+) -> Result<(Form, Account, ActiveSession), PageError> {
+    let (form, _, account) = member_form(req, payload, state).await?;
+    Ok((form, account, session(req).await?))
+}
+
 async fn page(
     req: &HttpRequest,
     state: &AppState,
@@ -133,12 +145,11 @@ pub async fn change_password(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, _, account) = member_form(&req, payload, &state).await?;
-    let session = session(&req).await?;
+    let (form, account, session) = session_form(&req, payload, &state).await?;
     let result = match form.confirmed("new_password", "The new password") {
         Ok(new_password) => {
             let change = PasswordChange {
-                current_password: form.one("current_password").unwrap_or_default().to_owned(),
+                current_password: form.text("current_password"),
                 new_password,
             };
             let ip = state.client_ip(&req);
@@ -174,26 +185,22 @@ async fn refused(
     error: iq_actors::ApiError,
     part: Part,
 ) -> PageResult {
-    let status = status_for(error.code);
-    if status.is_server_error() {
-        return Err(error.into());
-    }
-    let message = error
-        .message
-        .replace("field 'current_password'", "The password")
-        .replace("field 'new_password'", "The new password")
-        .replace("field 'code'", "The code");
-    let mut page = page(req, state, session, None, None).await?;
-    match part {
-        Part::Password => page.problem = Some(message),
-        Part::TwoFactor => page.two_factor_problem = Some(message),
-    }
+    let code = error.code;
+    let answer = super::refused(error, |message| async move {
+        let message = message
+            .replace("field 'current_password'", "The password")
+            .replace("field 'new_password'", "The new password")
+            .replace("field 'code'", "The code");
+        let mut page = page(req, state, session, None, None).await?;
+        match part {
+            Part::Password => page.problem = Some(message),
+            Part::TwoFactor => page.two_factor_problem = Some(message),
+        }
+        Ok(page)
+    })
+    .await?;
     let wait = state.protection.seconds_to_next_minute();
-    Ok(retry_after_if_limited(
-        render(&page, status, Caching::Private)?,
-        error.code,
-        wait,
-    ))
+    Ok(retry_after_if_limited(answer, code, wait))
 }
 
 /// `POST /account/sessions/{id}/end`: ends one of the member's sessions; ending this
@@ -204,8 +211,7 @@ pub async fn end_session(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
-    let session = session(&req).await?;
+    let (_, account, session) = session_form(&req, payload, &state).await?;
     state.accounts.end_session(&account, &id).await?;
     if *id == session.number.to_string() {
         return Ok(see_other("/login").finish());
@@ -231,11 +237,10 @@ pub async fn confirm_two_factor(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, _, account) = member_form(&req, payload, &state).await?;
-    let session = session(&req).await?;
+    let (form, account, session) = session_form(&req, payload, &state).await?;
     let proof = TwoFactorProof {
-        password: form.one("current_password").unwrap_or_default().to_owned(),
-        code: form.one("code").unwrap_or_default().to_owned(),
+        password: form.text("current_password"),
+        code: form.text("code"),
         ip: state.client_ip(&req),
     };
     match state
@@ -259,9 +264,8 @@ pub async fn disable_two_factor(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, _, account) = member_form(&req, payload, &state).await?;
-    let session = session(&req).await?;
-    let password = form.one("current_password").unwrap_or_default().to_owned();
+    let (form, account, session) = session_form(&req, payload, &state).await?;
+    let password = form.text("current_password");
     match state
         .accounts
         .disable_two_factor(&author(&account), password, state.client_ip(&req))

@@ -75,8 +75,7 @@ pub async fn setup(
     state: web::Data<AppState>,
 ) -> PageResult {
     let form = Form::read(&req, payload, &state).await?;
-    let field = |name: &str| form.one(name).unwrap_or_default().to_owned();
-    let (token, username) = (field("token"), field("username"));
+    let (token, username) = (form.text("token"), form.text("username"));
     let created = match form.confirmed("password", "The password") {
         Ok(password) => {
             let credentials = Credentials {
@@ -95,7 +94,7 @@ pub async fn setup(
             state.initialized.store(true, Ordering::Release);
             let request = LoginRequest {
                 username: username.clone(),
-                password: field("password"),
+                password: form.text("password"),
                 code: None,
             };
             // A new super administrator has no second factor yet.

@@ -7,15 +7,14 @@
 //! appear in a URL or a cached page.
 
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use iq_actors::caller::Account;
 use iq_actors::webhooks::{AttemptView, NewWebhook, WebhookView, EVENT_TYPES};
 use serde::Deserialize;
 
-use super::{member, member_form};
+use super::{member, member_form, refused, DeletedQuery};
 use crate::http::author;
-use crate::http::envelope::status_for;
 use crate::site::chrome::Chrome;
 use crate::site::format::long_date;
 use crate::site::path_part::PathPart;
@@ -66,20 +65,15 @@ struct HooksPage {
     at_limit: Option<i32>,
 }
 
-#[derive(Deserialize)]
-pub struct HooksQuery {
-    deleted: Option<String>,
-}
-
 /// `GET /account/webhooks`.
 pub async fn webhooks(
     req: HttpRequest,
-    query: web::Query<HooksQuery>,
+    query: web::Query<DeletedQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, account) = member(&req, &state).await?;
     let mut page = hooks_page(&req, &state, &account, None, String::new()).await?;
-    page.deleted = query.deleted.is_some();
+    page.deleted = query.deleted();
     render(&page, StatusCode::OK, Caching::Private)
 }
 
@@ -133,12 +127,12 @@ pub async fn create_webhook(
             };
             render(&page, StatusCode::OK, Caching::Private)
         }
-        Err(error) if !status_for(error.code).is_server_error() => {
-            let status = status_for(error.code);
-            let page = hooks_page(&req, &state, &account, Some(error.message), url).await?;
-            render(&page, status, Caching::Private)
+        Err(error) => {
+            refused(error, |problem| {
+                hooks_page(&req, &state, &account, Some(problem), url)
+            })
+            .await
         }
-        Err(error) => Err(error.into()),
     }
 }
 
@@ -216,7 +210,7 @@ pub async fn test_webhook(
 ) -> PageResult {
     let (_, _, account) = member_form(&req, payload, &state).await?;
     state.webhooks.test(&account, &id).await?;
-    Ok(see_other(&format!("/account/webhooks/{}?queued=1", &*id)).finish())
+    Ok(to_log(&id))
 }
 
 /// `POST /account/webhooks/{id}/replay` with the form's `delivery`: sends it again.
@@ -229,7 +223,12 @@ pub async fn replay_delivery(
     let (form, _, account) = member_form(&req, payload, &state).await?;
     let delivery = form.one("delivery").unwrap_or_default();
     state.webhooks.replay(&account, &id, delivery).await?;
-    Ok(see_other(&format!("/account/webhooks/{}?queued=1", &*id)).finish())
+    Ok(to_log(&id))
+}
+
+/// The way to the endpoint's log after a message was queued to it: the log says so.
+fn to_log(id: &str) -> HttpResponse {
+    see_other(&format!("/account/webhooks/{id}?queued=1")).finish()
 }
 
 #[derive(Template)]
