@@ -11,7 +11,7 @@ use iq_actors::audit::{Action, AuditFilter, AuditRecord, Kind};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::users::{url_encode, Pager};
+use super::pager::Pager;
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
 use crate::site::respond::{render, Caching, PageResult};
@@ -132,20 +132,16 @@ pub async fn list(
         text(&query.from),
         text(&query.to),
     );
-    let base = [
-        ("actor", &actor),
-        ("action", &action),
-        ("target", &target),
-        ("from", &from),
-        ("to", &to),
-    ]
-    .iter()
-    .map(|(name, value)| format!("{name}={}", url_encode(value)))
-    .collect::<Vec<_>>()
-    .join("&");
+    let filters = [
+        ("actor", actor.as_str()),
+        ("action", action.as_str()),
+        ("target", target.as_str()),
+        ("from", from.as_str()),
+        ("to", to.as_str()),
+    ];
     let page = AuditPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
-        pager: Pager::new(page, found.total, base),
+        chrome: staff.chrome(&req, &state),
+        pager: Pager::new(page, found.total, &filters),
         lines: found.items.into_iter().map(AuditLine::from).collect(),
         actor,
         action,

@@ -45,7 +45,7 @@ async fn page(
     let (_, open) = calendar_grid::open_days(req, state, year).await?;
     let status = status_with(&problem, StatusCode::CONFLICT);
     let page = CalendarPage {
-        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(req, state),
         year,
         open_days: open.len(),
         fresh: open.is_empty(),

@@ -66,7 +66,7 @@ struct ImportsPage {
 pub async fn list(req: HttpRequest, staff: Staff<Admin>, state: web::Data<AppState>) -> PageResult {
     let imports = state.importer.list(LISTED).await?;
     let page = ImportsPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         imports: imports.into_iter().map(ImportLine::from).collect(),
         max_mb: state.import_max_bytes / (1024 * 1024),
     };
@@ -182,7 +182,7 @@ pub async fn upload(
         ));
     }
     let page = RunPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         file_name: upload.file_name.clone(),
         progress: PROGRESS,
         outcome: OUTCOME,
@@ -280,7 +280,7 @@ pub async fn show(
     let errors_listed = errors.len();
     let changes = detail.record.changes.clone().unwrap_or_default();
     let page = DetailPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         line: ImportLine::from(detail.record),
         changes,
         errors: errors

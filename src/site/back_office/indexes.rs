@@ -35,7 +35,7 @@ async fn page(
 ) -> PageResult {
     let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = IndexesPage {
-        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(req, state),
         indexes: state.index_settings.list().await?,
         visibilities: VISIBILITIES,
         problem,

@@ -12,7 +12,7 @@ use iq_actors::paging::SearchText;
 use iq_actors::ApiError;
 use serde::Deserialize;
 
-use super::users::{url_encode, Pager};
+use super::pager::Pager;
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
@@ -81,14 +81,13 @@ pub async fn list(
     let user_id = query.user_id.as_deref().filter(|u| !u.is_empty());
     let (page, request) = Pager::request(query.page)?;
     let found = state.accounts.list_all_keys(request, user_id, &q).await?;
-    let base = format!(
-        "q={}&user_id={}",
-        url_encode(q.as_str()),
-        url_encode(user_id.unwrap_or_default())
-    );
     let page = KeysPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
-        pager: Pager::new(page, found.total, base),
+        chrome: staff.chrome(&req, &state),
+        pager: Pager::new(
+            page,
+            found.total,
+            &[("q", q.as_str()), ("user_id", user_id.unwrap_or_default())],
+        ),
         keys: found.items.into_iter().map(AdminKeyLine::from).collect(),
         q: q.as_str().to_owned(),
         user_id: user_id.unwrap_or_default().to_owned(),
@@ -133,7 +132,7 @@ async fn key_page(
     let number = |n: Option<i32>| n.map(|n| n.to_string()).unwrap_or_default();
     let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = KeyPage {
-        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(req, state),
         active: key.key.state != "disabled",
         per_minute: number(key.key.per_minute),
         per_day: number(key.key.per_day),

@@ -13,6 +13,7 @@ mod calendar;
 mod imports;
 mod indexes;
 mod keys;
+mod pager;
 mod tiers;
 mod users;
 mod webhooks;
@@ -81,6 +82,11 @@ impl<R: Rank> Staff<R> {
     pub fn author(&self) -> Author {
         author(&self.account)
     }
+
+    /// The frame of a back-office page: signed in as this staff member, under "admin".
+    pub fn chrome(&self, req: &HttpRequest, state: &AppState) -> Chrome {
+        Chrome::new(req, state, Some(&self.account), "admin")
+    }
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -123,7 +129,7 @@ struct Home {
 /// `GET /admin`: what this role may do here.
 async fn home(req: HttpRequest, staff: Staff<Admin>, state: web::Data<AppState>) -> PageResult {
     let page = Home {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         super_admin: staff.account.role >= Role::SuperAdmin,
     };
     render(&page, StatusCode::OK, Caching::Private)

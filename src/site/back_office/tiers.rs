@@ -98,7 +98,7 @@ pub async fn list(
 ) -> PageResult {
     let tiers = state.tiers.list().await?;
     let page = TiersPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         tiers: tiers.iter().map(TierForm::from).collect(),
         problem: None,
         saved: saved_tier(&req),
@@ -149,7 +149,7 @@ pub async fn save(
             *slot = wanted;
         }
         TiersPage {
-            chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+            chrome: staff.chrome(&req, &state),
             tiers: forms,
             problem: Some((name.to_string(), message)),
             saved: String::new(),
@@ -176,7 +176,7 @@ pub async fn save(
     let changes = changes(&before, &wanted);
     let (users, keys) = state.tiers.reach(&name).await?;
     let page = Preview {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         tier: wanted,
         changes,
         users,

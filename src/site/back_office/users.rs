@@ -5,9 +5,10 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use iq_actors::accounts::{NewUser, UserPatch, UserSummary};
-use iq_actors::paging::{PageRequest, SearchText};
+use iq_actors::paging::SearchText;
 use serde::Deserialize;
 
+use super::pager::Pager;
 use super::{Staff, SuperAdmin};
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
@@ -15,42 +16,13 @@ use crate::site::form::Form;
 use crate::site::format::{long_date, parse_wire};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
+use crate::site::respond::{render, see_other, status_with, Caching, PageResult};
 use crate::state::AppState;
-
-/// Rows of a list page.
-const PAGE_ROWS: i64 = 50;
 
 #[derive(Deserialize)]
 pub struct ListQuery {
     q: Option<String>,
     page: Option<i64>,
-}
-
-/// Where a list page stands: the page number and whether others exist.
-pub struct Pager {
-    pub page: i64,
-    pub pages: i64,
-    pub total: i64,
-    /// The query string without `page`, for the links.
-    pub base: String,
-}
-
-impl Pager {
-    pub fn request(page: Option<i64>) -> Result<(i64, PageRequest), PageError> {
-        let page = page.unwrap_or(1).max(1);
-        let offset = (page - 1).saturating_mul(PAGE_ROWS);
-        Ok((page, PageRequest::standard(Some(PAGE_ROWS), Some(offset))?))
-    }
-
-    pub fn new(page: i64, total: i64, base: String) -> Pager {
-        Pager {
-            page,
-            pages: ((total + PAGE_ROWS - 1) / PAGE_ROWS).max(1),
-            total,
-            base,
-        }
-    }
 }
 
 #[derive(Template)]
@@ -76,10 +48,9 @@ async fn list_page(
     let (page, request) = Pager::request(query.page)?;
     let found = state.accounts.list_users(request, &q).await?;
     let status = status_with(&problem, StatusCode::BAD_REQUEST);
-    let base = format!("q={}", url_encode(q.as_str()));
     let page = UsersPage {
-        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
-        pager: Pager::new(page, found.total, base),
+        chrome: staff.chrome(req, state),
+        pager: Pager::new(page, found.total, &[("q", q.as_str())]),
         users: found.items,
         q: q.as_str().to_owned(),
         problem,
@@ -109,7 +80,7 @@ pub async fn create(
     let username = form.one("username").unwrap_or_default().trim().to_owned();
     let new = NewUser {
         username: username.clone(),
-        password: form.one("password").unwrap_or_default().to_owned(),
+        password: form.text("password"),
         role: form.one("role").map(str::to_owned),
         tier: form.one("tier").map(str::to_owned),
     };
@@ -167,7 +138,7 @@ async fn user_page(
     series.reverse();
     let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = UserPage {
-        chrome: Chrome::new(req, state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(req, state),
         id: id.to_owned(),
         username: detail.user.account.username.clone(),
         role: detail.user.account.role.as_str(),
@@ -255,7 +226,7 @@ pub async fn issue_reset(
     let issued = state.accounts.issue_reset(&staff.author(), &id).await?;
     let site = req.connection_info();
     let page = ResetLinkPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         id: id.to_string(),
         link: format!("{}://{}{}", site.scheme(), site.host(), issued.link),
         username: issued.username,
@@ -263,9 +234,4 @@ pub async fn issue_reset(
     };
     // The link opens the account: `Private` pages are never stored.
     render(&page, StatusCode::OK, Caching::Private)
-}
-
-/// A query-string value, percent-encoded.
-pub fn url_encode(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }

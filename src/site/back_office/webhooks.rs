@@ -61,7 +61,7 @@ struct WebhooksPage {
 pub async fn list(req: HttpRequest, staff: Staff<Admin>, state: web::Data<AppState>) -> PageResult {
     let hooks = state.webhooks.all().await?;
     let page = WebhooksPage {
-        chrome: Chrome::new(&req, &state, Some(&staff.account), "admin"),
+        chrome: staff.chrome(&req, &state),
         hooks: hooks.into_iter().map(AdminHookLine::from).collect(),
         most: ADMIN_LIST,
     };
