@@ -5,19 +5,20 @@
 //! Read exactly as the index page reads: `POST /api/v1/query` under the request's
 //! website identity, page after page, so a file never holds a row or a field the API
 //! would not answer this visitor or member. CSV is the API's own CSV (D18: the values
-//! as the JSON answer holds them), streamed page by page; XLSX holds numbers as numbers
-//! shown with the decimals they were published with, and dates as dates.
+//! as the JSON answer holds them); XLSX holds numbers as numbers shown with the
+//! decimals they were published with, and dates as dates.
 //!
-//! A file is whole or visibly failed, never silently short: a CSV page refused after
-//! the status was sent (a limit reached, a fault) cuts the transfer, which a browser
-//! reports as a failed download; an XLSX file past [`MAX_PAGES`] pages is refused
-//! before it is built (400 page: choose a shorter range).
+//! Every page is read before the answer starts, so a file is whole or not sent: a page
+//! refused on the way (the reader's per-minute limit, a fault) is that refusal's page
+//! (429 with `Retry-After`, ...), and a range past [`MAX_PAGES`] pages is a 400 page
+//! asking for a shorter one. (Streamed, a refusal after the status had been sent could
+//! only end the file early or cut the connection.) The pages are bounded, and so is
+//! what one download holds in memory.
 
 use std::str::FromStr;
 
 use actix_web::http::StatusCode;
-use actix_web::web::Bytes;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use chrono::{Months, NaiveDate};
 use iq_actors::ApiError;
 use rust_decimal::Decimal;
@@ -171,23 +172,21 @@ pub async fn download(
             ask.code
         )));
     }
-    let table = first.table(1)?;
+    let mut tables = vec![first.table(1)?];
+    while tables.last().is_some_and(|t| t.has_more) {
+        let offset: usize = tables.iter().map(|t| t.items.len()).sum();
+        if tables.len() >= MAX_PAGES {
+            return Err(PageError::bad_request(format!(
+                "More than {offset} rows: choose a shorter range."
+            )));
+        }
+        let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
+        tables.push(more.table(0)?);
+    }
     let disposition = format!("attachment; filename=\"{}\"", ask.file_name(today));
     match ask.format {
-        FileFormat::Csv => Ok(csv(req, state, ask, since, table, disposition)),
+        FileFormat::Csv => Ok(file(CSV_TYPE, &disposition).body(csv(&tables))),
         FileFormat::Xlsx => {
-            let mut tables = vec![table];
-            while tables.last().is_some_and(|t| t.has_more) {
-                if tables.len() >= MAX_PAGES {
-                    return Err(PageError::bad_request(format!(
-                        "More than {} rows: choose a shorter range.",
-                        MAX_PAGES * PAGE_ROWS
-                    )));
-                }
-                let offset = tables.iter().map(|t| t.items.len()).sum();
-                let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
-                tables.push(more.table(0)?);
-            }
             // Tens of thousands of cells: built on the blocking pool, not a worker.
             let bytes = web::block(move || xlsx(&tables))
                 .await
@@ -198,6 +197,7 @@ pub async fn download(
     }
 }
 
+const CSV_TYPE: &str = "text/csv; charset=utf-8";
 const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 fn file(content_type: &str, disposition: &str) -> actix_web::HttpResponseBuilder {
@@ -208,67 +208,16 @@ fn file(content_type: &str, disposition: &str) -> actix_web::HttpResponseBuilder
     builder
 }
 
-/// What the CSV stream sends next.
-enum Next {
-    Page(Table),
-    /// A later page could not be read (or the file would pass [`MAX_PAGES`]): the
-    /// status is sent already, so the stream fails, and the client sees a cut transfer
-    /// (no last chunk) rather than a file that looks whole.
-    Failed(String),
-    Done,
-}
-
-/// The CSV file: the first page's lines at once, then each further page as it is read.
-fn csv(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ask: Ask,
-    since: Option<NaiveDate>,
-    first: Table,
-    disposition: String,
-) -> HttpResponse {
-    let mut head = String::new();
-    csv_answer::push_line(&mut head, first.fields.iter().map(|f| f.as_str().into()));
-    let start = (Next::Page(first), head, 0usize, 0usize);
-    let body = futures_util::stream::unfold(start, move |(next, mut text, offset, pages)| {
-        let (req, state) = (req.clone(), state.clone());
-        let since_query = ask.query(since, offset);
-        async move {
-            let table = match next {
-                Next::Page(table) => table,
-                Next::Failed(why) => {
-                    tracing::warn!(%why, rows = offset, "a download was cut short");
-                    let error = actix_web::error::ErrorInternalServerError(why);
-                    return Some((Err(error), (Next::Done, String::new(), offset, pages)));
-                }
-                Next::Done => return None,
-            };
-            for item in &table.items {
-                csv_answer::push_line(&mut text, item.iter().map(csv_answer::cell));
-            }
-            let offset = offset + table.items.len();
-            let next = if !table.has_more {
-                Next::Done
-            } else if pages + 1 >= MAX_PAGES {
-                Next::Failed(format!("more than {MAX_PAGES} pages of {PAGE_ROWS} rows"))
-            } else {
-                let mut query = since_query;
-                query["offset"] = json!(offset);
-                match read(&req, &state, vec![query])
-                    .await
-                    .and_then(|r| r.table(0))
-                {
-                    Ok(next) => Next::Page(next),
-                    Err(error) => Next::Failed(format!("a page was refused: {}", error.status)),
-                }
-            };
-            Some((
-                Ok(Bytes::from(text)),
-                (next, String::new(), offset, pages + 1),
-            ))
-        }
-    });
-    file("text/csv; charset=utf-8", &disposition).streaming(body)
+/// The pages as the API's CSV: one header line, then every row.
+fn csv(tables: &[Table]) -> String {
+    let mut text = String::new();
+    if let Some(first) = tables.first() {
+        csv_answer::push_line(&mut text, first.fields.iter().map(|f| f.as_str().into()));
+    }
+    for item in tables.iter().flat_map(|t| &t.items) {
+        csv_answer::push_line(&mut text, item.iter().map(csv_answer::cell));
+    }
+    text
 }
 
 /// The pages as one worksheet: a header row, then the rows, each value typed.

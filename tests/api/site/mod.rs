@@ -7,7 +7,7 @@ mod browser;
 mod browser_back_office;
 mod browser_steps;
 mod compare;
-mod download_cut;
+mod download_refused;
 mod downloads;
 mod member;
 mod passwords;
