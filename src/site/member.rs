@@ -27,12 +27,12 @@ use iq_actors::caller::Account;
 use iq_actors::ApiError;
 use serde::Deserialize;
 
-use super::chart::{self, FULL};
 use super::chrome::Chrome;
 use super::form::Form;
 use super::format::{delay, long_date, parse_wire};
 use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
+use super::usage::{self, UsageDay};
 use crate::http::envelope::status_for;
 use crate::state::AppState;
 
@@ -152,12 +152,6 @@ pub async fn account(req: HttpRequest, state: web::Data<AppState>) -> PageResult
     render(&page, StatusCode::OK, Caching::Private)
 }
 
-pub struct UsageDay {
-    pub date_long: String,
-    pub date_wire: String,
-    pub calls: i64,
-}
-
 #[derive(Template)]
 #[template(path = "usage.html")]
 struct UsagePage {
@@ -174,25 +168,11 @@ const USAGE_DAYS: u32 = 30;
 pub async fn usage(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
     let (_, account) = member(&req, &state).await?;
     let days = state.accounts.account_usage(&account, USAGE_DAYS).await?;
-    let mut series: Vec<_> = days
-        .iter()
-        .filter_map(|d| parse_wire(&d.date).map(|date| (date, d.calls.to_string())))
-        .collect();
-    series.reverse();
     let page = UsagePage {
         chrome: Chrome::new(&req, &state, Some(&account), "usage"),
-        chart: chart::line(&series, FULL, "API calls per day").unwrap_or_default(),
+        chart: usage::chart(&days),
         total: days.iter().map(|d| d.calls).sum(),
-        days: days
-            .iter()
-            .filter_map(|d| {
-                parse_wire(&d.date).map(|date| UsageDay {
-                    date_long: long_date(date),
-                    date_wire: d.date.clone(),
-                    calls: d.calls,
-                })
-            })
-            .collect(),
+        days: usage::rows(&days),
     };
     render(&page, StatusCode::OK, Caching::Private)
 }

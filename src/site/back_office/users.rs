@@ -10,13 +10,13 @@ use serde::Deserialize;
 
 use super::pager::Pager;
 use super::{Staff, SuperAdmin};
-use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
-use crate::site::format::{long_date, parse_wire};
+use crate::site::format::{long_date, minute};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, status_with, Caching, PageResult};
+use crate::site::usage::{self, UsageDay};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -97,11 +97,6 @@ pub async fn create(
     }
 }
 
-pub struct UsageDay {
-    pub date_long: String,
-    pub calls: i64,
-}
-
 #[derive(Template)]
 #[template(path = "admin/user.html")]
 struct UserPage {
@@ -130,12 +125,6 @@ async fn user_page(
 ) -> PageResult {
     let detail = state.accounts.user_detail(id).await?;
     let tiers = state.tiers.list().await?;
-    let mut series: Vec<_> = detail
-        .usage
-        .iter()
-        .filter_map(|d| parse_wire(&d.date).map(|date| (date, d.calls.to_string())))
-        .collect();
-    series.reverse();
     let status = status_with(&problem, StatusCode::BAD_REQUEST);
     let page = UserPage {
         chrome: staff.chrome(req, state),
@@ -148,17 +137,8 @@ async fn user_page(
         created: long_date(detail.user.created_at.date_naive()),
         tiers: tiers.into_iter().map(|t| t.name).collect(),
         keys: detail.keys.into_iter().map(KeyLine::from).collect(),
-        chart: chart::line(&series, FULL, "API calls per day").unwrap_or_default(),
-        usage: detail
-            .usage
-            .iter()
-            .filter_map(|d| {
-                parse_wire(&d.date).map(|date| UsageDay {
-                    date_long: long_date(date),
-                    calls: d.calls,
-                })
-            })
-            .collect(),
+        chart: usage::chart(&detail.usage),
+        usage: usage::rows(&detail.usage),
         problem,
         saved: req.query_string().contains("saved=1"),
     };
@@ -230,7 +210,7 @@ pub async fn issue_reset(
         id: id.to_string(),
         link: format!("{}://{}{}", site.scheme(), site.host(), issued.link),
         username: issued.username,
-        expires: issued.expires_at.format("%-d %b %Y %H:%M UTC").to_string(),
+        expires: minute(issued.expires_at),
     };
     // The link opens the account: `Private` pages are never stored.
     render(&page, StatusCode::OK, Caching::Private)
