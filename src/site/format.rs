@@ -11,6 +11,17 @@ pub fn long_date(date: NaiveDate) -> String {
     date.format("%-d %b %Y").to_string()
 }
 
+/// `12 Nov 2026 18:00 UTC`: when something happened or ends, to the minute.
+pub fn minute(at: DateTime<Utc>) -> String {
+    at.format("%-d %b %Y %H:%M UTC").to_string()
+}
+
+/// `12 Nov 2026 18:00:05 UTC`: to the second, where attempts a moment apart must read
+/// apart (deliveries, imports).
+pub fn second(at: DateTime<Utc>) -> String {
+    at.format("%-d %b %Y %H:%M:%S UTC").to_string()
+}
+
 /// An RFC 3339 instant from the API in the service time zone: `Mon 30 Nov 2026, 18:00
 /// (Asia/Shanghai)`; the text as it came if it is not one.
 pub fn local_time(instant: &str, tz: Tz) -> String {

@@ -20,7 +20,7 @@ use super::{Admin, Staff};
 use crate::http::{author, csv_answer, upload};
 use crate::site::chrome::Chrome;
 use crate::site::form_token::{self, FIELD};
-use crate::site::format::{long_date, parse_wire};
+use crate::site::format::{long_date, parse_wire, second};
 use crate::site::path_part::PathPart;
 use crate::site::respond::{page_builder, render, Caching, PageError, PageResult};
 use crate::state::AppState;
@@ -43,7 +43,7 @@ impl From<ImportRecord> for ImportLine {
     fn from(r: ImportRecord) -> Self {
         ImportLine {
             id: r.id,
-            when: r.finished_at.format("%-d %b %Y %H:%M:%S UTC").to_string(),
+            when: second(r.finished_at),
             who: r.username.unwrap_or_else(|| format!("({})", r.source)),
             file_name: r.file_name,
             rows: r.rows,

@@ -10,6 +10,7 @@ use iq_actors::webhooks::{OwnedWebhookView, ADMIN_LIST};
 
 use super::{Admin, Staff};
 use crate::site::chrome::Chrome;
+use crate::site::format::minute;
 use crate::site::member::HookLine;
 use crate::site::respond::{render, Caching, PageResult};
 use crate::state::AppState;
@@ -30,7 +31,7 @@ impl From<OwnedWebhookView> for AdminHookLine {
             (None, ..) => String::new(),
             (Some(at), status, error) => format!(
                 "{}: {}",
-                at.format("%-d %b %Y %H:%M UTC"),
+                minute(at),
                 match (status, error) {
                     (Some(status), _) => format!("HTTP {status}"),
                     (None, Some(error)) => error,

@@ -15,7 +15,7 @@ use super::{member, member_form, refused, DeletedQuery};
 use crate::http::author;
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
-use crate::site::format::long_date;
+use crate::site::format::{long_date, minute};
 use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
@@ -38,10 +38,7 @@ impl From<KeyView> for KeyLine {
             indexes: key
                 .index_codes
                 .map_or_else(|| "all of your plan's".to_owned(), |c| c.join(", ")),
-            expires: key.expires_at.map_or_else(
-                || "never".to_owned(),
-                |at| at.format("%-d %b %Y %H:%M UTC").to_string(),
-            ),
+            expires: key.expires_at.map_or_else(|| "never".to_owned(), minute),
             created: long_date(key.created_at.date_naive()),
             calls_today: key.calls_today.unwrap_or(0),
             id: key.id,

@@ -18,6 +18,7 @@ use crate::http::author;
 use crate::http::guard::signed_in;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
+use crate::site::format::minute;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{
     render, retry_after_if_limited, see_other, Caching, PageError, PageResult,
@@ -36,11 +37,10 @@ pub struct SessionLine {
 
 impl From<SessionView> for SessionLine {
     fn from(s: SessionView) -> Self {
-        let when = |t: chrono::DateTime<chrono::Utc>| t.format("%-d %b %Y %H:%M UTC").to_string();
         SessionLine {
             id: s.id,
-            opened: when(s.created_at),
-            last_seen: when(s.last_seen_at),
+            opened: minute(s.created_at),
+            last_seen: minute(s.last_seen_at),
             address: s.address.unwrap_or_else(|| "unknown".to_owned()),
             browser: s.user_agent.unwrap_or_else(|| "unknown".to_owned()),
             current: s.current,

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::{member, member_form, refused, DeletedQuery};
 use crate::http::author;
 use crate::site::chrome::Chrome;
-use crate::site::format::long_date;
+use crate::site::format::{long_date, minute, second};
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
 use crate::state::AppState;
@@ -39,7 +39,7 @@ impl From<WebhookView> for HookLine {
                 long_date(at.date_naive()),
                 hook.disabled_reason.as_deref().unwrap_or("")
             ),
-            (None, Some(since)) => format!("failing since {}", since.format("%-d %b %Y %H:%M UTC")),
+            (None, Some(since)) => format!("failing since {}", minute(*since)),
             (None, None) => "enabled".to_owned(),
         };
         HookLine {
@@ -156,7 +156,7 @@ impl From<AttemptView> for AttemptLine {
             message: a.message_id,
             event_type: a.event_type,
             attempt: a.attempt,
-            at: a.attempted_at.format("%-d %b %Y %H:%M:%S UTC").to_string(),
+            at: second(a.attempted_at),
             status: a
                 .status
                 .map_or_else(|| "none".to_owned(), |s| s.to_string()),
