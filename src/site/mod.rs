@@ -26,6 +26,7 @@ mod pre_session;
 pub mod public;
 mod reading;
 pub mod respond;
+mod session;
 mod usage;
 pub mod visitor_cache;
 

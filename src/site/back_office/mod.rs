@@ -28,12 +28,12 @@ use actix_web::{web, FromRequest, HttpRequest};
 use askama::Template;
 use iq_actors::audit::Author;
 use iq_actors::caller::{Account, Role};
-use iq_actors::ErrorCode;
 
 use super::chrome::Chrome;
 use super::respond::{render, Caching, PageError, PageResult};
+use super::session;
 use crate::http::author;
-use crate::http::guard::{signed_in, staff_second_factor, Rank};
+use crate::http::guard::{staff_second_factor, Rank};
 use crate::state::AppState;
 
 pub use crate::http::{Admin, SuperAdmin};
@@ -51,12 +51,7 @@ impl<R: Rank> FromRequest for Staff<R> {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            // Whatever is wrong with the session, the answer is the login form; a
-            // fault of the service stays a fault.
-            let session = signed_in(&req).await.map_err(|e| match e.code {
-                ErrorCode::Internal => PageError::from(e),
-                _ => PageError::log_in_first(),
-            })?;
+            let session = session::required(&req).await?;
             if session.account.role < R::ROLE {
                 return Err(PageError::forbidden(match R::ROLE {
                     Role::SuperAdmin => "This page is for super administrators.",

@@ -10,12 +10,10 @@ use iq_actors::accounts::{
     ActiveSession, Enrolment, PasswordChange, SessionView, TwoFactorProof, TwoFactorStatus,
 };
 use iq_actors::caller::Account;
-use iq_actors::ErrorCode;
 use serde::Deserialize;
 
 use super::member_form;
 use crate::http::author;
-use crate::http::guard::signed_in;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::format::minute;
@@ -23,6 +21,7 @@ use crate::site::path_part::PathPart;
 use crate::site::respond::{
     render, retry_after_if_limited, see_other, Caching, PageError, PageResult,
 };
+use crate::site::session;
 use crate::state::AppState;
 
 /// A session as a row of the list.
@@ -73,14 +72,6 @@ pub struct SecurityQuery {
     ended: Option<String>,
 }
 
-/// The signed-in session; without one, the way to the login page.
-async fn session(req: &HttpRequest) -> Result<ActiveSession, PageError> {
-    signed_in(req).await.map_err(|e| match e.code {
-        ErrorCode::Internal => PageError::from(e),
-        _ => PageError::log_in_first(),
-    })
-}
-
 /// A form of this page, its CSRF token checked, with the signed-in account and its
 /// session: what a change here proves itself by, keeps or ends.
 async fn session_form(
@@ -89,7 +80,7 @@ async fn session_form(
     state: &web::Data<AppState>,
 ) -> Result<(Form, Account, ActiveSession), PageError> {
     let (form, _, account) = member_form(req, payload, state).await?;
-    Ok((form, account, session(req).await?))
+    Ok((form, account, session::required(req).await?))
 }
 
 async fn page(
@@ -127,7 +118,7 @@ pub async fn security(
     query: web::Query<SecurityQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let session = session(&req).await?;
+    let session = session::required(&req).await?;
     let notice = match (&query.changed, &query.ended) {
         (Some(n), _) => Some(format!(
             "Your password is changed; {n} other session(s) ended."
