@@ -72,6 +72,12 @@ pub fn render(template: &impl Template, status: StatusCode, caching: Caching) ->
     Ok(response)
 }
 
+/// Whether the service refused what a form asked (the page can show why beside the
+/// form) rather than failed at it (a fault, shown as an error page).
+pub fn is_refusal(error: &ApiError) -> bool {
+    !status_for(error.code).is_server_error()
+}
+
 /// The status of a page that shows the `problem` of the form just sent, if it has one:
 /// `refused` (how the form was refused), else 200.
 pub fn status_with<T>(problem: &Option<T>, refused: StatusCode) -> StatusCode {

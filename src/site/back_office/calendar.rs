@@ -14,7 +14,9 @@ use super::{Admin, Staff};
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
-use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
+use crate::site::respond::{
+    is_refusal, render, see_other, status_with, Caching, PageError, PageResult,
+};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -89,7 +91,7 @@ pub async fn save(
     };
     match state.calendar.replace(&staff.author(), change).await {
         Ok(_) => Ok(see_other(&format!("/admin/calendar?year={year}&saved=1")).finish()),
-        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
+        Err(error) if is_refusal(&error) => {
             page(&req, &staff, &state, year, Some(error.message)).await
         }
         Err(error) => Err(error.into()),

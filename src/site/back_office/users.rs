@@ -15,7 +15,7 @@ use crate::site::form::Form;
 use crate::site::format::{long_date, minute};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
-use crate::site::respond::{render, see_other, status_with, Caching, PageResult};
+use crate::site::respond::{is_refusal, render, see_other, status_with, Caching, PageResult};
 use crate::site::usage::{self, UsageDay};
 use crate::state::AppState;
 
@@ -86,7 +86,7 @@ pub async fn create(
     };
     match state.accounts.create_user(&staff.author(), new).await {
         Ok(user) => Ok(see_other(&format!("/admin/users/{}", user.account.user_id)).finish()),
-        Err(error) if !crate::http::envelope::status_for(error.code).is_server_error() => {
+        Err(error) if is_refusal(&error) => {
             let query = ListQuery {
                 q: None,
                 page: None,

@@ -13,7 +13,7 @@ use crate::http::RequestId;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::pre_session;
-use crate::site::respond::{status_with, PageResult};
+use crate::site::respond::{is_refusal, status_with, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -78,7 +78,7 @@ pub async fn reset(
             problem: None,
             done: true,
         }),
-        Err(error) if !status_for(error.code).is_server_error() => {
+        Err(error) if is_refusal(&error) => {
             let username = state.accounts.reset_holder(&token).await?;
             let problem = if username.is_some() {
                 error

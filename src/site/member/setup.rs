@@ -17,7 +17,7 @@ use crate::http::{anonymous_author, session};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
 use crate::site::pre_session;
-use crate::site::respond::{see_other, status_with, PageResult};
+use crate::site::respond::{is_refusal, see_other, status_with, PageResult};
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -110,7 +110,7 @@ pub async fn setup(
             );
             Ok(see_other("/admin").cookie(cookie).finish())
         }
-        Err(error) if !status_for(error.code).is_server_error() => {
+        Err(error) if is_refusal(&error) => {
             let works = state.accounts.setup_link_works(&token).await?;
             let problem = if works {
                 error.message.replace("field 'password'", "The password")
