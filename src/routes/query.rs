@@ -5,16 +5,11 @@
 //! rate-limit headers (D6).
 
 use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError};
-use tracing::Span;
 
-use crate::front::{QueryOutcome, RunQuery};
-use crate::http::protection::Subject;
 use crate::http::request_context::QueryDataset;
 use crate::http::{compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
-use iq_actors::caller;
-use iq_actors::ApiError;
 
 /// Query a dataset
 ///
@@ -95,32 +90,18 @@ pub async fn query(
         Err(error) => return envelope::failure(&request_id, &error),
     };
     let client_ip = state.client_ip(&req);
-    let keyless = match &credentials {
-        caller::Credentials::ApiKey(_) => None,
-        caller::Credentials::Session(id) => Some(Subject::Session(id)),
-        caller::Credentials::Anonymous => Some(Subject::Address(client_ip)),
-    };
-    if let Some(subject) = keyless {
-        if let Err(refused) = state.protection.admit(&state.protection.website, subject) {
-            return refused.error_response();
-        }
-    }
     // A catalogue name, so the label set stays bounded whatever the body says.
     let dataset = body
         .get("api_name")
         .and_then(|v| v.as_str())
         .and_then(iq_actors::catalogue::dataset)
         .map(|d| d.api_name);
-    let message = RunQuery {
-        request_id: request_id.shared(),
-        credentials,
-        client_ip,
-        body,
-        span: Span::current(),
-    };
-    let outcome = match state.front.send(message).await {
+    let outcome = match state
+        .run_query(&request_id, credentials, client_ip, body)
+        .await
+    {
         Ok(outcome) => outcome,
-        Err(error) => QueryOutcome::from(ApiError::from(error)),
+        Err(refused) => return refused.error_response(),
     };
     let mut response = match &outcome.result {
         // CSV when asked for (D18); refusals stay envelopes.

@@ -12,16 +12,18 @@ use actix_web::HttpRequest;
 use ipnet::IpNet;
 use iq_actors::accounts::{Accounts, IndexSettings, Tiers};
 use iq_actors::calendar::Calendar;
+use iq_actors::caller::Credentials;
 use iq_actors::events::EventFeed;
 use iq_actors::imports::Importer;
 use iq_actors::webhooks::Webhooks;
 
 use std::sync::atomic::AtomicBool;
 
-use crate::front::Fronts;
+use crate::front::{Fronts, QueryOutcome, RunQuery};
 use crate::http::client_ip::client_ip;
 use crate::http::drain::Draining;
-use crate::http::protection::Protection;
+use crate::http::protection::{Protection, Subject};
+use crate::http::{HttpError, RequestId};
 
 mod site;
 pub use site::{FormTokens, Rendered, Site, VisitorPages};
@@ -64,6 +66,39 @@ pub struct AppState {
 impl AppState {
     pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
         client_ip(req, &self.trusted_proxies)
+    }
+
+    /// Runs `body` as `POST /api/v1/query` does for `credentials`: a caller without a
+    /// key (a session, a visitor) is first held to the website's per-minute limit
+    /// (D15), then this thread's FrontActor runs the check chain. The endpoint and the
+    /// reference's "Try it" both run queries through here, so the page answers exactly
+    /// what the endpoint would.
+    pub(crate) async fn run_query(
+        &self,
+        request_id: &RequestId,
+        credentials: Credentials,
+        client_ip: Option<std::net::IpAddr>,
+        body: serde_json::Value,
+    ) -> Result<QueryOutcome, HttpError> {
+        let keyless = match &credentials {
+            Credentials::ApiKey(_) => None,
+            Credentials::Session(id) => Some(Subject::Session(id)),
+            Credentials::Anonymous => Some(Subject::Address(client_ip)),
+        };
+        if let Some(subject) = keyless {
+            self.protection.admit(&self.protection.website, subject)?;
+        }
+        let message = RunQuery {
+            request_id: request_id.shared(),
+            credentials,
+            client_ip,
+            body,
+            span: tracing::Span::current(),
+        };
+        Ok(match self.front.send(message).await {
+            Ok(outcome) => outcome,
+            Err(error) => QueryOutcome::from(iq_actors::ApiError::from(error)),
+        })
     }
 
     /// Where a login comes from: the client's address and its browser's `User-Agent`.

@@ -16,11 +16,8 @@ use iq_actors::caller::Credentials;
 use iq_actors::catalogue::{self, Dataset};
 use iq_actors::ApiError;
 use serde_json::{json, Map, Value};
-use tracing::Span;
 
-use crate::front::RunQuery;
 use crate::http::envelope::status_for;
-use crate::http::protection::Subject;
 use crate::http::{credentials, RequestId};
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
@@ -155,31 +152,13 @@ pub async fn try_query(
     } else {
         credentials::website(&req)
     };
-    let admitted = match &credentials {
-        Credentials::ApiKey(_) => Ok(()),
-        Credentials::Session(id) => state
-            .protection
-            .admit(&state.protection.website, Subject::Session(id)),
-        Credentials::Anonymous => state
-            .protection
-            .admit(&state.protection.website, Subject::Address(client_ip)),
-    };
     let sent = serde_json::to_string_pretty(&body).map_err(ApiError::internal)?;
-    let result = match admitted {
+    let result = match state
+        .run_query(&request_id, credentials, client_ip, body)
+        .await
+    {
+        Ok(outcome) => outcome.result,
         Err(refused) => Err(refused.error),
-        Ok(()) => {
-            let message = RunQuery {
-                request_id: request_id.shared(),
-                credentials,
-                client_ip,
-                body,
-                span: Span::current(),
-            };
-            match state.front.send(message).await {
-                Ok(outcome) => outcome.result,
-                Err(error) => Err(ApiError::from(error)),
-            }
-        }
     };
     let (status, code, answer) = match &result {
         Ok(page) => {
