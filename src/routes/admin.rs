@@ -5,6 +5,7 @@
 use actix_web::{get, patch, post, put, web, HttpRequest};
 use iq_actors::accounts;
 use iq_actors::audit::AuditFilter;
+use iq_actors::paging::SearchText;
 use serde::Serialize;
 
 use super::params::{self, AuditQuery, DaysQuery, KeyListQuery, UserListQuery};
@@ -66,7 +67,7 @@ pub async fn list_users(
 ) -> Reply<impl Serialize> {
     let query: UserListQuery = params::parse(req.query_string())?;
     let page = params::standard_page(query.limit.as_deref(), query.offset.as_deref())?;
-    let q = params::search("q", query.q.as_deref())?;
+    let q = SearchText::new("q", query.q.as_deref())?;
     Ok(Answer(state.accounts.list_users(page, &q).await?))
 }
 
@@ -116,7 +117,7 @@ pub async fn list_keys(
 ) -> Reply<impl Serialize> {
     let query: KeyListQuery = params::parse(req.query_string())?;
     let page = params::standard_page(query.limit.as_deref(), query.offset.as_deref())?;
-    let q = params::search("q", query.q.as_deref())?;
+    let q = SearchText::new("q", query.q.as_deref())?;
     let keys = state
         .accounts
         .list_all_keys(page, params::id("user_id", query.user_id.as_deref())?, &q)

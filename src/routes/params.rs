@@ -4,17 +4,17 @@
 //! the `schema_with` functions here, since utoipa takes only literals for bounds). Any
 //! parameter the struct does not have, one given twice, or a value out of its bounds is
 //! 400 / 40001 naming the parameter. The bounds themselves are the domain's
-//! ([`PageRequest`], [`SearchText`], [`usage::MAX_DAYS`], the feed's and the import
+//! ([`PageRequest`], [`SearchText`](iq_actors::paging::SearchText), [`usage::MAX_DAYS`], the feed's and the import
 //! list's limits).
 //!
 //! Fields hold the text as given: each is checked by the function that turns it into
-//! the domain's value ([`page`], [`search`], [`days`], ...), whose refusal names it.
+//! the domain's value ([`page`], [`days`], `SearchText::new`, ...), whose refusal names it.
 
 use actix_web::web;
 use iq_actors::accounts::usage;
 use iq_actors::audit::Action;
 use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
-use iq_actors::paging::{PageRequest, SearchText};
+use iq_actors::paging::PageRequest;
 use iq_actors::paging::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SEARCH_CHARS};
 use iq_actors::ApiError;
 use serde::de::DeserializeOwned;
@@ -81,11 +81,6 @@ pub fn page(
 /// The back office's lists: `limit` 1..=500, default 50, and `offset`.
 pub fn standard_page(limit: Option<&str>, offset: Option<&str>) -> Result<PageRequest, ApiError> {
     page(limit, offset, DEFAULT_LIMIT, MAX_LIMIT)
-}
-
-/// A search text (`q`): at most 100 characters, no control character.
-pub fn search(name: &str, text: Option<&str>) -> Result<SearchText, ApiError> {
-    SearchText::new(name, text)
 }
 
 /// A whole number from `min` to `max`, `default` when not given.
@@ -308,6 +303,8 @@ fn to_day() -> Object {
 
 #[cfg(test)]
 mod tests {
+    use iq_actors::paging::SearchText;
+
     use super::*;
 
     #[test]
@@ -365,7 +362,7 @@ mod tests {
 
     #[test]
     fn search_text_is_decoded_then_checked() {
-        let q = |q: &str| search("q", parse::<UserListQuery>(q).unwrap().q.as_deref());
+        let q = |q: &str| SearchText::new("q", parse::<UserListQuery>(q).unwrap().q.as_deref());
         assert_eq!(q("q=a%25b").unwrap().as_str(), "a%b");
         assert_eq!(q("q=a+b").unwrap().as_str(), "a b");
         assert!(q("q=a%00b").is_err());
