@@ -11,6 +11,7 @@ from pandas.api import types
 from iq_client.catalogue import dataset
 from iq_client.frames import to_frame
 
+from fakes import DAILY as DAILY_DEFAULTS
 from fakes import FULL_DAILY, make_client, ok
 
 DAILY = [name for name in FULL_DAILY if name != "published_at"]
@@ -113,22 +114,10 @@ def test_query_returns_typed_frame_with_request_ids() -> None:
 
 
 def test_an_empty_answer_is_an_empty_typed_frame() -> None:
-    client, _, _ = make_client(
-        ok(
-            ["trade_date", "index_code", "index_value", "weighted_price", "change", "pct_change"],
-            [],
-        )
-    )
+    client, _, _ = make_client(ok(DAILY_DEFAULTS, []))
     frame = client.index_daily(index_code="No_Such_Index", end_date="20261120")
     assert frame.empty
-    assert list(frame.columns) == [
-        "trade_date",
-        "index_code",
-        "index_value",
-        "weighted_price",
-        "change",
-        "pct_change",
-    ]
+    assert list(frame.columns) == DAILY_DEFAULTS
     assert frame["index_value"].dtype == "float64"
 
 
