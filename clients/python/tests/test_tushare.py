@@ -23,14 +23,12 @@ def api_with(*replies, **options):
 
 def test_a_dataset_method_is_a_query_with_ts_code_as_index_code() -> None:
     api, transport = api_with(ok(DAILY, [ROW]))
-    frame = api.index_daily(ts_code="GPU_Index", start_date="20261101", end_date="20261120")
+    window = {"start_date": "20261101", "end_date": "20261120"}
+    frame = api.index_daily(ts_code="GPU_Index", **window)
     body = transport.bodies[0]
     assert body["api_name"] == "index_daily"
-    assert body["params"] == {
-        "index_code": "GPU_Index",
-        "start_date": "20261101",
-        "end_date": "20261120",
-    }
+    # Only ts_code is renamed; the other parameters go as they are.
+    assert body["params"] == {"index_code": "GPU_Index", **window}
     # As Tushare answers: dates as YYYYMMDD text, numbers as floats, nulls as NaN.
     assert list(frame.columns) == DAILY
     assert frame["trade_date"].tolist() == ["20261120"]
