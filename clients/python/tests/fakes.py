@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from iq_client import Client, HTTPRequest, HTTPResponse, TransportError
@@ -30,33 +31,38 @@ TEST_KEY = "iq_" + "TestKey0" * 5
 OTHER_KEY = "iq_" + "OtherKey" * 5
 
 
-def ok(
-    fields: Sequence[str],
-    items: Sequence[Sequence[Any]],
-    *,
-    offset: int = 0,
-    limit: int = 1000,
-    has_more: bool = False,
-    request_id: str = "req_ok",
-    headers: Optional[Dict[str, str]] = None,
-) -> HTTPResponse:
-    """A successful query answer."""
+@dataclass(frozen=True)
+class Place:
+    """Where a scripted page of a query answer stands, and what else it carries: the
+    keyword arguments of :func:`ok` and :func:`csv_ok`."""
+
+    returned: int
+    offset: int = 0
+    limit: int = 1000
+    has_more: bool = False
+    request_id: str = "req_ok"
+    headers: Dict[str, str] = field(default_factory=dict)
+
+
+def ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) -> HTTPResponse:
+    """A successful query answer (``place``: see :class:`Place`)."""
+    at = Place(len(items), **place)
     body = {
-        "request_id": request_id,
+        "request_id": at.request_id,
         "code": 0,
         "message": "ok",
         "data": {
             "fields": list(fields),
             "items": [list(row) for row in items],
-            "limit": limit,
-            "offset": offset,
-            "returned": len(items),
-            "has_more": has_more,
+            "limit": at.limit,
+            "offset": at.offset,
+            "returned": at.returned,
+            "has_more": at.has_more,
         },
     }
     return HTTPResponse.build(
         200,
-        {"Content-Type": "application/json", "X-Request-Id": request_id, **(headers or {})},
+        {"Content-Type": "application/json", "X-Request-Id": at.request_id, **at.headers},
         json.dumps(body).encode(),
     )
 
@@ -73,18 +79,10 @@ def calendar_page() -> HTTPResponse:
     )
 
 
-def csv_ok(
-    fields: Sequence[str],
-    items: Sequence[Sequence[Any]],
-    *,
-    offset: int = 0,
-    limit: int = 1000,
-    has_more: bool = False,
-    request_id: str = "req_csv",
-    headers: Optional[Dict[str, str]] = None,
-) -> HTTPResponse:
+def csv_ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) -> HTTPResponse:
     """A successful query answer asked with ``Accept: text/csv`` (D18), written as the
-    service writes it: RFC 4180 quoting, CRLF, null as an empty cell."""
+    service writes it: RFC 4180 quoting, CRLF, null as an empty cell (``place``: see
+    :class:`Place`; the request id is ``req_csv`` unless told)."""
 
     def cell(value: Any) -> str:
         text = "" if value is None else str(value)
@@ -92,18 +90,19 @@ def csv_ok(
             return '"' + text.replace('"', '""') + '"'
         return text
 
+    at = Place(len(items), **{"request_id": "req_csv", **place})
     lines = [",".join(fields)] + [",".join(cell(v) for v in row) for row in items]
     body = "".join(line + "\r\n" for line in lines)
     return HTTPResponse.build(
         200,
         {
             "Content-Type": "text/csv; charset=utf-8",
-            "X-Request-Id": request_id,
-            "X-Limit": str(limit),
-            "X-Offset": str(offset),
-            "X-Returned": str(len(items)),
-            "X-Has-More": "true" if has_more else "false",
-            **(headers or {}),
+            "X-Request-Id": at.request_id,
+            "X-Limit": str(at.limit),
+            "X-Offset": str(at.offset),
+            "X-Returned": str(at.returned),
+            "X-Has-More": "true" if at.has_more else "false",
+            **at.headers,
         },
         body.encode("utf-8"),
     )
