@@ -22,24 +22,26 @@ date. :meth:`Client.events` follows what is published and revised as it happens,
 
 from typing import Any
 
+from . import errors
 from ._version import __version__
 from .aio import AsyncClient
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
 from .events import Event, WebhookVerificationError, verify_webhook
+# Re-exported (`as`) for type checkers; __all__ takes them from errors.__all__ below.
 from .errors import (
-    APIError,
-    AuthenticationError,
-    Conflict,
-    InvalidRequest,
-    IQError,
-    LocalValidationError,
-    NotFound,
-    PermissionDenied,
-    QuotaExhausted,
-    RateLimited,
-    ServerError,
-    TransportError,
+    APIError as APIError,
+    AuthenticationError as AuthenticationError,
+    Conflict as Conflict,
+    InvalidRequest as InvalidRequest,
+    IQError as IQError,
+    LocalValidationError as LocalValidationError,
+    NotFound as NotFound,
+    PermissionDenied as PermissionDenied,
+    QuotaExhausted as QuotaExhausted,
+    RateLimited as RateLimited,
+    ServerError as ServerError,
+    TransportError as TransportError,
 )
 from .export import escape_formulas, to_csv
 from .membership import (
@@ -88,19 +90,10 @@ __all__ = [
     "list_datasets",
     "list_params",
     "list_fields",
-    "IQError",
-    "APIError",
-    "AuthenticationError",
-    "PermissionDenied",
-    "RateLimited",
-    "QuotaExhausted",
-    "InvalidRequest",
-    "LocalValidationError",
-    "NotFound",
-    "Conflict",
-    "ServerError",
-    "TransportError",
 ]
+# The exceptions, as iq_client.errors lists them (error_for, which builds one from an
+# error envelope, stays there).
+__all__ += [name for name in errors.__all__ if name != "error_for"]
 
 
 def __getattr__(name: str) -> Any:
