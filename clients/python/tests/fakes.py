@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from iq_client import Client, HTTPRequest, HTTPResponse, TransportError
@@ -25,6 +27,23 @@ INDEX_FACTS = [
     "latest_trade_date",
     "next_publication_at",
 ]
+
+#: The client's README, whose table of the datasets users read.
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def documented_defaults(api_name: str) -> List[str]:
+    """``api_name``'s default fields as the README's table of the datasets lists them
+    (without the fields it names as given on request; ``as index_daily``: that one's)."""
+    for line in README.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] == f"`{api_name}`":
+            listed = re.sub(r"\s*\(\+ .* on request\)$", "", cells[2])
+            if listed.startswith("as "):
+                return documented_defaults(listed[len("as ") :])
+            return listed.split(", ")
+    raise AssertionError(f"{api_name} is not in the README's table of the datasets")
+
 
 #: Keys of the service's shape (``iq_`` + 40 letters and digits); not real keys.
 TEST_KEY = "iq_" + "TestKey0" * 5
