@@ -14,13 +14,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${IQ_SERVICE:-$here/../../target/debug/iq-service}
-base=${PGURL:-postgres://postgres@127.0.0.1:5432}
-db=iq_capacity_bench
-work=$(mktemp -d)
-trap 'rm -rf "$work"; psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
-psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-export DATABASE_URL="$base/$db"
-"$bin" import /dev/null >/dev/null 2>&1 || true   # migrates the empty database
+# shellcheck source=benches/sql/database.sh
+source "$here/database.sh"
+create_database iq_capacity_bench
 cat > "$work/flush.sql" <<'SQL'
 \set seq random(1, 9000000000000000)
 SELECT quota_report(:client_id, interval '20 seconds', :seq, now(),
@@ -40,7 +36,7 @@ SELECT * FROM quota_lease_held(:client_id, interval '20 seconds',
   ARRAY[0, 0, 0, 0]::bigint[], ARRAY[1000, 1000, 1000, 1000]::bigint[]);
 SQL
 for f in flush lease; do
-  tps=$(pgbench "$DATABASE_URL" -n -M prepared -c "${CLIENTS:-8}" -j 2 -T 10 -f "$work/$f.sql" 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+  tps=$(pgbench_tps "$f" "${CLIENTS:-8}" 10)
   if [ "$f" = flush ]; then
     echo "flush  $tps statements/s  = $(awk "BEGIN{printf \"%d\", $tps * 1000}") call-log rows/s"
   else

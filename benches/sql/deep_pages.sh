@@ -27,22 +27,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$here/../..
 bin=${IQ_SERVICE:-$repo/target/release/iq-service}
 [[ -x $bin ]] || bin=$repo/target/debug/iq-service
-base=${PGURL:-postgres://postgres@127.0.0.1:5432}
 rows=${ROWS:-1000000}
 limit=${LIMIT:-5000}
-db=iq_deep_pages_bench_$$
+# shellcheck source=benches/sql/database.sh
+source "$here/database.sh"
 # shellcheck source=benches/sql/service.sh
 source "$here/service.sh"
-work=$(mktemp -d)
-service_pid=""
-cleanup() {
-  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
-  psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql "$base/postgres" -qXc "CREATE DATABASE $db"
-export DATABASE_URL="$base/$db"
+create_database "iq_deep_pages_bench_$$"
 echo "binary: $bin"
 
 # Quotes: 100 specifications of weight 0.01 per index and day (the weights of a day sum
@@ -67,8 +58,7 @@ with open(f"{out}/quotes.csv", "w") as f:
 print(f"{last:%Y%m%d}")
 PY
 )
-"$bin" import /dev/null >/dev/null 2>&1 || true # migrates the empty database
-psql "$DATABASE_URL" -qXc "INSERT INTO trade_calendar SELECT d::date FROM generate_series('2021-01-04'::date, '$end_date'::date + 30, '1 day') d WHERE extract(isodow FROM d) < 6"
+open_weekdays 2021-01-04 "$(date -d "$end_date +30 days" +%F)"
 t0=$(date +%s.%N)
 "$bin" import "$work/quotes.csv" >"$work/import.log" 2>&1 || { cat "$work/import.log"; exit 1; }
 echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"

@@ -13,22 +13,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${IQ_SERVICE:-$here/../../target/debug/iq-service}
-base=${PGURL:-postgres://postgres@127.0.0.1:5432}
-db=iq_pit_bench
-work=$(mktemp -d)
-trap 'rm -rf "$work"; psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
-psql "$base/postgres" -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-export DATABASE_URL="$base/$db"
-python3 - "$work" <<'PY'
-import datetime, random, sys
-random.seed(1)
-out = sys.argv[1]
-codes = ["Server_Index", "Server_Rental_Index", "GPU_Index", "DRAM_Index", "SSD_Index", "CPU_Index", "OI_Index"]
-d, end, days = datetime.date(2021, 1, 4), datetime.date(2026, 11, 20), []
-while d <= end:
-    if d.weekday() < 5:
-        days.append(d)
-    d += datetime.timedelta(days=1)
+# shellcheck source=benches/sql/database.sh
+source "$here/database.sh"
+create_database iq_pit_bench
+weekday_quotes 2021-01-04 2026-11-20 <<'PY'
 with open(f"{out}/full.csv", "w") as f:
     f.write("trade_date,index_code,specification,weight,price\n")
     for day in days:
@@ -41,8 +29,7 @@ with open(f"{out}/fix.csv", "w") as f:
         for s in range(20):
             f.write(f"{day:%Y%m%d},GPU_Index,spec {s:02d},0.05,{2000 + s}\n")
 PY
-"$bin" import /dev/null >/dev/null 2>&1 || true   # migrates the empty database
-psql "$DATABASE_URL" -qc "INSERT INTO trade_calendar SELECT d::date FROM generate_series('2021-01-04'::date, '2026-11-30'::date, '1 day') d WHERE extract(isodow FROM d) < 6"
+open_weekdays 2021-01-04 2026-11-30
 "$bin" import "$work/full.csv" "$work/fix.csv"
 at=$(psql "$DATABASE_URL" -Atc "SELECT published_at FROM vintages WHERE vintage = (SELECT max(vintage) - 1 FROM vintages)")
 filter="q.trade_date <= '2026-11-20' AND q.index_code = ANY('{GPU_Index}') AND q.index_code = 'GPU_Index' AND q.trade_date >= '2024-01-01' ORDER BY q.trade_date, q.index_code, q.specification LIMIT 1001 OFFSET 0"
@@ -53,9 +40,4 @@ echo "SELECT $cols FROM index_quotes q WHERE $filter;" > "$work/before.sql"
 echo "SELECT $cols, NULL FROM index_quotes q WHERE $filter;" > "$work/now.sql"
 echo "SELECT $cols, (SELECT p.published_at FROM vintages p WHERE p.vintage = q.vintage) FROM index_quotes q WHERE $filter;" > "$work/published_at.sql"
 echo "SELECT $cols, NULL FROM (SELECT $qc FROM index_quotes WHERE vintage <= $v UNION ALL SELECT $qc FROM index_quotes_history WHERE vintage <= $v AND superseded_by > $v) q WHERE $filter;" > "$work/as_of.sql"
-for round in 1 2; do
-  for f in before now published_at as_of; do
-    tps=$(pgbench "$DATABASE_URL" -n -M prepared -c 2 -j 2 -T 5 -f "$work/$f.sql" 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-    echo "round $round  $f  $tps tps"
-  done
-done
+two_rounds before now published_at as_of

@@ -25,30 +25,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${IQ_SERVICE:-$here/../../target/release/iq-service}
 [[ -x $bin ]] || bin=$here/../../target/debug/iq-service
-base=${PGURL:-postgres://postgres@127.0.0.1:5432}
-db=iq_revisions_bench_$$
-work=$(mktemp -d)
-service_pid=""
-cleanup() {
-  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
-  rm -rf "$work"
-  psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+# shellcheck source=benches/sql/database.sh
+source "$here/database.sh"
 # shellcheck source=benches/sql/service.sh
 source "$here/service.sh"
-psql "$base/postgres" -qXc "CREATE DATABASE $db"
-export DATABASE_URL="$base/$db"
-python3 - "$work" <<'PY'
-import datetime, random, sys
-random.seed(1)
-out = sys.argv[1]
-codes = ["Server_Index", "Server_Rental_Index", "GPU_Index", "DRAM_Index", "SSD_Index", "CPU_Index", "OI_Index"]
-d, end, days = datetime.date(2025, 11, 24), datetime.date(2026, 11, 20), []
-while d <= end:
-    if d.weekday() < 5:
-        days.append(d)
-    d += datetime.timedelta(days=1)
+create_database "iq_revisions_bench_$$"
+weekday_quotes 2025-11-24 2026-11-20 <<'PY'
 price = {(day, c, s): 1000 + s * 10 + random.randint(0, 50) for day in days for c in codes for s in range(10)}
 def write(path, rows):
     with open(path, "w") as f:
@@ -67,8 +49,7 @@ for i, day in enumerate(days[:-1]):
 with open(f"{out}/fixes", "w") as f:
     f.write("\n".join(names))
 PY
-"$bin" import /dev/null >/dev/null 2>&1 || true   # migrates the empty database
-psql "$DATABASE_URL" -qXc "INSERT INTO trade_calendar SELECT d::date FROM generate_series('2025-11-24'::date, '2026-11-30'::date, '1 day') d WHERE extract(isodow FROM d) < 6"
+open_weekdays 2025-11-24 2026-11-30
 "$bin" import "$work/year.csv" >/dev/null
 # shellcheck disable=SC2046
 "$bin" import $(cat "$work/fixes") >/dev/null
@@ -97,12 +78,7 @@ IFS='|' read -r dd dc < <(psql "$DATABASE_URL" -AtXc "SELECT d.trade_date, d.ind
 IFS='|' read -r rp rc rd < <(psql "$DATABASE_URL" -AtXc "SELECT r.published_at, r.index_code, r.trade_date $rfrom ORDER BY r.published_at DESC, r.index_code, r.trade_date OFFSET $((page - 1)) LIMIT 1")
 echo "SELECT $dcols $dfrom AND (d.trade_date, d.index_code) > ('$dd', '$dc') $dorder;" > "$work/daily_after.sql"
 echo "SELECT $rcols $rfrom AND (r.published_at < '$rp' OR (r.published_at = '$rp' AND (r.index_code > '$rc' OR (r.index_code = '$rc' AND r.trade_date > '$rd')))) $rorder;" > "$work/revisions_after.sql"
-for round in 1 2; do
-  for f in daily revisions daily_after revisions_after; do
-    tps=$(pgbench "$DATABASE_URL" -n -M prepared -c 2 -j 2 -T 5 -f "$work/$f.sql" 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-    echo "round $round  $f  $tps tps"
-  done
-done
+two_rounds daily revisions daily_after revisions_after
 
 # Through the service, as a client sees it: the page cache off (PAGE_CACHE_MB=0), so
 # every request reads the database and renders its rows (two timestamps a row for
