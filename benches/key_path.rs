@@ -341,18 +341,14 @@ fn production(settings: &mut iq_service::settings::Settings, quota_enforced: boo
 
 /// `helpers::spawn_with_fixture`, but with the production quota settings.
 async fn spawn(quota_enforced: bool) -> TestApp {
-    helpers::spawn_with(helpers::Spawn {
-        setup_sql: helpers::FIXTURE,
-        // The production quota settings (the tests flush more often), and the visitor
-        // round measures the query path, not the keyless protection.
-        tune: if quota_enforced {
-            |s| production(s, true)
-        } else {
-            |s| production(s, false)
-        },
-        ..helpers::Spawn::default()
-    })
-    .await
+    // The production quota settings (the tests flush more often), and the visitor
+    // round measures the query path, not the keyless protection.
+    let tune: fn(&mut iq_service::settings::Settings) = if quota_enforced {
+        |s| production(s, true)
+    } else {
+        |s| production(s, false)
+    };
+    helpers::spawn_with(helpers::Spawn::sql(helpers::FIXTURE).tuned(tune)).await
 }
 
 /// The pro tier's calls per minute, as the back office lists it.

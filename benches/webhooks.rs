@@ -40,7 +40,7 @@ use serde_json::json;
 use support::{median, setting};
 
 use helpers::quotes::{csv, import, BASES, NOVEMBER};
-use helpers::{spawn_with, Spawn, TestApp};
+use helpers::{spawn_with_sql, TestApp};
 
 /// Every index with quotes: the six bases of the composite and the rental index.
 fn indexes() -> Vec<&'static str> {
@@ -103,11 +103,7 @@ fn start_receiver(count: Arc<AtomicUsize>) -> String {
 }
 
 async fn instance() -> TestApp {
-    spawn_with(Spawn {
-        setup_sql: NOVEMBER,
-        ..Spawn::default()
-    })
-    .await
+    spawn_with_sql(NOVEMBER).await
 }
 
 /// The import of `file` on `app`: its own time (the `iq_import_duration_seconds` it

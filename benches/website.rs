@@ -59,12 +59,10 @@ async fn main() {
     let secs = setting("BENCH_SECS", 3);
     let rounds = setting("BENCH_ROUNDS", 3);
     let clients = setting("BENCH_CLIENTS", 16);
-    let app = helpers::spawn_with(helpers::Spawn {
-        setup_sql: helpers::FIXTURE,
-        // The rounds measure the pages, not the keyless protection.
-        tune: |settings| settings.site.website_per_minute = 0,
-        ..helpers::Spawn::default()
-    })
+    // The rounds measure the pages, not the keyless protection.
+    let app = helpers::spawn_with(
+        helpers::Spawn::sql(helpers::FIXTURE).tuned(|s| s.site.website_per_minute = 0),
+    )
     .await;
     let admin = app.admin().await;
     let mut pro = app.tier(&admin, "pro").await;

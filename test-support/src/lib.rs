@@ -53,5 +53,5 @@ pub use poll::eventually;
 pub use reply::{header_text, Reply};
 pub use spawn::{
     http_client, http_client_builder, spawn_app, spawn_with, spawn_with_demo, spawn_with_fixture,
-    spawn_with_sql, test_settings, Spawn,
+    spawn_with_fixture_then, spawn_with_sql, test_settings, Spawn,
 };

@@ -14,10 +14,11 @@ use iq_service::startup::Application;
 use iq_service::telemetry::LogFormat;
 use tokio_postgres::NoTls;
 
-use crate::database::{create_database, DropDatabase};
+use crate::database::{create_database, run_sql, DropDatabase};
 use crate::{now, TestApp, FIXTURE};
 
-/// Options for [`spawn_with`].
+/// Options for [`spawn_with`]: [`Spawn::default`] (an empty database), [`Spawn::demo`]
+/// or [`Spawn::sql`], then [`Spawn::tuned`] for settings of the test's own.
 pub struct Spawn {
     pub demo_data: bool,
     /// SQL run on the migrated database before the service starts.
@@ -33,6 +34,29 @@ impl Default for Spawn {
             setup_sql: "",
             tune: |_| {},
         }
+    }
+}
+
+impl Spawn {
+    /// On the demo data set (generated for the test clock's today).
+    pub fn demo() -> Spawn {
+        Spawn {
+            demo_data: true,
+            ..Spawn::default()
+        }
+    }
+
+    /// On a database that `setup_sql` has filled (a calendar, a data set).
+    pub fn sql(setup_sql: &'static str) -> Spawn {
+        Spawn {
+            setup_sql,
+            ..Spawn::default()
+        }
+    }
+
+    /// These options, with `tune` changing the settings last.
+    pub fn tuned(self, tune: fn(&mut Settings)) -> Spawn {
+        Spawn { tune, ..self }
     }
 }
 
@@ -76,11 +100,7 @@ pub fn test_settings(database: Database, clock: Arc<ManualClock>) -> Settings {
 
 /// The service on the demo data set (generated for the test clock's today).
 pub async fn spawn_with_demo() -> TestApp {
-    spawn_with(Spawn {
-        demo_data: true,
-        ..Spawn::default()
-    })
-    .await
+    spawn_with(Spawn::demo()).await
 }
 
 /// The service on an empty (migrated) database.
@@ -95,11 +115,15 @@ pub async fn spawn_with_fixture() -> TestApp {
 
 /// The service on a database that `setup_sql` has filled (a calendar, a data set).
 pub async fn spawn_with_sql(setup_sql: &'static str) -> TestApp {
-    spawn_with(Spawn {
-        setup_sql,
-        ..Spawn::default()
-    })
-    .await
+    spawn_with(Spawn::sql(setup_sql)).await
+}
+
+/// The service on the [`FIXTURE`], then changed by `statements` (fixed SQL, never
+/// input): a state the API cannot make, set up once the service runs.
+pub async fn spawn_with_fixture_then(statements: &str) -> TestApp {
+    let app = spawn_with_fixture().await;
+    run_sql(&app.db, statements).await;
+    app
 }
 
 pub async fn spawn_with(options: Spawn) -> TestApp {

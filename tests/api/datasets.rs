@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{run_sql, spawn_app, spawn_with_fixture};
+use crate::helpers::{spawn_app, spawn_with_fixture, spawn_with_fixture_then};
 
 #[actix_web::test]
 async fn index_basic_lists_the_visible_indexes_in_display_order_with_all_fields() {
@@ -52,9 +52,7 @@ async fn index_basic_lists_the_visible_indexes_in_display_order_with_all_fields(
 
 #[actix_web::test]
 async fn display_order_follows_sort_no_then_code_point() {
-    let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
+    let app = spawn_with_fixture_then(
         "UPDATE indexes SET sort_no = 1 WHERE index_code IN ('SSD_Index', 'Server_Index')",
     )
     .await;

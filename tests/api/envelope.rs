@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::json;
 
-use crate::helpers::{run_sql, spawn_with_fixture};
+use crate::helpers::{spawn_with_fixture, spawn_with_fixture_then};
 
 #[actix_web::test]
 async fn every_response_has_a_unique_request_id_also_in_the_header() {
@@ -36,12 +36,7 @@ async fn unknown_paths_and_methods_get_the_error_envelope() {
 
 #[actix_web::test]
 async fn an_internal_failure_is_50000_without_detail() {
-    let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
-        "ALTER TABLE index_quotes RENAME TO index_quotes_gone",
-    )
-    .await;
+    let app = spawn_with_fixture_then("ALTER TABLE index_quotes RENAME TO index_quotes_gone").await;
     let reply = app.query(json!({"api_name": "index_quote"})).await;
     reply.assert_error(500, 50000);
     assert_eq!(reply.message(), "internal error");

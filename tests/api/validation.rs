@@ -127,11 +127,7 @@ async fn a_limit_above_the_server_maximum_is_reduced() {
         (0, json!(5000))
     );
 
-    let capped = spawn_with(Spawn {
-        tune: |s| s.site.max_limit = 3,
-        ..Spawn::default()
-    })
-    .await;
+    let capped = spawn_with(Spawn::default().tuned(|s| s.site.max_limit = 3)).await;
     let reply = capped
         .query(json!({"api_name": "index_basic", "limit": 5000}))
         .await;

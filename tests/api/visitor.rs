@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{run_sql, spawn_with_fixture};
+use crate::helpers::{spawn_with_fixture, spawn_with_fixture_then};
 
 #[actix_web::test]
 async fn a_named_member_index_is_refused_and_an_omitted_one_filtered() {
@@ -43,9 +43,7 @@ async fn quotes_of_index_only_indexes_are_refused_when_named_and_filtered_when_o
 
 #[actix_web::test]
 async fn private_indexes_are_never_returned() {
-    let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
+    let app = spawn_with_fixture_then(
         "UPDATE indexes SET visibility = 'private' WHERE index_code = 'SSD_Index'",
     )
     .await;
@@ -97,12 +95,7 @@ async fn rows_after_the_delay_cutoff_are_silently_omitted() {
 
 #[actix_web::test]
 async fn the_delay_follows_the_tier_setting() {
-    let app = spawn_with_fixture().await;
-    run_sql(
-        &app.db,
-        "UPDATE tiers SET delay_days = 0 WHERE tier = 'free'",
-    )
-    .await;
+    let app = spawn_with_fixture_then("UPDATE tiers SET delay_days = 0 WHERE tier = 'free'").await;
     let daily = app
         .query(json!({"api_name": "index_daily", "params": {"index_code": "Server_Index"}}))
         .await;

@@ -208,10 +208,9 @@ async fn an_active_session_still_ends_after_twelve_hours() {
 /// An instance that takes `X-Forwarded-For` from the test (127.0.0.1 is a trusted
 /// proxy), so one test can log in from several addresses.
 async fn spawn_behind_a_proxy() -> TestApp {
-    spawn_with(Spawn {
-        tune: |s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
-        ..Spawn::default()
-    })
+    spawn_with(
+        Spawn::default().tuned(|s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]),
+    )
     .await
 }
 

@@ -171,11 +171,7 @@ async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code()
 
 #[actix_web::test]
 async fn with_staff_two_factor_the_back_office_waits_for_it_and_it_stays_on() {
-    let app = spawn_with(Spawn {
-        tune: |s| s.accounts.staff_two_factor = true,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::default().tuned(|s| s.accounts.staff_two_factor = true)).await;
     let root = app.admin().await;
     let refused = app.get_as(&root, "/api/v1/admin/users").await;
     refused.assert_error(403, 40301);

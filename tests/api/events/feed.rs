@@ -95,10 +95,9 @@ async fn the_feed_counts_toward_no_quota() {
 
 #[actix_web::test]
 async fn each_key_is_held_to_the_keyless_limit_a_minute() {
-    let app = crate::helpers::spawn_with(crate::helpers::Spawn {
-        tune: |settings| settings.site.website_per_minute = 3,
-        ..crate::helpers::Spawn::default()
-    })
+    let app = crate::helpers::spawn_with(
+        crate::helpers::Spawn::default().tuned(|s| s.site.website_per_minute = 3),
+    )
     .await;
     let one = app.member_key("una", "pro").await;
     let two = app.member_key("uma", "pro").await;

@@ -9,7 +9,7 @@
 //! every one of its calls needs the database (key look-up and a first lease). The
 //! instance's pool waits at most `DB_ACQUIRE_TIMEOUT_MS` = 1 s for a connection and a
 //! statement runs at most `DB_STATEMENT_TIMEOUT_MS` = 2 s (set through
-//! [`Spawn::tune`]); with a 2-second margin, no request may take longer than 5 s.
+//! [`Spawn::tuned`]); with a 2-second margin, no request may take longer than 5 s.
 //!
 //! Asserted besides: every answer is a success or 500 / 50000 (never a transport error
 //! or a hang), and before the cut only successes; during the cut the fresh key gets
@@ -85,12 +85,7 @@ fn of(answers: &[Answer], target: usize, select: impl Fn(&Answer) -> bool) -> Ve
 
 #[actix_web::test]
 async fn a_database_outage_under_load_fails_fast_recovers_and_counts_exactly() {
-    let app = spawn_with(Spawn {
-        setup_sql: FIXTURE,
-        tune: short_timeouts,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::sql(FIXTURE).tuned(short_timeouts)).await;
     let keys = [
         app.member_key("walt", "pro").await,
         app.member_key("frida", "pro").await,

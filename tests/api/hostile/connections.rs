@@ -29,14 +29,10 @@ fn envelope_of(answer: &str) -> Value {
 
 #[actix_web::test]
 async fn a_body_that_trickles_is_cut() {
-    let app = spawn_with(Spawn {
-        demo_data: true,
-        tune: |s| {
-            s.http.body_grace_secs = Duration::from_secs(1).into();
-            s.http.body_min_bytes_per_sec = 1000;
-        },
-        ..Spawn::default()
-    })
+    let app = spawn_with(Spawn::demo().tuned(|s| {
+        s.http.body_grace_secs = Duration::from_secs(1).into();
+        s.http.body_min_bytes_per_sec = 1000;
+    }))
     .await;
     let addr = app.address.trim_start_matches("http://").to_string();
     let mut stream = TcpStream::connect(&addr).await.unwrap();
@@ -62,12 +58,7 @@ async fn a_body_that_trickles_is_cut() {
 
 #[actix_web::test]
 async fn connections_per_address_are_capped() {
-    let app = spawn_with(Spawn {
-        demo_data: true,
-        tune: |s| s.http.max_connections_per_ip = 4,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::demo().tuned(|s| s.http.max_connections_per_ip = 4)).await;
     let addr = app.address.trim_start_matches("http://").to_string();
     let mut held = Vec::new();
     for _ in 0..4 {

@@ -6,16 +6,11 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::still_serving;
-use crate::helpers::{spawn_with, spawn_with_demo, Spawn, TestApp, PASSWORD};
+use crate::helpers::{spawn_app, spawn_with, spawn_with_demo, Spawn, TestApp, PASSWORD};
 
 #[actix_web::test]
 async fn keyless_callers_are_limited_per_minute_d15() {
-    let app = spawn_with(Spawn {
-        demo_data: true,
-        tune: |s| s.site.website_per_minute = 3,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::demo().tuned(|s| s.site.website_per_minute = 3)).await;
     let body = json!({"api_name": "index_basic"});
     for _ in 0..3 {
         assert_eq!(app.query(body.clone()).await.code(), 0);
@@ -63,7 +58,7 @@ async fn a_setup_flood_after_initialisation_is_answered_at_once() {
 
 #[actix_web::test]
 async fn setup_before_initialisation_is_limited_per_address() {
-    let app = spawn_with(Spawn::default()).await;
+    let app = spawn_app().await;
     let mut codes = Vec::new();
     for _ in 0..12 {
         // A password below the policy: refused without hashing, still counted.

@@ -67,11 +67,7 @@ async fn workbook_bombs_are_refused_and_the_service_stays_up() {
 
 #[actix_web::test]
 async fn a_workbook_part_that_inflates_past_the_cap_is_refused_unread() {
-    let app = spawn_with(Spawn {
-        tune: |s| s.imports.import_max_entry_mb = 1,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::default().tuned(|s| s.imports.import_max_entry_mb = 1)).await;
     let admin = app.admin().await;
     // 4 MiB of one letter compresses to a few kilobytes: a small upload, a large part.
     let bomb = xlsx_with_sheet(format!(

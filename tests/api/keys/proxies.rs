@@ -43,11 +43,10 @@ async fn without_trusted_proxies_the_allowlist_sees_the_peer_and_ignores_forward
 
 #[actix_web::test]
 async fn behind_a_trusted_proxy_the_allowlist_sees_the_forwarded_client() {
-    let app = spawn_with(Spawn {
-        setup_sql: FIXTURE,
-        tune: |s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()],
-        ..Spawn::default()
-    })
+    let app = spawn_with(
+        Spawn::sql(FIXTURE)
+            .tuned(|s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]),
+    )
     .await;
     let key = pro_key_with_allowlist(&app).await;
     assert_eq!(query_from(&app, &key.key, "203.0.113.5").await.code(), 0);

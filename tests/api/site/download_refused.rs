@@ -10,12 +10,7 @@ use crate::helpers::{spawn_with, Spawn, FIXTURE};
 async fn a_later_page_refused_is_the_refusal_not_a_short_file() {
     // A visitor may read once a minute: the download's first page, and its second is
     // refused (42901).
-    let app = spawn_with(Spawn {
-        setup_sql: FIXTURE,
-        tune: |settings| settings.site.website_per_minute = 1,
-        ..Spawn::default()
-    })
-    .await;
+    let app = spawn_with(Spawn::sql(FIXTURE).tuned(|s| s.site.website_per_minute = 1)).await;
     let admin = app.admin().await;
     // Pages of one row, so the two days a visitor sees take two.
     let mut free = app.tier(&admin, "free").await;

@@ -137,10 +137,9 @@ async fn bad_bodies_are_40001_and_changes_need_the_csrf_token() {
 
 #[actix_web::test]
 async fn a_private_address_is_refused_without_allow_private() {
-    let app = spawn_with(Spawn {
-        tune: |settings| settings.webhooks.webhook_allow_private = false,
-        ..Spawn::default()
-    })
+    let app = spawn_with(
+        Spawn::default().tuned(|settings| settings.webhooks.webhook_allow_private = false),
+    )
     .await;
     let member = app.member("pia", "pro").await;
     let receiver = Receiver::start();
