@@ -72,7 +72,6 @@ use iq_actors::imports::write::{to_csv, to_xlsx};
 use iq_actors::imports::{Importer, Source};
 use iq_actors::quotes::QuoteRow;
 use rust_decimal::Decimal;
-use tokio_postgres::NoTls;
 
 // The six indexes `Hardware_Index` is derived from (D8).
 use helpers::quotes::BASES as COMPOSITE_BASES;
@@ -127,10 +126,7 @@ async fn main() {
     iq_service::migrations::prepare(&config, None)
         .await
         .expect("migrate");
-    let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
-        .await
-        .expect("connect to the bench database");
-    actix_web::rt::spawn(connection);
+    let db = helpers::connect(&database_url).await;
     db.batch_execute(
         "SET statement_timeout = 0; \
          CREATE TABLE copy_floor (trade_date date, index_code text, specification text, \
@@ -499,10 +495,7 @@ async fn drop_database(database_url: &str) {
     let Some(name) = database_url.rsplit('/').next() else {
         return;
     };
-    let (admin, connection) = tokio_postgres::connect(&helpers::server_url(), NoTls)
-        .await
-        .expect("connect to the server");
-    actix_web::rt::spawn(connection);
+    let admin = helpers::connect(&helpers::server_url()).await;
     if let Err(e) = admin
         .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
         .await

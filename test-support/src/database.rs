@@ -1,6 +1,7 @@
 //! Test databases: each test gets its own, cloned from a template migrated once per
 //! schema, and dropped when the last instance on it goes, on the server
-//! [`crate::server`] finds (or starts); [`run_sql`] to set one up past what the API
+//! [`crate::server`] finds (or starts); [`connect`] for a client on one (or on the
+//! server), [`run_sql`] to set one up past what the API
 //! allows (and [`rename_fixture_specification`] for one change many tests make), and
 //! [`count_rows`], [`select_value`], [`select_column`] and [`select_pairs`] to see what
 //! a test left in it. Nothing here knows HTTP.
@@ -50,10 +51,7 @@ impl Drop for DropDatabase {
 /// migration). Databases of earlier runs older than two hours are dropped on the way,
 /// for runs that ended before their tests could drop their own.
 pub async fn create_database() -> String {
-    let (admin, connection) = tokio_postgres::connect(&server_url(), NoTls)
-        .await
-        .expect("connect to the test PostgreSQL (set TEST_DATABASE_URL)");
-    actix_web::rt::spawn(connection);
+    let admin = connect(&server_url()).await;
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -153,6 +151,16 @@ pub fn database_url(name: &str) -> String {
         .map(|p| format!(":{}", String::from_utf8_lossy(p)))
         .unwrap_or_default();
     format!("postgres://{user}{password}@{host}:{port}/{name}")
+}
+
+/// A client on the database at `database_url` (or on the server, at [`server_url`]),
+/// its connection driven on the test's runtime; failing to connect fails the test.
+pub async fn connect(database_url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(database_url, NoTls)
+        .await
+        .expect("connect to the test PostgreSQL (set TEST_DATABASE_URL)");
+    actix_web::rt::spawn(connection);
+    client
 }
 
 /// Runs `statements` (fixed SQL, never input) in the database `db` is connected to;

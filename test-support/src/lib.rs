@@ -43,7 +43,7 @@ mod spawn;
 
 pub use app::TestApp;
 pub use database::{
-    count_rows, create_database, database_url, rename_fixture_specification, run_sql,
+    connect, count_rows, create_database, database_url, rename_fixture_specification, run_sql,
     select_column, select_pairs, select_value, server_url, DropDatabase,
 };
 pub use endpoints::keys::Key;

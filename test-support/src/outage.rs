@@ -5,8 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use tokio_postgres::NoTls;
-
+use crate::database::connect;
 use crate::{server_url, TestApp};
 
 /// How long ending the connections to a cut database may take before the test fails.
@@ -26,10 +25,7 @@ impl TestApp {
 
     async fn database_access(&self, allow: bool) {
         let database = self.database_url.rsplit('/').next().unwrap().to_string();
-        let (server, connection) = tokio_postgres::connect(&server_url(), NoTls)
-            .await
-            .expect("connect to the test server");
-        actix_web::rt::spawn(connection);
+        let server = connect(&server_url()).await;
         let allowed = format!("ALTER DATABASE \"{database}\" WITH ALLOW_CONNECTIONS {allow}");
         server
             .batch_execute(&allowed)

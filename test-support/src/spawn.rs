@@ -12,9 +12,8 @@ use iq_service::http::listener::KEEP_ALIVE;
 use iq_service::settings::{Database, KeySecret, Millis, Settings};
 use iq_service::startup::Application;
 use iq_service::telemetry::LogFormat;
-use tokio_postgres::NoTls;
 
-use crate::database::{create_database, run_sql, DropDatabase};
+use crate::database::{connect, create_database, run_sql, DropDatabase};
 use crate::{now, TestApp, FIXTURE};
 
 /// Options for [`spawn_with`]: [`Spawn::default`] (an empty database), [`Spawn::demo`]
@@ -134,10 +133,7 @@ pub async fn spawn_with(options: Spawn) -> TestApp {
     (options.tune)(&mut settings);
     // The database is a clone of the migrated template, so a fixture can fill its
     // tables before the service starts.
-    let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
-        .await
-        .expect("connect to test database");
-    actix_web::rt::spawn(connection);
+    let db = connect(&database_url).await;
     if !options.setup_sql.is_empty() {
         db.batch_execute(options.setup_sql).await.expect("fixture");
     }
@@ -174,10 +170,7 @@ impl TestApp {
     /// A `TestApp` for a service running elsewhere (a child process) at `address`; its
     /// `clock` is not that service's, which keeps the system clock.
     pub async fn attach(address: &str, database_url: &str) -> TestApp {
-        let (db, connection) = tokio_postgres::connect(database_url, NoTls)
-            .await
-            .expect("connect to test database");
-        actix_web::rt::spawn(connection);
+        let db = connect(database_url).await;
         TestApp {
             address: address.to_string(),
             http: http_client(),
@@ -194,10 +187,7 @@ impl TestApp {
     /// the same clock: what a second replica behind a load balancer is.
     pub async fn another_instance(&self) -> TestApp {
         let settings = test_settings(Database::Url(self.database_url.clone()), self.clock.clone());
-        let (db, connection) = tokio_postgres::connect(&self.database_url, NoTls)
-            .await
-            .expect("connect to test database");
-        actix_web::rt::spawn(connection);
+        let db = connect(&self.database_url).await;
         let owner = match &self._database {
             Some(owner) => owner.clone(),
             None => Arc::new(DropDatabase(self.database_url.clone())),

@@ -9,10 +9,10 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tokio_postgres::NoTls;
-
-use crate::child::{database_name, drop_database, KEY_SECRET};
-use crate::helpers::{count_rows, create_database, select_pairs, select_value};
+use crate::child::KEY_SECRET;
+use crate::helpers::{
+    connect, count_rows, create_database, select_pairs, select_value, DropDatabase,
+};
 
 /// Weekdays 2026-11-02 .. 2026-11-13.
 const CALENDAR: &str = "INSERT INTO trade_calendar (trade_date) \
@@ -107,18 +107,17 @@ pub(crate) async fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
         .expect("the command runner")
 }
 
-/// A fresh database, migrated and given the calendar, and a client on it.
-pub(crate) async fn database() -> (String, tokio_postgres::Client) {
+/// A fresh database, migrated and given the calendar, a client on it, and what drops
+/// it when the test ends.
+pub(crate) async fn database() -> (String, tokio_postgres::Client, DropDatabase) {
     let url = create_database().await;
     iq_service::migrations::prepare(&url.parse().unwrap(), None)
         .await
         .expect("migrate");
-    let (db, connection) = tokio_postgres::connect(&url, NoTls)
-        .await
-        .expect("connect to the test database");
-    actix_web::rt::spawn(connection);
+    let db = connect(&url).await;
     db.batch_execute(CALENDAR).await.expect("calendar");
-    (url, db)
+    let dropped = DropDatabase::new(url.clone());
+    (url, db, dropped)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -142,7 +141,7 @@ async fn imports(db: &tokio_postgres::Client) -> Vec<(String, String, i32, Strin
 
 #[actix_web::test]
 async fn a_valid_file_is_imported_and_recorded() {
-    let (url, db) = database().await;
+    let (url, db, _database) = database().await;
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "quotes.csv", GOOD);
 
@@ -199,14 +198,11 @@ async fn a_valid_file_is_imported_and_recorded() {
     );
     let user: Option<i64> = select_value(&db, "SELECT user_id FROM imports").await;
     assert_eq!(user, None, "the command imports as nobody");
-
-    drop(db);
-    drop_database(&database_name(&url)).await;
 }
 
 #[actix_web::test]
 async fn an_invalid_file_lists_its_bad_rows_and_stores_nothing() {
-    let (url, db) = database().await;
+    let (url, db, _database) = database().await;
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "bad.csv", BAD);
 
@@ -255,14 +251,11 @@ async fn an_invalid_file_lists_its_bad_rows_and_stores_nothing() {
         ("command", "bad.csv", 3, "rejected")
     );
     assert_eq!(*errors as usize, listed.len(), "{out:?}");
-
-    drop(db);
-    drop_database(&database_name(&url)).await;
 }
 
 #[actix_web::test]
 async fn a_missing_file_fails_with_a_clear_message() {
-    let (url, db) = database().await;
+    let (url, db, _database) = database().await;
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nowhere.csv");
     let missing = missing.to_str().unwrap();
@@ -286,14 +279,12 @@ async fn a_missing_file_fails_with_a_clear_message() {
     assert!(out.stdout.starts_with("quotes.csv: "), "{out:?}");
     assert!(out.stderr.contains(missing), "{out:?}");
     assert_eq!(count_rows(&db, "index_quotes").await, 5);
-
-    drop(db);
-    drop_database(&database_name(&url)).await;
 }
 
 #[actix_web::test]
 async fn no_file_is_a_usage_error() {
     let url = create_database().await;
+    let _database = DropDatabase::new(url.clone());
     let out = run(
         &["import"],
         &[("DATABASE_URL", &url), ("KEY_SECRET", KEY_SECRET)],
@@ -302,5 +293,4 @@ async fn no_file_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(out.stderr.contains("Usage: iq-service import"), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
-    drop_database(&database_name(&url)).await;
 }

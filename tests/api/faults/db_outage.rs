@@ -25,10 +25,9 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveTime;
 use iq_service::settings::Settings;
-use tokio_postgres::NoTls;
 
 use super::{day_window, logged_calls, settles, until, Answer, Clients, Target};
-use crate::helpers::{now, spawn_with, Spawn, FIXTURE};
+use crate::helpers::{connect, now, spawn_with, Spawn, FIXTURE};
 
 const CLIENTS: usize = 8;
 /// Clients `FRESH_FROM..` use the fresh key, from the cut on; the others the warm key.
@@ -63,16 +62,6 @@ fn plan(client: usize, phase: usize) -> Option<usize> {
 fn short_timeouts(settings: &mut Settings) {
     settings.database.db_acquire_timeout_ms = ACQUIRE.into();
     settings.database.db_statement_timeout_ms = STATEMENT.into();
-}
-
-/// A connection of the test's own to the database (the one in [`TestApp`] goes when the
-/// database is cut off).
-async fn connect(database_url: &str) -> tokio_postgres::Client {
-    let (db, connection) = tokio_postgres::connect(database_url, NoTls)
-        .await
-        .expect("connect to the test database");
-    actix_web::rt::spawn(connection);
-    db
 }
 
 /// Answers of `target` that `select` picks.

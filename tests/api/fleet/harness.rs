@@ -11,11 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio_postgres::NoTls;
 
 use super::balancer::Nginx;
 use crate::child::{clear_of_utc_midnight, free_port, Service};
-use crate::helpers::{create_database, eventually, DropDatabase, Key, Session, TestApp};
+use crate::helpers::{connect, create_database, eventually, DropDatabase, Key, Session, TestApp};
 
 /// Instances in the fleet.
 pub const INSTANCES: usize = 3;
@@ -71,10 +70,7 @@ impl Fleet {
         let database_url = create_database().await;
         // At once, so a fleet that fails to start leaves no database behind.
         let database = DropDatabase::new(database_url.clone());
-        let (db, connection) = tokio_postgres::connect(&database_url, NoTls)
-            .await
-            .expect("connect to the test database");
-        actix_web::rt::spawn(connection);
+        let db = connect(&database_url).await;
         db.batch_execute(CALENDAR).await.expect("the calendar");
         drop(db);
 
@@ -312,11 +308,7 @@ impl Load {
                             })
                         })
                         .collect();
-                    let mut outcomes = Vec::new();
-                    for client in clients {
-                        outcomes.extend(client.await.expect("load client"));
-                    }
-                    outcomes
+                    gathered(clients).await
                 })
             })
         };
@@ -360,9 +352,14 @@ pub async fn burst(base: &str, key: &Key, calls: usize) -> Vec<Outcome> {
             })
         })
         .collect();
+    gathered(clients).await
+}
+
+/// Every answer the `clients` got, client after client.
+async fn gathered(clients: Vec<tokio::task::JoinHandle<Vec<Outcome>>>) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for client in clients {
-        outcomes.extend(client.await.expect("burst client"));
+        outcomes.extend(client.await.expect("a client of the load"));
     }
     outcomes
 }
