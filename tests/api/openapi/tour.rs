@@ -17,7 +17,12 @@ pub(super) struct Tour<'a> {
     pub(super) conformance: Conformance<'a>,
     pub(super) problems: Vec<String>,
     pub(super) seen: BTreeSet<(String, String, u16)>,
+    /// What [`Tour::call`] sent last, for [`Tour::again`].
+    pub(super) last: Option<Sent>,
 }
+
+/// A request as [`Tour::call`] takes it: method, template, URL, body and session.
+pub(super) type Sent = (Method, String, String, Option<Value>, Option<Session>);
 
 impl Tour<'_> {
     pub(super) fn record(&mut self, method: &str, path: &str, reply: &Reply) {
@@ -36,12 +41,27 @@ impl Tour<'_> {
         body: Option<Value>,
         session: Option<&Session>,
     ) -> Reply {
+        self.last = Some((
+            method.clone(),
+            template.to_string(),
+            url.to_string(),
+            body.clone(),
+            session.cloned(),
+        ));
         let reply = self
             .app
             .call(method.clone(), url, body, session, true)
             .await;
         self.record(method.as_str(), template, &reply);
         reply
+    }
+
+    /// The request [`Tour::call`] sent last, sent again: its answer meets what the first
+    /// made, changed or deleted.
+    pub(super) async fn again(&mut self) -> Reply {
+        let (method, template, url, body, session) = self.last.clone().expect("a call before");
+        self.call(method, &template, &url, body, session.as_ref())
+            .await
     }
 
     pub(super) async fn query(&mut self, body: Value, key: Option<&str>) -> Reply {

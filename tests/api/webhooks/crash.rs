@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::receiver::Receiver;
-use crate::child::{database_name, drop_database, Service, KEY_SECRET};
+use crate::child::{Service, KEY_SECRET};
 use crate::helpers::TestApp;
 use crate::import_command::{database, run};
 
@@ -14,7 +14,7 @@ const ENV: &[(&str, &str)] = &[("WEBHOOK_ALLOW_PRIVATE", "1"), ("RUST_LOG", "inf
 
 #[actix_web::test]
 async fn an_instance_killed_after_the_commit_loses_no_event() {
-    let (url, _db) = database().await;
+    let (url, _db, _database) = database().await;
     let mut first = Service::start(&url, ENV).await;
     let app = TestApp::attach(&first.base, &url).await;
     let member = app.member("kai", "pro").await;
@@ -57,20 +57,12 @@ async fn an_instance_killed_after_the_commit_loses_no_event() {
     // The restart: every event (the six bases and the composite), each once.
     let second = Service::start(&url, ENV).await;
     let received = receiver.wait_for(7, Duration::from_secs(15)).await;
-    let more = crate::helpers::eventually(Duration::from_secs(3), || async {
-        receiver.received().len() > 7
-    })
-    .await;
-    assert!(
-        !more,
-        "an event was delivered twice: {:?}",
-        receiver.received()
-    );
+    receiver
+        .assert_no_more_than(7, Duration::from_secs(3), "an event was delivered twice")
+        .await;
     let mut ids: Vec<&str> = received.iter().map(|r| r.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), 7, "{received:?}");
     drop(second);
-    drop(app);
-    drop_database(&database_name(&url)).await;
 }

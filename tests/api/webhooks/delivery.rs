@@ -223,15 +223,9 @@ async fn two_instances_deliver_each_event_once() {
     receiver.wait_for(7, Duration::from_secs(10)).await;
     // Both instances' deliverers look every second: a second delivery would come
     // within this wait.
-    let waited = crate::helpers::eventually(Duration::from_secs(3), || async {
-        receiver.received().len() > 7
-    })
-    .await;
-    assert!(
-        !waited,
-        "an event was delivered twice: {:?}",
-        receiver.received()
-    );
+    receiver
+        .assert_no_more_than(7, Duration::from_secs(3), "an event was delivered twice")
+        .await;
 }
 
 /// A transport for a deliverer that must send nothing.
@@ -326,9 +320,11 @@ async fn an_endpoint_failing_for_five_days_is_disabled_and_says_why() {
     );
     // Nothing more is sent to it, not even its retry.
     app.clock.advance(Span::seconds(6));
-    let more = crate::helpers::eventually(Duration::from_secs(3), || async {
-        receiver.received().len() > 1
-    })
-    .await;
-    assert!(!more, "a disabled endpoint was sent a retry");
+    receiver
+        .assert_no_more_than(
+            1,
+            Duration::from_secs(3),
+            "a disabled endpoint was sent a retry",
+        )
+        .await;
 }

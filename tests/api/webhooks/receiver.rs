@@ -121,6 +121,16 @@ impl Receiver {
         );
         received
     }
+
+    /// Waits `within` for a message past the first `count` and fails the test if one
+    /// comes: `what` says what it would be (a duplicate, a retry that must not be).
+    pub async fn assert_no_more_than(&self, count: usize, within: Duration, what: &str) {
+        let more = crate::helpers::eventually(within, || async {
+            self.shared.received.lock().unwrap().len() > count
+        })
+        .await;
+        assert!(!more, "{what}: {:?}", self.received());
+    }
 }
 
 impl Drop for Receiver {
