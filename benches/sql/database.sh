@@ -20,7 +20,8 @@ trap cleanup EXIT
 # service, as DATABASE_URL.
 create_database() {
   db=$1
-  psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+  PGOPTIONS='-c client_min_messages=warning' \
+    psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
   export DATABASE_URL="$base/$db"
   "$bin" import /dev/null >/dev/null 2>&1 || true # migrates the empty database
 }
