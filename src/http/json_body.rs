@@ -79,18 +79,19 @@ fn nul_at(value: &Value, path: String) -> Option<String> {
     }
 }
 
-async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, ApiError> {
-    let is_json = req
-        .headers()
+/// The media type `Content-Type` names, lower-cased and without its parameters.
+pub fn media_type(req: &HttpRequest) -> Option<String> {
+    req.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .map(|mime| {
-            let mime = mime.trim().to_ascii_lowercase();
-            mime == "application/json"
-                || (mime.starts_with("application/") && mime.ends_with("+json"))
-        })
-        .unwrap_or(false);
+        .map(|mime| mime.trim().to_ascii_lowercase())
+}
+
+async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, ApiError> {
+    let is_json = media_type(req).is_some_and(|mime| {
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+    });
     if !is_json {
         return Err(ApiError::invalid(
             "header 'Content-Type' must be application/json",

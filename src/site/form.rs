@@ -3,14 +3,18 @@
 //! refused as a client error (400 page) when a field holds NUL or another control
 //! character, before any handler or the database sees it. A page's path is checked
 //! the same way by [`super::path_part`].
+//!
+//! A handler takes its form as an argument: [`Form`], or [`Sent`] where a guard must
+//! answer before the form is looked at (the back office's pages, behind `Staff`).
 
-use actix_web::http::header::CONTENT_TYPE;
-use actix_web::{web, HttpRequest};
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
 use iq_actors::ApiError;
 
 use super::form_token::{self, FIELD};
 use super::respond::PageError;
-use crate::http::json_body::read_bounded;
+use crate::http::json_body::{media_type, read_bounded, Body};
 use crate::state::AppState;
 
 /// Forms here hold a few short fields.
@@ -19,22 +23,49 @@ const MAX_FORM_BYTES: usize = 16 * 1024;
 /// A form's fields, in the order sent (a name may repeat, as checkboxes do).
 pub struct Form(Vec<(String, String)>);
 
+/// A handler that takes a `Form` runs only with one: the body is read and checked while
+/// the request is extracted.
+impl FromRequest for Form {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Form, PageError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let (req, payload) = (req.clone(), payload.take());
+        Box::pin(async move {
+            let state = req
+                .app_data::<web::Data<AppState>>()
+                .ok_or_else(|| ApiError::internal("the state is missing from the app data"))?;
+            Form::read(&req, payload, state).await
+        })
+    }
+}
+
+/// A form sent by whoever the guard `G` lets through: the guard answers first (no
+/// session, a role too low), then the form is read and its CSRF token checked.
+pub struct Sent<G>(pub G, pub Form);
+
+impl<G: FromRequest<Error = PageError> + 'static> FromRequest for Sent<G> {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Sent<G>, PageError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let guard = G::from_request(req, &mut Payload::None);
+        let form = Form::from_request(req, payload);
+        Box::pin(async move {
+            let who = guard.await?;
+            Ok(Sent(who, form.await?))
+        })
+    }
+}
+
 impl Form {
     /// The body of `req` as a form whose CSRF token matches this browser's cookie.
-    pub async fn read(
+    async fn read(
         req: &HttpRequest,
-        payload: web::Payload,
+        payload: impl Body,
         state: &AppState,
     ) -> Result<Form, PageError> {
-        let is_form = req
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|m| {
-                m.trim()
-                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-            });
+        let is_form = media_type(req).is_some_and(|m| m == "application/x-www-form-urlencoded");
         if !is_form {
             return Err(PageError::bad_request(
                 "This address takes a submitted form.",

@@ -28,7 +28,6 @@ use iq_actors::ApiError;
 use serde::Deserialize;
 
 use super::chrome::Chrome;
-use super::form::Form;
 use super::format::{delay, long_date, parse_wire};
 use super::reading::{read, Reading};
 use super::respond::{render, Caching, PageError, PageResult};
@@ -51,19 +50,9 @@ pub use webhooks::{
     webhook_log, webhooks, HookLine,
 };
 
-/// A member's form, its CSRF token checked, with the signed-in account and what it may
-/// see: what every form of the member area starts with.
-async fn member_form(
-    req: &HttpRequest,
-    payload: web::Payload,
-    state: &web::Data<AppState>,
-) -> Result<(Form, Reading, Account), PageError> {
-    let form = Form::read(req, payload, state).await?;
-    let (reading, account) = member(req, state).await?;
-    Ok((form, reading, account))
-}
-
 /// The signed-in account and what it may see; without one, the way to the login page.
+/// A form of the member area is checked before this asks (its `Form` is an argument of
+/// the handler).
 async fn member(
     req: &HttpRequest,
     state: &web::Data<AppState>,

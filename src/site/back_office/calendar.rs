@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::{Admin, Staff};
 use crate::site::calendar_grid::{self, Month};
 use crate::site::chrome::Chrome;
-use crate::site::form::Form;
+use crate::site::form::Sent;
 use crate::site::respond::{
     is_refusal, render, see_other, status_with, Caching, PageError, PageResult,
 };
@@ -73,11 +73,9 @@ pub async fn show(
 /// `POST /admin/calendar`: the year rebuilt as its weekdays minus the ticked holidays.
 pub async fn save(
     req: HttpRequest,
-    staff: Staff<Admin>,
-    payload: web::Payload,
+    Sent(staff, form): Sent<Staff<Admin>>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let year = form
         .one("year")
         .and_then(|y| y.parse().ok())

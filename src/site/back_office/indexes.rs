@@ -11,7 +11,7 @@ use iq_actors::accounts::{IndexPatch, IndexView};
 
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
-use crate::site::form::Form;
+use crate::site::form::Sent;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, status_with, Caching, PageResult};
 use crate::state::AppState;
@@ -56,12 +56,10 @@ pub async fn list(
 /// (the facts of D20), `up` or `down`.
 pub async fn save(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
+    Sent(staff, form): Sent<Staff<SuperAdmin>>,
     code: PathPart,
-    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let result = match form.one("action") {
         Some(way @ ("up" | "down")) => {
             state

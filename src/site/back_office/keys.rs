@@ -16,7 +16,7 @@ use super::pager::Pager;
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
-use crate::site::form::Form;
+use crate::site::form::{Form, Sent};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, status_with, Caching, PageError, PageResult};
@@ -167,12 +167,10 @@ pub async fn show(
 /// tier's, an empty index list every index of the tier, an empty date no expiry).
 pub async fn save(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
+    Sent(staff, form): Sent<Staff<SuperAdmin>>,
     id: PathPart,
-    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let saved = match patch_of(&form) {
         Ok(patch) => state
             .accounts

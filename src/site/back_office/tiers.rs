@@ -11,7 +11,7 @@ use iq_actors::ApiError;
 
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
-use crate::site::form::Form;
+use crate::site::form::{Form, Sent};
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageResult};
 use crate::state::AppState;
@@ -127,12 +127,10 @@ struct Preview {
 /// `action=save` saves.
 pub async fn save(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
+    Sent(staff, form): Sent<Staff<SuperAdmin>>,
     name: PathPart,
-    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let tiers = state.tiers.list().await?;
     let current = tiers
         .iter()

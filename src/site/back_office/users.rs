@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::pager::Pager;
 use super::{Staff, SuperAdmin};
 use crate::site::chrome::Chrome;
-use crate::site::form::Form;
+use crate::site::form::Sent;
 use crate::site::format::{long_date, minute};
 use crate::site::member::KeyLine;
 use crate::site::path_part::PathPart;
@@ -72,11 +72,9 @@ pub async fn list(
 /// `POST /admin/users`: a new user.
 pub async fn create(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
-    payload: web::Payload,
+    Sent(staff, form): Sent<Staff<SuperAdmin>>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let username = form.one("username").unwrap_or_default().trim().to_owned();
     let new = NewUser {
         username: username.clone(),
@@ -158,12 +156,10 @@ pub async fn show(
 /// `POST /admin/users/{id}`: tier, role, active and API access as the form says.
 pub async fn save(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
+    Sent(staff, form): Sent<Staff<SuperAdmin>>,
     id: PathPart,
-    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
     let patch = UserPatch {
         tier: form.one("tier").map(str::to_owned),
         role: form.one("role").map(str::to_owned),
@@ -197,12 +193,10 @@ struct ResetLinkPage {
 /// `POST /admin/users/{id}/reset`: a one-time password reset link, shown this once.
 pub async fn issue_reset(
     req: HttpRequest,
-    staff: Staff<SuperAdmin>,
+    Sent(staff, _): Sent<Staff<SuperAdmin>>,
     id: PathPart,
-    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    Form::read(&req, payload, &state).await?;
     let issued = state.accounts.issue_reset(&staff.author(), &id).await?;
     let site = req.connection_info();
     let page = ResetLinkPage {

@@ -11,10 +11,11 @@ use iq_actors::accounts::{CreatedKey, KeyView, NewKey};
 use iq_actors::caller::Account;
 use iq_actors::{ApiError, ErrorCode};
 
-use super::{member, member_form, refused, DeletedQuery};
+use super::{member, refused, DeletedQuery};
 use crate::http::author;
 use crate::site::chrome::Chrome;
 use crate::site::expiry::expiry_of;
+use crate::site::form::Form;
 use crate::site::format::{long_date, minute};
 use crate::site::path_part::PathPart;
 use crate::site::reading::Reading;
@@ -124,12 +125,8 @@ fn key_shown_once(
 }
 
 /// `POST /account/keys`: creates a key and shows it, once.
-pub async fn create_key(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let (form, reading, account) = member_form(&req, payload, &state).await?;
+pub async fn create_key(req: HttpRequest, form: Form, state: web::Data<AppState>) -> PageResult {
+    let (reading, account) = member(&req, &state).await?;
     let name = form.one("name").unwrap_or_default().trim().to_owned();
     let index_codes = form.all("index_code");
     let new = new_key(name.clone(), index_codes, form.one("expires_on"));
@@ -169,10 +166,10 @@ fn new_key(
 pub async fn rotate_key(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    _: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     let rotated = state.accounts.rotate_key(&author(&account), &id).await?;
     key_shown_once(&req, &state, &account, rotated)
 }
@@ -181,10 +178,10 @@ pub async fn rotate_key(
 pub async fn rename_key(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, reading, account) = member_form(&req, payload, &state).await?;
+    let (reading, account) = member(&req, &state).await?;
     let name = form.text("name");
     let rename = iq_actors::accounts::KeyRename { name };
     match state
@@ -243,10 +240,10 @@ pub async fn confirm_delete_key(
 pub async fn delete_key(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    _: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     state.accounts.delete_key(&author(&account), &id).await?;
     Ok(see_other("/account/keys?deleted=1").finish())
 }

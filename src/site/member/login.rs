@@ -56,12 +56,7 @@ fn login_page(
 /// `POST /login`: opens a session and goes to the account page; an account with a
 /// second factor gets the code form first; a refusal shows the form again with what
 /// went wrong.
-pub async fn login(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
+pub async fn login(req: HttpRequest, form: Form, state: web::Data<AppState>) -> PageResult {
     let username = form.text("username");
     let request = LoginRequest {
         username: username.clone(),
@@ -78,12 +73,7 @@ pub async fn login(
 }
 
 /// `POST /login/code`: the second step, the sign-in ticket and the code.
-pub async fn login_code(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
+pub async fn login_code(req: HttpRequest, form: Form, state: web::Data<AppState>) -> PageResult {
     let ticket = form.text("ticket");
     let username = form.text("username");
     let code = form.text("code");
@@ -165,12 +155,7 @@ fn code_page(
 }
 
 /// `POST /logout`: ends the session and goes home.
-pub async fn logout(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    Form::read(&req, payload, &state).await?;
+pub async fn logout(req: HttpRequest, _: Form, state: web::Data<AppState>) -> PageResult {
     if let Some(id) = session_id(&req) {
         state.accounts.logout(&id).await?;
     }

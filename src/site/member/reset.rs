@@ -56,12 +56,7 @@ pub async fn reset_form(
 }
 
 /// `POST /reset`: the token and the new password twice.
-pub async fn reset(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
+pub async fn reset(req: HttpRequest, form: Form, state: web::Data<AppState>) -> PageResult {
     let token = form.text("token");
     let result = match form.confirmed("new_password", "The new password") {
         Ok(new) => {

@@ -12,7 +12,7 @@ use iq_actors::accounts::{
 use iq_actors::caller::Account;
 use serde::Deserialize;
 
-use super::member_form;
+use super::member;
 use crate::http::author;
 use crate::site::chrome::Chrome;
 use crate::site::form::Form;
@@ -72,15 +72,14 @@ pub struct SecurityQuery {
     ended: Option<String>,
 }
 
-/// A form of this page, its CSRF token checked, with the signed-in account and its
-/// session: what a change here proves itself by, keeps or ends.
-async fn session_form(
+/// The signed-in account and its session: what a change here proves itself by, keeps or
+/// ends (the change's form is checked before this asks).
+async fn member_session(
     req: &HttpRequest,
-    payload: web::Payload,
     state: &web::Data<AppState>,
-) -> Result<(Form, Account, ActiveSession), PageError> {
-    let (form, _, account) = member_form(req, payload, state).await?;
-    Ok((form, account, session::required(req).await?))
+) -> Result<(Account, ActiveSession), PageError> {
+    let (_, account) = member(req, state).await?;
+    Ok((account, session::required(req).await?))
 }
 
 async fn page(
@@ -133,10 +132,10 @@ pub async fn security(
 /// `POST /account/password`: the current password, the new one twice.
 pub async fn change_password(
     req: HttpRequest,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, account, session) = session_form(&req, payload, &state).await?;
+    let (account, session) = member_session(&req, &state).await?;
     let result = match form.confirmed("new_password", "The new password") {
         Ok(new_password) => {
             let change = PasswordChange {
@@ -199,10 +198,10 @@ async fn refused(
 pub async fn end_session(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    _: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, account, session) = session_form(&req, payload, &state).await?;
+    let (account, session) = member_session(&req, &state).await?;
     state.accounts.end_session(&account, &id).await?;
     if *id == session.number.to_string() {
         return Ok(see_other("/login").finish());
@@ -211,12 +210,8 @@ pub async fn end_session(
 }
 
 /// `POST /account/two-factor/start`: a new secret to add to an authenticator app.
-pub async fn start_two_factor(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
+pub async fn start_two_factor(req: HttpRequest, _: Form, state: web::Data<AppState>) -> PageResult {
+    let (_, account) = member(&req, &state).await?;
     state.accounts.start_two_factor(&account).await?;
     Ok(see_other("/account/security#two-factor").finish())
 }
@@ -225,10 +220,10 @@ pub async fn start_two_factor(
 /// page then shows the recovery codes, once.
 pub async fn confirm_two_factor(
     req: HttpRequest,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, account, session) = session_form(&req, payload, &state).await?;
+    let (account, session) = member_session(&req, &state).await?;
     let proof = TwoFactorProof {
         password: form.text("current_password"),
         code: form.text("code"),
@@ -252,10 +247,10 @@ pub async fn confirm_two_factor(
 /// `POST /account/two-factor/disable`: turns it off, proven by the password.
 pub async fn disable_two_factor(
     req: HttpRequest,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, account, session) = session_form(&req, payload, &state).await?;
+    let (account, session) = member_session(&req, &state).await?;
     let password = form.text("current_password");
     match state
         .accounts

@@ -69,12 +69,7 @@ pub async fn setup_form(
 
 /// `POST /setup`: creates the super administrator, signs them in and goes to the back
 /// office; a refusal shows the form again with what went wrong.
-pub async fn setup(
-    req: HttpRequest,
-    payload: web::Payload,
-    state: web::Data<AppState>,
-) -> PageResult {
-    let form = Form::read(&req, payload, &state).await?;
+pub async fn setup(req: HttpRequest, form: Form, state: web::Data<AppState>) -> PageResult {
     let (token, username) = (form.text("token"), form.text("username"));
     let created = match form.confirmed("password", "The password") {
         Ok(password) => {

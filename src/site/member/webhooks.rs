@@ -13,9 +13,10 @@ use iq_actors::caller::Account;
 use iq_actors::webhooks::{AttemptView, NewWebhook, WebhookView, EVENT_TYPES};
 use serde::Deserialize;
 
-use super::{member, member_form, refused, DeletedQuery};
+use super::{member, refused, DeletedQuery};
 use crate::http::author;
 use crate::site::chrome::Chrome;
+use crate::site::form::Form;
 use crate::site::format::{long_date, minute, second};
 use crate::site::path_part::PathPart;
 use crate::site::respond::{render, see_other, Caching, PageError, PageResult};
@@ -109,10 +110,10 @@ struct HookCreated {
 /// `POST /account/webhooks`: adds an endpoint and shows its secret, once.
 pub async fn create_webhook(
     req: HttpRequest,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     let url = form.one("url").unwrap_or_default().trim().to_owned();
     let new = NewWebhook {
         url: url.clone(),
@@ -205,10 +206,10 @@ pub async fn webhook_log(
 pub async fn test_webhook(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    _: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     state.webhooks.test(&account, &id).await?;
     Ok(to_log(&id))
 }
@@ -217,10 +218,10 @@ pub async fn test_webhook(
 pub async fn replay_delivery(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    form: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (form, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     let delivery = form.one("delivery").unwrap_or_default();
     state.webhooks.replay(&account, &id, delivery).await?;
     Ok(to_log(&id))
@@ -256,10 +257,10 @@ pub async fn confirm_delete_webhook(
 pub async fn delete_webhook(
     req: HttpRequest,
     id: PathPart,
-    payload: web::Payload,
+    _: Form,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let (_, _, account) = member_form(&req, payload, &state).await?;
+    let (_, account) = member(&req, &state).await?;
     state.webhooks.delete(&author(&account), &id).await?;
     Ok(see_other("/account/webhooks?deleted=1").finish())
 }

@@ -101,14 +101,15 @@ pub async fn try_form(req: HttpRequest, name: PathPart, state: web::Data<AppStat
 }
 
 /// `POST /docs/try/{api_name}`: sends the query and shows the answer beside the form.
+/// An unknown dataset is a 404 whatever the form holds: the form's refusal waits.
 pub async fn try_query(
     req: HttpRequest,
     name: PathPart,
-    payload: web::Payload,
+    form: Result<Form, PageError>,
     state: web::Data<AppState>,
 ) -> PageResult {
     let dataset = dataset(&name)?;
-    let form = Form::read(&req, payload, &state).await?;
+    let form = form?;
     let value = |field: &str| -> Result<String, PageError> {
         let text = form.one(field).unwrap_or_default().trim();
         if text.chars().count() > MAX_VALUE {
