@@ -2,15 +2,14 @@
 //! every one, nobody a login form and a member a 403 page; the back office's link and
 //! the landing page's links follow the role.
 
-use super::root;
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use super::back_office;
+use crate::helpers::PASSWORD;
 
 #[actix_web::test]
 async fn each_role_sees_its_pages_and_a_403_page_for_the_others() {
-    let (app, admin_session) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin_session, root) = back_office().await;
     app.user_with_role(&admin_session, "ada", "admin").await;
     app.user(&admin_session, "uma", "free").await;
-    let root = root(&app).await;
     let ada = app.form_login("ada", PASSWORD).await;
     let uma = app.form_login("uma", PASSWORD).await;
     let admin_pages = ["/admin", "/admin/imports", "/admin/calendar"];

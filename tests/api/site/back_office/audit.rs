@@ -2,18 +2,17 @@
 //! moved and its request id; the filters narrow it; pages of users link to their
 //! history; a member is refused.
 
-use super::root;
-use crate::helpers::{spawn_with_fixture, PASSWORD};
+use super::back_office;
+use crate::helpers::PASSWORD;
 
 #[actix_web::test]
 async fn a_change_made_with_a_form_is_on_the_audit_page_with_its_request_id() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     let user_id = {
         app.user(&admin, "anna", "free").await;
         let found = app.admin_users(&admin, "q=anna").await;
         found.data()["items"][0]["id"].as_str().unwrap().to_owned()
     };
-    let root = root(&app).await;
     let page = app
         .page_with(&root.cookies, &format!("/admin/users/{user_id}"))
         .await;

@@ -158,11 +158,10 @@ async fn an_imports_record_shows_its_changes_and_its_problems_filtered_and_as_cs
     filtered.assert_has(r#"id="errors-shown">1 of 2"#);
     filtered.assert_lacks(r#"data-column="index_code""#);
     let csv = app
-        .http
-        .get(format!(
-            "{}/admin/imports/{refused_id}/errors.csv",
-            app.address
-        ))
+        .request(
+            Method::GET,
+            &format!("/admin/imports/{refused_id}/errors.csv"),
+        )
         .header("Cookie", &root.cookies)
         .send()
         .await

@@ -5,7 +5,7 @@
 use iq_test_support::site::PageReply;
 use serde_json::json;
 
-use super::root;
+use super::{back_office, root};
 use crate::helpers::{spawn_with_fixture, PASSWORD};
 
 /// The first `data-key-id` of a page.
@@ -16,9 +16,8 @@ fn first_key_id(page: &PageReply) -> String {
 
 #[actix_web::test]
 async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     let key = app.key_of_tier(&admin, "kim", "pro").await;
-    let root = root(&app).await;
     let list = app.page_with(&root.cookies, "/admin/keys").await;
     assert_eq!(list.status, 200);
     list.assert_has(&format!(r#"data-key-id="{}""#, key.id));
@@ -56,7 +55,7 @@ async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
     let reply = app
         .query_with(json!({"api_name": "index_latest"}), Some(&key.key))
         .await;
-    assert_eq!(reply.header("x-ratelimit-limit"), Some("5"));
+    assert_eq!(reply.rate_limit(), 5);
     assert_eq!(
         reply.column("index_code"),
         [json!("Server_Index"), json!("GPU_Index")]
@@ -70,9 +69,8 @@ async fn a_key_is_listed_with_its_owner_and_edited_from_its_page() {
 
 #[actix_web::test]
 async fn a_deleted_or_unknown_key_has_no_page() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     let key = app.key_of_tier(&admin, "kim", "pro").await;
-    let root = root(&app).await;
     let kim = app.login_ok("kim").await;
     assert_eq!(app.delete_key(&kim, &key.id).await.status, 200);
     for id in [key.id.as_str(), "key_doesnotexist00"] {

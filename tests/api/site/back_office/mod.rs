@@ -5,8 +5,8 @@
 //! (tiers with a preview, indexes, the calendar), `users` (found, created, changed, their
 //! roles) and `keys` (every key for administrators, and an owner's own keys page).
 //!
-//! The step they share is here: [`root`], the super administrator signed in through the
-//! form.
+//! The steps they share are here: [`root`], the super administrator signed in through
+//! the form, and [`back_office`], an instance with its super administrator both ways.
 
 mod access;
 mod audit;
@@ -17,10 +17,18 @@ mod users;
 
 use iq_test_support::site::SignedIn;
 
-use crate::helpers::{TestApp, PASSWORD};
+use crate::helpers::{spawn_with_fixture, Session, TestApp, PASSWORD};
 
 /// The super administrator `root`, signed in through the form.
 async fn root(app: &TestApp) -> SignedIn {
     app.admin().await;
     app.form_login("root", PASSWORD).await
+}
+
+/// An instance on the fixture with its super administrator both ways: the API session
+/// that sets a test up, and [`root`], signed in through the form, that uses the pages.
+async fn back_office() -> (TestApp, Session, SignedIn) {
+    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let root = root(&app).await;
+    (app, admin, root)
 }

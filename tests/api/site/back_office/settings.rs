@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::root;
+use super::{back_office, root};
 use crate::helpers::site::{PageReply, SignedIn};
 use crate::helpers::{spawn_with_fixture, TestApp};
 
@@ -44,9 +44,8 @@ async fn save_index(
 
 #[actix_web::test]
 async fn a_tier_change_is_previewed_with_its_reach_then_felt_at_once_by_a_key() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     let key = app.key_of_tier(&admin, "fred", "free").await;
-    let root = root(&app).await;
     let tiers = app.page_with(&root.cookies, "/admin/tiers").await;
     let free = app.tier(&admin, "free").await;
     let fields = |per_day: &str, action: &str| {
@@ -91,7 +90,7 @@ async fn a_tier_change_is_previewed_with_its_reach_then_felt_at_once_by_a_key() 
     let reply = app
         .query_with(json!({"api_name": "index_basic"}), Some(&key.key))
         .await;
-    assert_eq!(reply.header("x-ratelimit-limit"), Some("7"));
+    assert_eq!(reply.rate_limit(), 7);
 }
 
 #[actix_web::test]

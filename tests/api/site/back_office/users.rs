@@ -1,9 +1,9 @@
 //! The users' pages: found by a part of their name, created, given a tier and a role,
 //! and the last active super administrator kept from stepping down.
 
-use super::root;
+use super::back_office;
 use crate::helpers::site::{PageReply, SignedIn};
-use crate::helpers::{spawn_with_fixture, TestApp, PASSWORD};
+use crate::helpers::{TestApp, PASSWORD};
 
 /// The address of the first user page a search for `q` links to, and the search page's
 /// CSRF token.
@@ -34,10 +34,9 @@ async fn make_admin(app: &TestApp, admin: &SignedIn, page: &str, token: &str) ->
 
 #[actix_web::test]
 async fn users_are_found_created_and_changed_from_their_pages() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     app.user(&admin, "anna", "free").await;
     app.user(&admin, "ben_x", "free").await;
-    let root = root(&app).await;
     let all = app.page_with(&root.cookies, "/admin/users").await;
     assert_eq!(all.status, 200);
     for name in ["root", "anna", "ben_x"] {
@@ -94,9 +93,8 @@ async fn users_are_found_created_and_changed_from_their_pages() {
 
 #[actix_web::test]
 async fn roles_change_from_the_user_page_but_the_last_super_administrator_stays() {
-    let (app, admin) = spawn_with_fixture().await.with_admin().await;
+    let (app, admin, root) = back_office().await;
     app.user(&admin, "ada", "free").await;
-    let root = root(&app).await;
     let (ada_page, token) = first_user_page(&app, &root, "ada").await;
     let promoted = make_admin(&app, &root, &ada_page, &token).await;
     assert_eq!(promoted.status, 303, "{}", promoted.html);
