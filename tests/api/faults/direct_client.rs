@@ -59,11 +59,9 @@ async fn ten_sigterms_under_direct_load_lose_no_request_on_an_accepted_connectio
             Duration::ZERO,
             |answer| answer.connect_error,
         );
-        let steady = until(Duration::from_secs(30), || {
-            clients.count(Answer::ok) >= WARM
-        })
-        .await;
-        assert!(steady, "run {run}: {} successes", clients.count(Answer::ok));
+        clients
+            .await_successes(WARM, Duration::from_secs(30), &format!("in run {run}"))
+            .await;
         let mut service = service;
         let stopping = std::thread::spawn(move || service.stop());
         let closed = until(CLOSED, || clients.all_ended()).await;

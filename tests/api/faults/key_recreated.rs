@@ -92,15 +92,13 @@ async fn a_key_deleted_and_recreated_across_instances_restores_no_quota() {
         Duration::from_millis(25),
         |_| false,
     );
-    let served = until(Duration::from_secs(10), || {
-        first.count(Answer::ok) >= ADMITTED_FIRST
-    })
-    .await;
-    assert!(
-        served,
-        "A admitted {} calls of the old key",
-        first.count(Answer::ok)
-    );
+    first
+        .await_successes(
+            ADMITTED_FIRST,
+            Duration::from_secs(10),
+            "of the old key on A",
+        )
+        .await;
 
     // On B, while A serves it: the old key goes, a new one comes.
     let delete_sent = Instant::now();

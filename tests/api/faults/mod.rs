@@ -224,6 +224,17 @@ impl Clients {
             .count()
     }
 
+    /// Waits at most `within` until `count` answers so far were successes; fails the
+    /// test if they were not, saying how many there were `when`.
+    pub async fn await_successes(&self, count: usize, within: Duration, when: &str) {
+        let reached = until(within, || self.count(Answer::ok) >= count).await;
+        assert!(
+            reached,
+            "{} successes of {count} {when}",
+            self.count(Answer::ok)
+        );
+    }
+
     /// Whether every client has ended on its own (its `last` answer).
     pub fn all_ended(&self) -> bool {
         self.tasks.iter().all(|task| task.is_finished())

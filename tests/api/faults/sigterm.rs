@@ -92,15 +92,9 @@ async fn sigterm_under_load_answers_every_accepted_request_and_counts_them() {
         Duration::from_millis(1),
         |answer| answer.connect_error,
     );
-    let steady = until(Duration::from_secs(30), || {
-        clients.count(Answer::ok) >= WARM
-    })
-    .await;
-    assert!(
-        steady,
-        "{} successes before the signal",
-        clients.count(Answer::ok)
-    );
+    clients
+        .await_successes(WARM, Duration::from_secs(30), "before the signal")
+        .await;
 
     let signalled = Instant::now();
     let mut service = service;
