@@ -252,10 +252,7 @@ async fn keys_for_the_python_tests(app: &TestApp) -> Vec<(String, String)> {
 #[actix_web::test]
 async fn the_python_client_passes_its_tests_against_the_service() {
     iq_test_support::require!(Python);
-    // Building the venv blocks (pip); keep it off the runtime.
-    let python = tokio::task::spawn_blocking(python)
-        .await
-        .expect("prepare the Python environment");
+    let python = python_venv::prepared(python).await;
     let app = spawn_with_demo().await;
     let env = keys_for_the_python_tests(&app).await;
 

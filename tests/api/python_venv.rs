@@ -4,7 +4,7 @@
 //! [`build`] creates `target/NAME` with `python3 -m venv` and runs one `pip install`
 //! into it, again only when the install's stamp changes (a stamp file in the venv holds
 //! it). A file lock, `target/NAME.lock`, keeps parallel test runs from building the same
-//! venv at the same time.
+//! venv at the same time. A test gets its venv through [`prepared`], off its runtime.
 
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
@@ -122,4 +122,12 @@ pub fn build(spec: &Venv) -> PathBuf {
     });
     fs::write(&stamp_path, &spec.stamp).expect("write the venv stamp");
     python
+}
+
+/// What `prepare` answers (a venv's interpreter or tool), run on a blocking thread:
+/// building the venv blocks on pip, and the test's runtime must not wait on it.
+pub async fn prepared(prepare: fn() -> PathBuf) -> PathBuf {
+    tokio::task::spawn_blocking(prepare)
+        .await
+        .expect("prepare the Python environment")
 }

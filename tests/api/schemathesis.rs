@@ -151,10 +151,7 @@ async fn callers(app: &TestApp) -> Callers {
 #[actix_web::test]
 async fn the_service_answers_as_its_openapi_document_says() {
     iq_test_support::require!(Python);
-    // Building the venv blocks (pip); keep it off the runtime.
-    let schemathesis = tokio::task::spawn_blocking(venv)
-        .await
-        .expect("prepare schemathesis");
+    let schemathesis = python_venv::prepared(venv).await;
     let app = spawn_with_fixture().await;
     let callers = callers(&app).await;
     let seed = std::env::var("IQ_SCHEMATHESIS_SEED").unwrap_or_else(|_| SEED.to_string());
