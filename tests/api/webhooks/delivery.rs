@@ -18,6 +18,17 @@ use crate::python_venv::{self, Venv};
 
 const BOTH: [&str; 2] = ["index.published", "index.revised"];
 
+/// An instance for imports with a pro member `name` whose webhook for [`BOTH`] goes to a
+/// receiver of its own: the instance, the member, the receiver and the webhook's id.
+async fn hooked_member(name: &str) -> (TestApp, Session, Receiver, String) {
+    let (app, _admin, _key) = spawn_for_imports().await;
+    let member = app.member(name, "pro").await;
+    let receiver = Receiver::start();
+    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
+    let id = hook["id"].as_str().unwrap().to_string();
+    (app, member, receiver, id)
+}
+
 /// Messages by (type, index).
 fn by_index(received: &[Received]) -> BTreeMap<(String, String), Value> {
     received
@@ -145,12 +156,8 @@ async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
 
 #[actix_web::test]
 async fn a_receiver_answering_500_gets_the_retry_with_the_same_id() {
-    let (app, _admin, _key) = spawn_for_imports().await;
-    let member = app.member("rhea", "pro").await;
-    let receiver = Receiver::start();
+    let (app, member, receiver, id) = hooked_member("rhea").await;
     receiver.answer_with(500);
-    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
-    let id = hook["id"].as_str().unwrap().to_string();
     let queued = app.test_webhook(&member, &id).await;
     assert_eq!(queued.code(), 0, "{}", queued.body);
     let first = receiver.wait_for(1, Duration::from_secs(10)).await;
@@ -245,11 +252,7 @@ impl iq_actors::webhooks::Transport for Unused {
 
 #[actix_web::test]
 async fn finished_deliveries_leave_the_log_after_a_month() {
-    let (app, _admin, _key) = spawn_for_imports().await;
-    let member = app.member("pia", "pro").await;
-    let receiver = Receiver::start();
-    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
-    let id = hook["id"].as_str().unwrap().to_string();
+    let (app, member, receiver, id) = hooked_member("pia").await;
     app.test_webhook(&member, &id).await;
     receiver.wait_for(1, Duration::from_secs(10)).await;
     let delivered = crate::helpers::eventually(Duration::from_secs(10), || async {
@@ -290,12 +293,8 @@ async fn finished_deliveries_leave_the_log_after_a_month() {
 
 #[actix_web::test]
 async fn an_endpoint_failing_for_five_days_is_disabled_and_says_why() {
-    let (app, _admin, _key) = spawn_for_imports().await;
-    let member = app.member("dora", "pro").await;
-    let receiver = Receiver::start();
+    let (app, member, receiver, id) = hooked_member("dora").await;
     receiver.answer_with(500);
-    let hook = app.new_webhook(&member, &receiver.url, &BOTH).await;
-    let id = hook["id"].as_str().unwrap().to_string();
     // Every attempt has failed since six days before the service's today.
     app.db
         .execute(
