@@ -103,8 +103,8 @@ async fn main() {
         .await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     assert_eq!(
-        reply.header("x-ratelimit-limit"),
-        Some(RAISED.to_string().as_str()),
+        reply.rate_limit(),
+        RAISED,
         "the raised pro tier limits did not take"
     );
 

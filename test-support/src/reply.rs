@@ -40,10 +40,18 @@ impl Reply {
 
     /// `X-RateLimit-Remaining`, which every key-authenticated query answer carries.
     pub fn rate_remaining(&self) -> i64 {
-        let text = self.header("x-ratelimit-remaining");
-        text.expect("X-RateLimit-Remaining")
-            .parse()
-            .expect("a number")
+        self.number_header("X-RateLimit-Remaining")
+    }
+
+    /// `X-RateLimit-Limit`, which every key-authenticated query answer carries.
+    pub fn rate_limit(&self) -> i64 {
+        self.number_header("X-RateLimit-Limit")
+    }
+
+    /// Header `name`, which must be there, as a number.
+    fn number_header(&self, name: &str) -> i64 {
+        let text = self.header(&name.to_ascii_lowercase());
+        text.expect(name).parse().expect("a number")
     }
 
     pub fn message(&self) -> &str {
