@@ -127,8 +127,7 @@ async fn timed_import(
 /// The sum of accepted imports' durations so far, from `/metrics`.
 async fn import_seconds(app: &TestApp) -> f64 {
     let text = app
-        .http
-        .get(format!("{}/metrics", app.address))
+        .request(reqwest::Method::GET, "/metrics")
         .send()
         .await
         .expect("metrics")

@@ -1,21 +1,26 @@
 //! `/healthz` and `/readyz`: probes for load balancers, without credentials.
 
-use crate::helpers::{select_value, spawn_app};
+use serde_json::Value;
+
+use crate::helpers::{select_value, spawn_app, TestApp};
+
+/// The status the probe at `path` says, asserting it answers 200 with code 0.
+async fn probe_status(app: &TestApp, path: &str) -> Value {
+    let reply = app.get(path).await;
+    reply.assert_status_code(200, 0, path);
+    reply.data()["status"].clone()
+}
 
 #[actix_web::test]
 async fn healthz_answers_while_the_process_runs() {
     let app = spawn_app().await;
-    let reply = app.get("/healthz").await;
-    reply.assert_status_code(200, 0, "/healthz");
-    assert_eq!(reply.data()["status"], "up");
+    assert_eq!(probe_status(&app, "/healthz").await, "up");
 }
 
 #[actix_web::test]
 async fn readyz_follows_the_database_and_the_migrations() {
     let app = spawn_app().await;
-    let ready = app.get("/readyz").await;
-    ready.assert_status_code(200, 0, "/readyz");
-    assert_eq!(ready.data()["status"], "ready");
+    assert_eq!(probe_status(&app, "/readyz").await, "ready");
 
     // A database missing this build's newest migration is not ready.
     let newest: i32 =

@@ -66,8 +66,7 @@ fn property_names(schema: &Value) -> BTreeSet<String> {
 
 async fn served_document(app: &TestApp) -> Value {
     let response = app
-        .http
-        .get(format!("{}/api/v1/openapi.json", app.address))
+        .request(reqwest::Method::GET, "/api/v1/openapi.json")
         .send()
         .await
         .expect("request");
