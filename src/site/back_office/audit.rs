@@ -115,15 +115,8 @@ pub async fn list(
     query: web::Query<AuditQuery>,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let filter = AuditFilter::parse(
-        query.actor.as_deref(),
-        query.action.as_deref(),
-        query.target.as_deref(),
-        query.from.as_deref(),
-        query.to.as_deref(),
-    )?;
-    let (page, request) = Pager::request(query.page)?;
-    let found = state.accounts.audit_trail(&filter, request).await?;
+    // The words the form shows again are the ones the filter reads (it trims them, and
+    // an empty one filters nothing).
     let text = |v: &Option<String>| v.as_deref().unwrap_or_default().trim().to_owned();
     let (actor, action, target, from, to) = (
         text(&query.actor),
@@ -139,6 +132,15 @@ pub async fn list(
         ("from", from.as_str()),
         ("to", to.as_str()),
     ];
+    let filter = AuditFilter::parse(
+        Some(&actor),
+        Some(&action),
+        Some(&target),
+        Some(&from),
+        Some(&to),
+    )?;
+    let (page, request) = Pager::request(query.page)?;
+    let found = state.accounts.audit_trail(&filter, request).await?;
     let page = AuditPage {
         chrome: staff.chrome(&req, &state),
         pager: Pager::new(page, found.total, &filters),
