@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::helpers::{spawn_app, spawn_with_fixture, spawn_with_fixture_then};
+use crate::helpers::{
+    spawn_app, spawn_with_fixture, spawn_with_fixture_then, DATASETS_BUT_REVISIONS,
+};
 
 #[actix_web::test]
 async fn index_basic_lists_the_visible_indexes_in_display_order_with_all_fields() {
@@ -249,12 +251,12 @@ async fn trade_calendar_lists_open_days_with_the_previous_open_day() {
 #[actix_web::test]
 async fn a_query_that_matches_nothing_succeeds_with_no_items() {
     let app = spawn_app().await;
-    for api_name in [
-        "index_daily",
-        "index_latest",
-        "index_quote",
-        "trade_calendar",
-    ] {
+    // The datasets that data fills are empty on an empty database, but index_basic: its
+    // rows, the indexes, come with the schema.
+    for api_name in DATASETS_BUT_REVISIONS
+        .into_iter()
+        .filter(|d| *d != "index_basic")
+    {
         let reply = app.query(json!({"api_name": api_name})).await;
         assert_eq!((reply.status, reply.code()), (200, 0), "{api_name}");
         assert_eq!(reply.items().len(), 0, "{api_name}");
