@@ -205,6 +205,42 @@ pub trait Traced: GenericClient + Sync {
         }
     }
 
+    /// The first column of the one row: the statements that read one value (a count,
+    /// an `EXISTS`, a lock taken or not), with its conversion checked.
+    fn query_value_named<'a, T, V>(
+        &'a self,
+        name: &'static str,
+        statement: &'a T,
+        params: &'a [&'a (dyn ToSql + Sync)],
+    ) -> impl Future<Output = Result<V, Error>> + Send + 'a
+    where
+        T: ?Sized + ToStatement + Sync + Send,
+        V: for<'r> FromSql<'r>,
+    {
+        async move {
+            let row = self.query_one_named(name, statement, params).await?;
+            row.try_get(0)
+        }
+    }
+
+    /// The first column of the row, if there is one: the statements that read one value
+    /// of a thing that may not exist.
+    fn query_opt_value_named<'a, T, V>(
+        &'a self,
+        name: &'static str,
+        statement: &'a T,
+        params: &'a [&'a (dyn ToSql + Sync)],
+    ) -> impl Future<Output = Result<Option<V>, Error>> + Send + 'a
+    where
+        T: ?Sized + ToStatement + Sync + Send,
+        V: for<'r> FromSql<'r>,
+    {
+        async move {
+            let row = self.query_opt_named(name, statement, params).await?;
+            row.map(|row| row.try_get(0)).transpose()
+        }
+    }
+
     fn execute_named<'a, T>(
         &'a self,
         name: &'static str,

@@ -261,14 +261,13 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
 
 /// Whether the database holds no market data yet (no calendar and no quotes).
 pub async fn is_empty(client: &Client) -> Result<bool, ApiError> {
-    let row = client
-        .query_one_named(
+    Ok(client
+        .query_value_named(
             "demo.check_empty",
             "SELECT NOT EXISTS (SELECT 1 FROM trade_calendar) AND NOT EXISTS (SELECT 1 FROM index_quotes)",
             &[],
         )
-        .await?;
-    Ok(row.try_get(0)?)
+        .await?)
 }
 
 #[cfg(test)]

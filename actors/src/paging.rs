@@ -72,6 +72,18 @@ impl PageRequest {
             offset: self.offset,
         }
     }
+
+    /// The page of the items `read` makes of `rows` (this request's rows), out of
+    /// `total` matching rows; the first row it cannot read is the answer.
+    pub fn page_of<R, T>(
+        &self,
+        rows: &[R],
+        total: i64,
+        read: impl FnMut(&R) -> Result<T, ApiError>,
+    ) -> Result<Page<T>, ApiError> {
+        let items = rows.iter().map(read).collect::<Result<Vec<_>, _>>()?;
+        Ok(self.page(items, total))
+    }
 }
 
 impl Default for PageRequest {

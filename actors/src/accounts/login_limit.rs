@@ -80,15 +80,14 @@ impl Attempt {
         let mut over = false;
         for (subject, allowed) in &self.subjects {
             let failures: i32 = client
-                .query_one_named(
+                .query_value_named(
                     "login_limit.count_failure",
                     "INSERT INTO login_failures (subject, minute, failures) VALUES ($1, $2, 1) \
                      ON CONFLICT (subject, minute) DO UPDATE \
                      SET failures = login_failures.failures + 1 RETURNING failures",
                     &[subject, &self.minute],
                 )
-                .await?
-                .try_get(0)?;
+                .await?;
             over |= failures > *allowed;
         }
         let horizon = self.minute - TimeDelta::hours(1);

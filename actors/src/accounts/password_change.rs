@@ -255,14 +255,12 @@ pub(super) async fn stored_hash(
     user_id: i64,
 ) -> Result<Option<String>, ApiError> {
     Ok(client
-        .query_opt_named(
+        .query_opt_value_named(
             "users.password_hash",
             "SELECT password_hash FROM users WHERE user_id = $1",
             &[&user_id],
         )
-        .await?
-        .map(|row| row.try_get("password_hash"))
-        .transpose()?)
+        .await?)
 }
 
 /// Gives `user_id` the password `hash`, ends every session of theirs but `keep`, and

@@ -37,15 +37,14 @@ pub async fn holds(client: &impl Traced, presented: &str) -> Result<bool, ApiErr
     if presented.is_empty() || presented.len() > MAX_TOKEN_LEN {
         return Ok(false);
     }
-    let row = client
-        .query_one_named(
+    Ok(client
+        .query_value_named(
             "setup_tokens.find",
             "SELECT EXISTS (SELECT 1 FROM setup_tokens \
                             WHERE token_hash = $1 AND created_at > now() - interval '1 day')",
             &[&token::digest(presented).as_slice()],
         )
-        .await?;
-    Ok(row.try_get(0)?)
+        .await?)
 }
 
 /// Voids every link: the service is set up.

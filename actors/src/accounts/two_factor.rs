@@ -207,8 +207,9 @@ async fn pending_salt(
             "SELECT totp_pending_salt FROM users WHERE user_id = $1",
         )
     };
-    let row = client.query_one_named(name, statement, &[&user_id]).await?;
-    Ok(row.try_get(0)?)
+    Ok(client
+        .query_value_named(name, statement, &[&user_id])
+        .await?)
 }
 
 /// The code an authenticator app holding `secret` (base32, as the set-up page shows it)

@@ -164,14 +164,13 @@ impl SetupRequest {
 
 /// Whether the first super administrator exists, that is whether the service is set up.
 pub(crate) async fn super_admin_exists(client: &impl Traced) -> Result<bool, ApiError> {
-    let row = client
-        .query_one_named(
+    Ok(client
+        .query_value_named(
             "users.super_admin_exists",
             "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'super_admin')",
             &[],
         )
-        .await?;
-    Ok(row.try_get(0)?)
+        .await?)
 }
 
 /// Creates the first super administrator, once (then 40901). Run it in a transaction.
@@ -306,23 +305,20 @@ pub async fn patch(client: &impl Traced, id: &str, patch: UserPatch) -> Result<U
         // Locks every super administrator's row, so two such changes made at once
         // cannot each leave the other as the last one.
         let others: i64 = client
-            .query_one_named(
+            .query_value_named(
                 "users.other_super_admins",
                 "SELECT count(*) FROM (SELECT user_id FROM users \
                  WHERE role = 'super_admin' AND active FOR UPDATE) s WHERE s.user_id <> $1",
                 &[&user_id],
             )
-            .await?
-            .try_get(0)?;
+            .await?;
         let is_super: bool = client
-            .query_opt_named(
+            .query_opt_value_named(
                 "users.is_super_admin",
                 "SELECT role = 'super_admin' AND active AS is_super FROM users WHERE user_id = $1",
                 &[&user_id],
             )
             .await?
-            .map(|row| row.try_get("is_super"))
-            .transpose()?
             .unwrap_or(false);
         if is_super && others == 0 {
             return Err(ApiError::new(
@@ -366,14 +362,13 @@ pub async fn list(
 ) -> Result<Page<UserSummary>, ApiError> {
     let pattern = q.like_pattern();
     let total: i64 = client
-        .query_one_named(
+        .query_value_named(
             "users.count",
             "SELECT count(*) FROM users \
              WHERE $1::text IS NULL OR username ILIKE $1 ESCAPE '\\'",
             &[&pattern],
         )
-        .await?
-        .try_get(0)?;
+        .await?;
     let rows = client
         .query_named(
             "users.page",
@@ -395,17 +390,13 @@ pub async fn list(
             ],
         )
         .await?;
-    let items = rows
-        .iter()
-        .map(|row| {
-            Ok(UserSummary {
-                user: view(row)?,
-                key_count: row.try_get("key_count")?,
-                calls_today: row.try_get::<_, Option<i64>>("calls_today")?.unwrap_or(0),
-            })
+    page.page_of(&rows, total, |row| {
+        Ok(UserSummary {
+            user: view(row)?,
+            key_count: row.try_get("key_count")?,
+            calls_today: row.try_get::<_, Option<i64>>("calls_today")?.unwrap_or(0),
         })
-        .collect::<Result<Vec<_>, ApiError>>()?;
-    Ok(page.page(items, total))
+    })
 }
 
 /// One user by id; an id that is not one is 404 like an unknown one.

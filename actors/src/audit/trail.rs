@@ -185,13 +185,12 @@ pub async fn list(
         format!("WHERE {}", conditions.join(" AND "))
     };
     let total: i64 = client
-        .query_one_named(
+        .query_value_named(
             "audit.count",
             &format!("SELECT count(*) FROM audit_log {filtered}"),
             &params,
         )
-        .await?
-        .try_get(0)?;
+        .await?;
     let (limit, offset) = (page.limit(), page.offset());
     let n = params.len();
     params.push(&limit);
@@ -209,32 +208,28 @@ pub async fn list(
             &params,
         )
         .await?;
-    let items = rows
-        .iter()
-        .map(|row| {
-            let actor_id: Option<i64> = row.try_get("actor_id")?;
-            Ok(AuditRecord {
-                id: row.try_get::<_, i64>("audit_id")?.to_string(),
-                at: row.try_get("at")?,
-                actor: match actor_id {
-                    Some(id) => Some(AuditActor {
-                        id: id.to_string(),
-                        username: row.try_get("actor")?,
-                    }),
-                    None => None,
-                },
-                action: row.try_get("action")?,
-                target: AuditTarget {
-                    kind: row.try_get("target_kind")?,
-                    id: row.try_get("target_id")?,
-                },
-                before: row.try_get("before")?,
-                after: row.try_get("after")?,
-                request_id: row.try_get("request_id")?,
-            })
+    page.page_of(&rows, total, |row| {
+        let actor_id: Option<i64> = row.try_get("actor_id")?;
+        Ok(AuditRecord {
+            id: row.try_get::<_, i64>("audit_id")?.to_string(),
+            at: row.try_get("at")?,
+            actor: match actor_id {
+                Some(id) => Some(AuditActor {
+                    id: id.to_string(),
+                    username: row.try_get("actor")?,
+                }),
+                None => None,
+            },
+            action: row.try_get("action")?,
+            target: AuditTarget {
+                kind: row.try_get("target_kind")?,
+                id: row.try_get("target_id")?,
+            },
+            before: row.try_get("before")?,
+            after: row.try_get("after")?,
+            request_id: row.try_get("request_id")?,
         })
-        .collect::<Result<Vec<_>, ApiError>>()?;
-    Ok(page.page(items, total))
+    })
 }
 
 fn start_of(day: NaiveDate) -> DateTime<Utc> {

@@ -215,8 +215,8 @@ impl QuotaStore {
                  $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
             )
             .await?;
-        let row = client
-            .query_one_named(
+        Ok(client
+            .query_value_named(
                 "quota.flush",
                 &statement,
                 &[
@@ -238,8 +238,7 @@ impl QuotaStore {
                     &called_at,
                 ],
             )
-            .await?;
-        Ok(row.try_get(0)?)
+            .await?)
     }
 
     /// Gives back the day budget of instances whose proof of life expired (see the V15

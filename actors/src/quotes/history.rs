@@ -21,13 +21,12 @@ use crate::ApiError;
 /// the vintages are published in.
 pub async fn next_vintage(tx: &Transaction<'_>) -> Result<i64, ApiError> {
     Ok(tx
-        .query_one_named(
+        .query_value_named(
             "history.next_vintage",
             "SELECT nextval('vintage_numbers')",
             &[],
         )
-        .await?
-        .try_get(0)?)
+        .await?)
 }
 
 /// Publishes `vintage` as the work of accepted import `import_id`: the import's last
@@ -43,7 +42,7 @@ pub async fn publish(
     import_id: i64,
 ) -> Result<DateTime<Utc>, ApiError> {
     Ok(tx
-        .query_one_named(
+        .query_value_named(
             "history.publish",
             "WITH published AS (\
                INSERT INTO vintages (vintage, import_id, published_at) \
@@ -64,8 +63,7 @@ pub async fn publish(
              SELECT published_at FROM published",
             &[&vintage, &import_id],
         )
-        .await?
-        .try_get(0)?)
+        .await?)
 }
 
 /// A (date, index, specification) quote key.

@@ -236,14 +236,13 @@ impl Webhooks {
     pub async fn allowed(&self, owner: &Account) -> Result<i32, ApiError> {
         let client = self.pool.get().await?;
         Ok(client
-            .query_one_named(
+            .query_value_named(
                 "webhooks.allowed",
                 "SELECT t.max_webhooks FROM users u JOIN tiers t ON t.tier = u.tier \
                  WHERE u.user_id = $1",
                 &[&owner.user_id],
             )
-            .await?
-            .try_get(0)?)
+            .await?)
     }
 
     /// Every account's endpoints, those in trouble first (disabled, then failing

@@ -66,13 +66,12 @@ pub async fn list_all(
     let filter = "deleted_at IS NULL AND ($1::bigint IS NULL OR user_id = $1) \
                   AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')";
     let total: i64 = client
-        .query_one_named(
+        .query_value_named(
             "keys.count_all",
             &format!("SELECT count(*) FROM api_keys WHERE {filter}"),
             &[&owner, &pattern],
         )
-        .await?
-        .try_get(0)?;
+        .await?;
     let rows = client
         .query_named(
             "keys.page",
@@ -90,11 +89,7 @@ pub async fn list_all(
             ],
         )
         .await?;
-    let items = rows
-        .iter()
-        .map(|row| owned_view(row, now))
-        .collect::<Result<Vec<_>, ApiError>>()?;
-    Ok(page.page(items, total))
+    page.page_of(&rows, total, |row| owned_view(row, now))
 }
 
 /// The live key `key_id` with its owner and today's calls, as the administrators' list

@@ -128,13 +128,12 @@ pub(super) async fn check_key_count(
         return Ok(());
     };
     let held: i64 = client
-        .query_one_named(
+        .query_value_named(
             "keys.count",
             "SELECT count(*) FROM api_keys WHERE user_id = $1 AND deleted_at IS NULL",
             &[&user_id],
         )
-        .await?
-        .try_get(0)?;
+        .await?;
     if held >= i64::from(max) {
         return Err(ApiError::new(
             ErrorCode::Conflict,

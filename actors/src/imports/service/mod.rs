@@ -300,13 +300,12 @@ async fn store(
     tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
         .await?;
     let locked: bool = tx
-        .query_one_named(
+        .query_value_named(
             "imports.try_lock",
             "SELECT pg_try_advisory_xact_lock($1)",
             &[&IMPORT_LOCK],
         )
-        .await?
-        .try_get(0)?;
+        .await?;
     if !locked {
         return Err(ApiError::new(
             ErrorCode::Conflict,

@@ -85,8 +85,8 @@ pub(super) async fn record(
         .map(serde_json::to_string)
         .transpose()
         .map_err(ApiError::internal)?;
-    let row = client
-        .query_one_named(
+    Ok(client
+        .query_value_named(
             "imports.record",
             "INSERT INTO imports (user_id, source, file_name, rows, result, errors, message, \
                                   started_at, finished_at, row_errors) \
@@ -104,6 +104,5 @@ pub(super) async fn record(
                 &row_errors,
             ],
         )
-        .await?;
-    Ok(row.try_get(0)?)
+        .await?)
 }
