@@ -121,6 +121,18 @@ where
         Box::pin(self.miss(key, load, keeps)).await
     }
 
+    /// [`get_or_load`](Self::get_or_load)'s value alone, for callers that need not know
+    /// whether it was loaded.
+    pub async fn get<Q, F, Fut>(&self, key: &Q, load: F) -> Result<V, ApiError>
+    where
+        K: Borrow<Q>,
+        Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<V, ApiError>>,
+    {
+        Ok(self.get_or_load(key, load).await?.value)
+    }
+
     async fn miss<Q, F, Fut>(&self, key: &Q, load: F, keeps: bool) -> Result<Lookup<V>, ApiError>
     where
         K: Borrow<Q>,

@@ -137,38 +137,32 @@ fn invalid_key() -> ApiError {
 
 impl AuthService {
     async fn tier(&self, name: &str) -> Result<Arc<Tier>, ApiError> {
-        let lookup = self
-            .tiers
-            .get_or_load(name, || async {
+        self.tiers
+            .get(name, || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(tiers::load(&**client, name).await?))
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 
     async fn all_tiers(&self) -> Result<Arc<Vec<Tier>>, ApiError> {
-        let lookup = self
-            .all_tiers
-            .get_or_load(&(), || async {
+        self.all_tiers
+            .get(&(), || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(tiers::list(&**client).await?))
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 
     /// Whether the first super administrator exists; set-up announces an auth change,
     /// so the answer is cached like the rest.
     async fn initialized(&self) -> Result<bool, ApiError> {
-        let lookup = self
-            .initialized
-            .get_or_load(&(), || async {
+        self.initialized
+            .get(&(), || async {
                 let client = self.pool.get().await?;
                 super_admin_exists(&**client).await
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 
     async fn visitor(&self) -> Result<Identity, ApiError> {

@@ -331,15 +331,13 @@ impl DatasetActor {
     }
 
     async fn registry(&self) -> Result<Arc<IndexRegistry>, ApiError> {
-        let lookup = self
-            .service
+        self.service
             .registry
-            .get_or_load(&(), || async {
+            .get(&(), || async {
                 let client = self.pool.get().await?;
                 Ok(Arc::new(IndexRegistry::load(&**client).await?))
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 
     /// The instants of `as_of` and `updated_since` (D17), and the caller's cutoffs on
@@ -384,10 +382,9 @@ impl DatasetActor {
         today: NaiveDate,
         delay_days: u32,
     ) -> Result<Option<NaiveDate>, ApiError> {
-        let lookup = self
-            .service
+        self.service
             .cutoffs
-            .get_or_load(&(today, delay_days), || async move {
+            .get(&(today, delay_days), || async move {
                 let client = self.pool.get().await?;
                 let rows = client
                     .query_named(
@@ -403,7 +400,6 @@ impl DatasetActor {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(delay_cutoff(days, delay_days))
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 }

@@ -186,13 +186,11 @@ where
         // comes from a read that began after it was made (see `record`), so the
         // generation then is the right one. Read earlier, a walk made across an
         // invalidation would stay useless (never current) until its TTL.
-        let lookup = self
-            .walks
-            .get_or_load(key, || async {
+        self.walks
+            .get(key, || async {
                 Ok(Arc::new(Walk::new(self.generation.load(Ordering::Acquire))))
             })
-            .await?;
-        Ok(lookup.value)
+            .await
     }
 
     /// Whether no invalidation has happened since `walk` was made: its marks still
