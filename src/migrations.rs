@@ -87,6 +87,20 @@ async fn load_demo(
         .map_err(|e| e.to_string())
 }
 
+/// Runs `statement`, an advisory lock function taking the lock's number, on the lock
+/// that serialises migrating instances.
+async fn on_migration_lock(
+    client: &tokio_postgres::Client,
+    name: &'static str,
+    statement: &str,
+) -> Result<(), String> {
+    client
+        .execute_named(name, statement, &[&MIGRATION_LOCK])
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// Applies pending migrations, then loads demo data when `demo` (its last day and the
 /// service time zone) is given and the database holds no market data yet. Answers
 /// whether it loaded demo data.
@@ -99,14 +113,7 @@ pub async fn prepare(
         .await
         .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
     let connection = tokio::spawn(connection);
-    client
-        .execute_named(
-            "migrations.lock",
-            "SELECT pg_advisory_lock($1)",
-            &[&MIGRATION_LOCK],
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+    on_migration_lock(&client, "migrations.lock", "SELECT pg_advisory_lock($1)").await?;
     let report = embedded::migrations::runner()
         .run_async(&mut client)
         .await
@@ -130,14 +137,12 @@ pub async fn prepare(
             );
         }
     }
-    client
-        .execute_named(
-            "migrations.unlock",
-            "SELECT pg_advisory_unlock($1)",
-            &[&MIGRATION_LOCK],
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+    on_migration_lock(
+        &client,
+        "migrations.unlock",
+        "SELECT pg_advisory_unlock($1)",
+    )
+    .await?;
     drop(client);
     let _ = connection.await;
     Ok(loaded_demo)
