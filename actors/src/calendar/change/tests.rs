@@ -148,27 +148,31 @@ fn a_year_range_is_checked() {
 
 #[test]
 fn holidays_must_be_distinct_dates_inside_the_span() {
-    let range = |holidays: serde_json::Value| json!({"from_year": 2026, "to_year": 2027, "holidays": holidays});
-    refused(
-        range(json!(["20261225", "20280101"])),
-        &["holidays[1]", "20280101", "outside"],
-    );
-    refused(
-        range(json!(["20251231"])),
-        &["holidays[0]", "20251231", "outside"],
-    );
-    refused(
-        range(json!(["20261225", "20261225"])),
-        &["holidays[1]", "20261225", "more than once"],
-    );
-    refused(
-        range(json!(["2026-12-25"])),
-        &["holidays[0]", "2026-12-25", "YYYYMMDD"],
-    );
-    refused(
-        range(json!(["20260230"])),
-        &["holidays[0]", "20260230", "not a real date"],
-    );
+    let cases: [(serde_json::Value, &[&str]); 5] = [
+        (
+            json!(["20261225", "20280101"]),
+            &["holidays[1]", "20280101", "outside"],
+        ),
+        (json!(["20251231"]), &["holidays[0]", "20251231", "outside"]),
+        (
+            json!(["20261225", "20261225"]),
+            &["holidays[1]", "20261225", "more than once"],
+        ),
+        (
+            json!(["2026-12-25"]),
+            &["holidays[0]", "2026-12-25", "YYYYMMDD"],
+        ),
+        (
+            json!(["20260230"]),
+            &["holidays[0]", "20260230", "not a real date"],
+        ),
+    ];
+    for (holidays, words) in cases {
+        refused(
+            json!({"from_year": 2026, "to_year": 2027, "holidays": holidays}),
+            words,
+        );
+    }
 }
 
 #[test]
