@@ -56,41 +56,31 @@ fn the_account_cap_binds_before_any_key_and_the_status_shows_it() {
 
 #[test]
 fn a_refusal_by_the_account_spends_nothing_of_the_key() {
-    let key_limits = limits(100, 100);
     let now = at(9, 0, 0);
-    let mut key = Leases::new(key_limits, now);
-    let mut account = Leases::new(limits(1000, 1), now);
-    let mut db = Db::default();
-    let first = call_both(
-        ("key", &mut key, key_limits),
-        (&mut account, limits(1000, 1)),
-        &mut db,
-        now,
-    );
+    let mut caller = KeyAndAccount::new(limits(100, 100), limits(1000, 1));
+    let first = caller.call(now);
     assert!(matches!(first, Verdict::Admit(_)));
-    let held = key.status(now);
-    let refused = call_both(
-        ("key", &mut key, key_limits),
-        (&mut account, limits(1000, 1)),
-        &mut db,
-        now,
-    );
+    let held = caller.key.status(now);
+    let refused = caller.call(now);
     assert!(matches!(refused, Verdict::Refuse(Window::Day, _)));
-    assert_eq!(key.status(now), held, "the key's budget is untouched");
+    assert_eq!(
+        caller.key.status(now),
+        held,
+        "the key's budget is untouched"
+    );
     // The budget the key holds serves the next call once the account allows it,
     // without another statement for the key.
-    let before = db.statements;
-    let raised = limits(1000, 5);
-    let admitted = call_both(
-        ("key", &mut key, key_limits),
-        (&mut account, raised),
-        &mut db,
-        now,
-    );
+    let before = caller.db.statements;
+    caller.account_limits = limits(1000, 5);
+    let admitted = caller.call(now);
     assert!(matches!(admitted, Verdict::Admit(_)));
-    assert_eq!(db.statements, before + 1, "one statement, for the account");
     assert_eq!(
-        db.granted("key", Window::Day),
+        caller.db.statements,
+        before + 1,
+        "one statement, for the account"
+    );
+    assert_eq!(
+        caller.db.granted("key", Window::Day),
         25,
         "the key's first block only"
     );
@@ -99,27 +89,13 @@ fn a_refusal_by_the_account_spends_nothing_of_the_key() {
 #[test]
 fn a_used_up_day_answers_even_when_the_other_subjects_minute_is_used_up() {
     let now = at(9, 0, 0);
-    let key_limits = limits(2, 100);
-    let account_limits = limits(100, 2);
-    let mut key = Leases::new(key_limits, now);
-    let mut account = Leases::new(account_limits, now);
-    let mut db = Db::default();
+    let mut caller = KeyAndAccount::new(limits(2, 100), limits(100, 2));
     for _ in 0..2 {
-        let verdict = call_both(
-            ("key", &mut key, key_limits),
-            (&mut account, account_limits),
-            &mut db,
-            now,
-        );
+        let verdict = caller.call(now);
         assert!(matches!(verdict, Verdict::Admit(_)));
     }
     // The key's minute and the account's day are both used up: 42902.
-    let verdict = call_both(
-        ("key", &mut key, key_limits),
-        (&mut account, account_limits),
-        &mut db,
-        now,
-    );
+    let verdict = caller.call(now);
     assert!(
         matches!(verdict, Verdict::Refuse(Window::Day, _)),
         "{verdict:?}"
@@ -169,32 +145,22 @@ fn a_new_key_of_the_same_account_gets_nothing_more() {
 #[test]
 fn an_uncapped_account_never_binds() {
     let now = at(9, 0, 0);
-    let key_limits = limits(5, 5);
-    let uncapped = limits(UNCAPPED, UNCAPPED);
-    let mut key = Leases::new(key_limits, now);
-    let mut account = Leases::new(uncapped, now);
-    let mut db = Db::default();
+    let mut caller = KeyAndAccount::new(limits(5, 5), limits(UNCAPPED, UNCAPPED));
     for n in 1..=5 {
-        let verdict = call_both(
-            ("key", &mut key, key_limits),
-            (&mut account, uncapped),
-            &mut db,
-            now,
-        );
+        let verdict = caller.call(now);
         let Verdict::Admit(status) = verdict else {
             panic!("call {n}: {verdict:?}");
         };
-        assert_eq!(status, key.status(now), "the key's windows are reported");
+        assert_eq!(
+            status,
+            caller.key.status(now),
+            "the key's windows are reported"
+        );
     }
-    let verdict = call_both(
-        ("key", &mut key, key_limits),
-        (&mut account, uncapped),
-        &mut db,
-        now,
-    );
+    let verdict = caller.call(now);
     assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
     // Still counted: a cap that appears later charges these calls.
-    assert!(db.granted("acct", Window::Day) >= 5);
+    assert!(caller.db.granted("acct", Window::Day) >= 5);
 }
 
 #[test]

@@ -6,64 +6,48 @@ use crate::quota::lease::FULL_RECHECK;
 
 #[test]
 fn exactly_the_limit_is_admitted_then_the_day_refuses() {
-    let mut key = Leases::new(FREE, at(9, 0, 0));
-    let mut db = Db::default();
+    let mut key = Alone::new(FREE);
     for n in 1..=10 {
-        let Verdict::Admit(status) = call(&mut key, &mut db, FREE, at(9, 0, n)) else {
+        let Verdict::Admit(status) = key.call(at(9, 0, n)) else {
             panic!("call {n} refused");
         };
         assert_eq!(status.day.remaining, 10 - n as i64);
     }
     // Minute and day both used up: the day answers (D6).
-    let verdict = call(&mut key, &mut db, FREE, at(9, 0, 30));
+    let verdict = key.call(at(9, 0, 30));
     assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
-    assert_eq!(db.granted("key", Window::Day), 10);
-    assert_eq!(db.granted("key", Window::Minute), 10);
+    assert_eq!(key.granted(Window::Day), 10);
+    assert_eq!(key.granted(Window::Minute), 10);
 }
 
 #[test]
 fn the_minute_refuses_until_the_next_minute() {
-    let limits = limits(3, 100);
-    let mut key = Leases::new(limits, at(9, 0, 0));
-    let mut db = Db::default();
+    let mut key = Alone::new(limits(3, 100));
     for s in 0..3 {
-        assert!(matches!(
-            call(&mut key, &mut db, limits, at(9, 0, s)),
-            Verdict::Admit(_)
-        ));
+        assert!(matches!(key.call(at(9, 0, s)), Verdict::Admit(_)));
     }
-    let Verdict::Refuse(Window::Minute, status) = call(&mut key, &mut db, limits, at(9, 0, 59))
-    else {
+    let Verdict::Refuse(Window::Minute, status) = key.call(at(9, 0, 59)) else {
         panic!("the fourth call in a minute must be refused");
     };
     assert_eq!(status.binding(Some(Window::Minute)).reset, 1);
-    assert!(matches!(
-        call(&mut key, &mut db, limits, at(9, 1, 0)),
-        Verdict::Admit(_)
-    ));
+    assert!(matches!(key.call(at(9, 1, 0)), Verdict::Admit(_)));
 }
 
 #[test]
 fn a_lower_limit_gives_back_what_was_held_and_applies_at_once() {
-    let high = limits(1000, 1000);
-    let mut key = Leases::new(high, at(9, 0, 0));
-    let mut db = Db::default();
+    let mut key = Alone::new(limits(1000, 1000));
     for _ in 0..5 {
-        call(&mut key, &mut db, high, at(9, 0, 1));
+        key.call(at(9, 0, 1));
     }
     assert!(
-        db.granted("key", Window::Day) > 5,
+        key.granted(Window::Day) > 5,
         "far from the limit a lease takes a block"
     );
-    let low = limits(5, 5);
-    let verdict = call(&mut key, &mut db, low, at(9, 0, 2));
+    key.limits = limits(5, 5);
+    let verdict = key.call(at(9, 0, 2));
     assert!(matches!(verdict, Verdict::Refuse(Window::Day, _)));
-    assert_eq!(
-        db.granted("key", Window::Day),
-        5,
-        "the unspent block went back"
-    );
-    assert_eq!(db.granted("key", Window::Minute), 5);
+    assert_eq!(key.granted(Window::Day), 5, "the unspent block went back");
+    assert_eq!(key.granted(Window::Minute), 5);
 }
 
 #[test]
@@ -71,22 +55,13 @@ fn one_window_leasing_does_not_take_budget_for_the_other() {
     // A small day limit leases call by call near its end; the minute, which holds
     // plenty, must not take another block each time (it used to, until the minute
     // row was fully granted and calls were refused with 42901).
-    let limits = limits(10_000, 300);
-    let mut key = Leases::new(limits, at(9, 0, 0));
-    let mut db = Db::default();
+    let mut key = Alone::new(limits(10_000, 300));
     for _ in 0..300 {
-        assert!(matches!(
-            call(&mut key, &mut db, limits, at(9, 0, 1)),
-            Verdict::Admit(_)
-        ));
+        assert!(matches!(key.call(at(9, 0, 1)), Verdict::Admit(_)));
     }
-    assert_eq!(db.granted("key", Window::Day), 300);
-    assert_eq!(
-        db.granted("key", Window::Minute),
-        2500,
-        "the minute leased once"
-    );
-    let refused = call(&mut key, &mut db, limits, at(9, 0, 2));
+    assert_eq!(key.granted(Window::Day), 300);
+    assert_eq!(key.granted(Window::Minute), 2500, "the minute leased once");
+    let refused = key.call(at(9, 0, 2));
     assert!(matches!(refused, Verdict::Refuse(Window::Day, _)));
 }
 
@@ -133,20 +108,17 @@ fn a_status_report_needs_one_statement_then_none() {
 
 #[test]
 fn leases_not_renewed_or_unreported_calls_wait_for_a_report() {
-    let mut key = Leases::new(FREE, at(9, 0, 0));
-    let mut db = Db::default();
-    assert!(matches!(
-        call(&mut key, &mut db, FREE, at(9, 0, 0)),
-        Verdict::Admit(_)
-    ));
+    let mut alone = Alone::new(FREE);
+    assert!(matches!(alone.call(at(9, 0, 0)), Verdict::Admit(_)));
+    let key = &mut alone.leases;
     let decide = |key: &mut Leases, count, renewed| {
         decide_alone(key, FREE, at(9, 0, 1), Instant::now(), count, renewed)
     };
     // A free day (10) may have one call unreported: the second waits for a report.
-    assert_eq!(decide(&mut key, true, true), Verdict::Report);
-    flushed(&mut key, at(9, 0, 1));
+    assert_eq!(decide(key, true, true), Verdict::Report);
+    flushed(key, at(9, 0, 1));
     // Leases this instance may no longer be sure of wait too, but a status does not.
-    assert_eq!(decide(&mut key, true, false), Verdict::Report);
-    assert!(matches!(decide(&mut key, false, false), Verdict::Admit(_)));
-    assert!(matches!(decide(&mut key, true, true), Verdict::Admit(_)));
+    assert_eq!(decide(key, true, false), Verdict::Report);
+    assert!(matches!(decide(key, false, false), Verdict::Admit(_)));
+    assert!(matches!(decide(key, true, true), Verdict::Admit(_)));
 }

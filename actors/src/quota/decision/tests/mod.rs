@@ -76,14 +76,38 @@ fn decide_alone(
     subjects.decide(now, mono, count, renewed)
 }
 
-/// One counted call with `key` (named `name`) alone, leasing as often as needed.
-fn call(key: &mut Leases, db: &mut Db, limits: Limits, now: DateTime<Utc>) -> Verdict {
-    loop {
-        match decide_alone(key, limits, now, Instant::now(), true, true) {
-            Verdict::Lease => db.serve(&mut [("key", &mut *key)], 1),
-            Verdict::Report => flushed(key, now),
-            verdict => return verdict,
+/// A key alone, the limits it is called under and the database it leases from.
+struct Alone {
+    leases: Leases,
+    limits: Limits,
+    db: Db,
+}
+
+impl Alone {
+    /// A key without calls under `limits`, at 09:00.
+    fn new(limits: Limits) -> Self {
+        Alone {
+            leases: Leases::new(limits, at(9, 0, 0)),
+            limits,
+            db: Db::default(),
         }
+    }
+
+    /// One counted call at `now`, leasing as often as needed.
+    fn call(&mut self, now: DateTime<Utc>) -> Verdict {
+        let key = &mut self.leases;
+        loop {
+            match decide_alone(key, self.limits, now, Instant::now(), true, true) {
+                Verdict::Lease => self.db.serve(&mut [("key", &mut *key)], 1),
+                Verdict::Report => flushed(key, now),
+                verdict => return verdict,
+            }
+        }
+    }
+
+    /// What the database granted the key over the windows of that length.
+    fn granted(&self, window: Window) -> i64 {
+        self.db.granted("key", window)
     }
 }
 
@@ -113,5 +137,38 @@ fn call_both(
             }
             verdict => return verdict,
         }
+    }
+}
+
+/// A key, its owner's account, the limits each is called under and the database they
+/// lease from: one instance.
+struct KeyAndAccount {
+    key: Leases,
+    key_limits: Limits,
+    account: Leases,
+    account_limits: Limits,
+    db: Db,
+}
+
+impl KeyAndAccount {
+    /// A key and an account without calls, at 09:00.
+    fn new(key_limits: Limits, account_limits: Limits) -> Self {
+        KeyAndAccount {
+            key: Leases::new(key_limits, at(9, 0, 0)),
+            key_limits,
+            account: Leases::new(account_limits, at(9, 0, 0)),
+            account_limits,
+            db: Db::default(),
+        }
+    }
+
+    /// One counted call at `now`, charged to both.
+    fn call(&mut self, now: DateTime<Utc>) -> Verdict {
+        call_both(
+            ("key", &mut self.key, self.key_limits),
+            (&mut self.account, self.account_limits),
+            &mut self.db,
+            now,
+        )
     }
 }
