@@ -6,20 +6,18 @@ use super::*;
 #[test]
 fn a_valid_file_gives_every_quote_in_file_order() {
     let world = World::new();
-    let quotes = world
-        .csv(&format!(
-            "{HEAD}20261120,GPU_Index,B200,0.6,250000.5\n\
-                 2026-11-20,GPU_Index,H100,0.4,180000\n\
-                 20261120,Server_Index,HGX,1,1.000001\n"
-        ))
-        .expect("valid");
-    assert_eq!(
-        quotes,
-        vec![
+    let file = format!(
+        "{HEAD}20261120,GPU_Index,B200,0.6,250000.5\n\
+             2026-11-20,GPU_Index,H100,0.4,180000\n\
+             20261120,Server_Index,HGX,1,1.000001\n"
+    );
+    accepted(
+        world.csv(&file),
+        &[
             quote("2026-11-20", "GPU_Index", "B200", "0.6", "250000.5"),
             quote("2026-11-20", "GPU_Index", "H100", "0.4", "180000"),
             quote("2026-11-20", "Server_Index", "HGX", "1", "1.000001"),
-        ]
+        ],
     );
 }
 

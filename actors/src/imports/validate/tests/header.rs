@@ -6,19 +6,15 @@ use super::*;
 #[test]
 fn columns_in_any_order_and_any_header_case() {
     let world = World::new();
-    let quotes = world
-        .csv(
-            " PRICE ,Weight,Specification,\tIndex_Code,Trade_Date\n\
-                 250000,0.5,B200,GPU_Index,20261120\n\
-                 180000,0.5,H100,GPU_Index,20261120\n",
-        )
-        .expect("valid");
-    assert_eq!(
-        quotes,
-        vec![
+    let file = " PRICE ,Weight,Specification,\tIndex_Code,Trade_Date\n\
+                250000,0.5,B200,GPU_Index,20261120\n\
+                180000,0.5,H100,GPU_Index,20261120\n";
+    accepted(
+        world.csv(file),
+        &[
             quote("2026-11-20", "GPU_Index", "B200", "0.5", "250000"),
             quote("2026-11-20", "GPU_Index", "H100", "0.5", "180000"),
-        ]
+        ],
     );
 }
 

@@ -110,6 +110,14 @@ impl World {
     }
 }
 
+/// Asserts that the rules accepted a file as exactly `expected`; answers its quotes.
+#[track_caller]
+fn accepted(verdict: Result<Vec<QuoteRow>, Vec<RowError>>, expected: &[QuoteRow]) -> Vec<QuoteRow> {
+    let quotes = verdict.expect("valid");
+    assert_eq!(quotes, expected);
+    quotes
+}
+
 fn quote(date: &str, index: &str, spec: &str, weight: &str, price: &str) -> QuoteRow {
     QuoteRow {
         trade_date: day(date),
