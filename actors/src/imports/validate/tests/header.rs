@@ -93,14 +93,13 @@ fn a_non_text_header_cell_is_refused() {
         rows: vec![
             SheetRow {
                 number: 1,
-                cells: vec![
-                    Cell::Text("trade_date".into()),
-                    Cell::Text("index_code".into()),
-                    Cell::Text("specification".into()),
-                    Cell::Text("weight".into()),
-                    Cell::Text("price".into()),
-                    Cell::Number("42".into()),
-                ],
+                // The usual header, then a number where a sixth name would be.
+                cells: HEAD
+                    .trim_end()
+                    .split(',')
+                    .map(|name| Cell::Text(name.into()))
+                    .chain([Cell::Number("42".into())])
+                    .collect(),
             },
             SheetRow {
                 number: 2,
