@@ -10,6 +10,7 @@
 use std::io::Read;
 use std::net::TcpListener;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -67,10 +68,27 @@ fn send_term(pid: u32) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// A port nothing listens on right now.
+/// Where [`free_port`] picks: below Linux's ephemeral range (32768 and up), so the
+/// kernel never hands a picked port to another socket (a test's connection, a listener
+/// on port 0) between the pick and the child's bind, which an ephemeral pick allowed.
+const PICKED_PORTS: std::ops::Range<u32> = 20_000..30_000;
+/// This binary's next pick: no two picks of one run are the same port.
+static NEXT_PICK: AtomicU32 = AtomicU32::new(0);
+
+/// A port nothing listens on right now, and that nothing else in this run will pick.
 pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
-    listener.local_addr().unwrap().port()
+    let span = PICKED_PORTS.end - PICKED_PORTS.start;
+    // Starting from the process id keeps two runs on one machine apart.
+    let start = std::process::id() % span;
+    for _ in 0..span {
+        let pick = NEXT_PICK.fetch_add(1, Ordering::Relaxed);
+        let port = PICKED_PORTS.start + (start + pick) % span;
+        let port = u16::try_from(port).expect("the picked range is below 65536");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("every port from {PICKED_PORTS:?} is taken");
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
