@@ -15,14 +15,14 @@ use crate::quotes::recalc::{DailyRow, QuoteRow};
 use crate::ApiError;
 
 /// A row shape `COPY` writes: its table, its columns with their types, and a row's
-/// values in that order (the vintage and `superseded_by` are added by [`copy_rows`]).
+/// values in that order (`vintage` and `superseded_by` follow, added by [`copy_rows`]).
 pub(crate) trait Copied {
     /// The current table; the history table is this with `_history`.
     const TABLE: &'static str;
-    /// The columns and their types, `vintage` last.
+    /// The row's columns and their types.
     const COLUMNS: &'static [(&'static str, Type)];
-    /// The row's values in [`Copied::COLUMNS`] order, without the vintage.
-    fn values(&self) -> Vec<&(dyn ToSql + Sync)>;
+    /// Appends the row's values to `out`, in [`Copied::COLUMNS`] order.
+    fn values<'a>(&'a self, out: &mut Vec<&'a (dyn ToSql + Sync)>);
 }
 
 impl Copied for QuoteRow {
@@ -33,17 +33,16 @@ impl Copied for QuoteRow {
         ("specification", Type::TEXT),
         ("weight", Type::NUMERIC),
         ("price", Type::NUMERIC),
-        ("vintage", Type::INT8),
     ];
 
-    fn values(&self) -> Vec<&(dyn ToSql + Sync)> {
-        vec![
+    fn values<'a>(&'a self, out: &mut Vec<&'a (dyn ToSql + Sync)>) {
+        out.extend::<[&(dyn ToSql + Sync); 5]>([
             &self.trade_date,
             &self.index_code,
             &self.specification,
             &self.weight,
             &self.price,
-        ]
+        ]);
     }
 }
 
@@ -57,11 +56,10 @@ impl Copied for DailyRow {
         ("pre_value", Type::NUMERIC),
         ("change", Type::NUMERIC),
         ("pct_change", Type::NUMERIC),
-        ("vintage", Type::INT8),
     ];
 
-    fn values(&self) -> Vec<&(dyn ToSql + Sync)> {
-        vec![
+    fn values<'a>(&'a self, out: &mut Vec<&'a (dyn ToSql + Sync)>) {
+        out.extend::<[&(dyn ToSql + Sync); 7]>([
             &self.trade_date,
             &self.index_code,
             &self.index_value,
@@ -69,7 +67,7 @@ impl Copied for DailyRow {
             &self.pre_value,
             &self.change,
             &self.pct_change,
-        ]
+        ]);
     }
 }
 
@@ -84,30 +82,35 @@ pub(crate) async fn copy_rows<R: Copied>(
     rows: &[(&R, i64)],
     superseded_by: Option<i64>,
 ) -> Result<(), ApiError> {
-    let superseded = superseded_by.unwrap_or_default();
-    let table = R::TABLE;
     let mut names: Vec<&str> = R::COLUMNS.iter().map(|(n, _)| *n).collect();
     let mut types: Vec<Type> = R::COLUMNS.iter().map(|(_, t)| t.clone()).collect();
+    names.push("vintage");
+    types.push(Type::INT8);
     let table = if superseded_by.is_some() {
         names.push("superseded_by");
         types.push(Type::INT8);
-        format!("{table}_history")
+        format!("{}_history", R::TABLE)
     } else {
-        table.to_string()
+        R::TABLE.to_owned()
     };
     let statement = format!(
         "COPY {table} ({}) FROM STDIN (FORMAT binary)",
         names.join(", ")
     );
-    let width = types.len();
     db::traced(name, async {
         let sink = tx.copy_in(&statement).await?;
         let writer = BinaryCopyInWriter::new(sink, &types);
         futures_util::pin_mut!(writer);
+        // One buffer for every row's values, not an allocation a row.
+        let mut values: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(types.len());
         for (row, vintage) in rows {
-            let mut values = row.values();
-            values.extend([vintage as &(dyn ToSql + Sync), &superseded]);
-            writer.as_mut().write(&values[..width]).await?;
+            values.clear();
+            row.values(&mut values);
+            values.push(vintage);
+            if let Some(superseded) = &superseded_by {
+                values.push(superseded);
+            }
+            writer.as_mut().write(&values).await?;
         }
         let written = writer.finish().await?;
         Ok((written, ()))
