@@ -21,9 +21,20 @@ impl PageReply {
 
     /// The CSRF token of the page's forms.
     pub fn csrf(&self) -> String {
-        let marker = r#"name="csrf" value=""#;
-        let start = self.html.find(marker).expect("a form with a CSRF token") + marker.len();
-        let end = self.html[start..].find('"').expect("the token's end") + start;
+        self.field_value("csrf")
+    }
+
+    /// The value of the page's first form field `name` that carries one in its markup
+    /// (`name="NAME" value="…"`, as a hidden field does); a page without one fails the
+    /// test.
+    pub fn field_value(&self, name: &str) -> String {
+        let marker = format!(r#"name="{name}" value=""#);
+        let start = self
+            .html
+            .find(&marker)
+            .unwrap_or_else(|| panic!("no form field {name} with a value in:\n{}", self.html))
+            + marker.len();
+        let end = self.html[start..].find('"').expect("the value's end") + start;
         self.html[start..end].to_owned()
     }
 
@@ -149,6 +160,26 @@ impl TestApp {
             ("password", password),
         ];
         self.post_form(cookie, "/login", &fields).await
+    }
+
+    /// The second step of a login that waits for a code: the form of `code_page` (the
+    /// answer to [`TestApp::post_login`] that asked for the code; its hidden fields, the
+    /// CSRF token, the sign-in ticket and the user name) posted with the pre-session
+    /// `cookie` and `code`; the answer as it comes, accepted or not.
+    pub async fn post_login_code(
+        &self,
+        cookie: &str,
+        code_page: &PageReply,
+        code: &str,
+    ) -> PageReply {
+        let hidden = ["csrf", "ticket", "username"].map(|name| code_page.field_value(name));
+        let fields = [
+            ("csrf", hidden[0].as_str()),
+            ("ticket", hidden[1].as_str()),
+            ("username", hidden[2].as_str()),
+            ("code", code),
+        ];
+        self.post_form(cookie, "/login/code", &fields).await
     }
 
     /// Signs in through the login form as a browser would: the form's page first (for

@@ -2,6 +2,7 @@
 //! whoever holds it cannot finish a login with a code after the owner changed it.
 
 use iq_actors::accounts::two_factor::code_for;
+use iq_test_support::site::PageReply;
 
 use super::two_factor::enrol;
 use super::*;
@@ -13,33 +14,22 @@ async fn a_password_change_voids_a_waiting_sign_in_ticket() {
     let (app, session) = spawn_app().await.with_member("tara", "pro").await;
     let (secret, _) = enrol(&app, &session).await;
 
-    // Two code forms opened with the password; the second is kept for after the change.
-    let mut tickets = Vec::new();
+    // Two code forms opened with the password (each with its pre-session cookie); the
+    // second is kept for after the change.
+    let mut forms = Vec::new();
     for _ in 0..2 {
         let form = app.page("/login").await;
         let pre = form.cookie("iq_form").unwrap();
         let first = app.post_login(&pre, &form.csrf(), "tara", PASSWORD).await;
         first.assert_has(r#"id="code-form""#);
-        let at = first.html.find(r#"name="ticket" value=""#).unwrap() + 21;
-        let ticket = first.html[at..at + first.html[at..].find('"').unwrap()].to_owned();
-        tickets.push((pre, first.csrf(), ticket));
+        forms.push((pre, first));
     }
-    let finish = |(pre, csrf, ticket): &(String, String, String), code: String| {
-        let app = &app;
-        let (pre, csrf, ticket) = (pre.clone(), csrf.clone(), ticket.clone());
-        async move {
-            let fields = [
-                ("csrf", csrf.as_str()),
-                ("ticket", ticket.as_str()),
-                ("username", "tara"),
-                ("code", code.as_str()),
-            ];
-            app.post_form(&pre, "/login/code", &fields).await
-        }
+    let finish = async |(pre, page): &(String, PageReply), code: String| {
+        app.post_login_code(pre, page, &code).await
     };
     // The ticket works while the password stands...
     let code = code_for(&secret, app.clock.now());
-    let opened = finish(&tickets[0], code).await;
+    let opened = finish(&forms[0], code).await;
     assert_eq!(opened.status, 303, "{}", opened.html);
 
     // ...and not after it changed, with a fresh code, within its five minutes.
@@ -53,7 +43,7 @@ async fn a_password_change_voids_a_waiting_sign_in_ticket() {
         .await;
     assert_eq!(changed.code(), 0, "{}", changed.body);
     app.clock.advance(Duration::seconds(30));
-    let late = finish(&tickets[1], code_for(&secret, app.clock.now())).await;
+    let late = finish(&forms[1], code_for(&secret, app.clock.now())).await;
     assert_eq!(late.status, 401, "{}", late.html);
     late.assert_has("start again with the password");
 }

@@ -118,44 +118,26 @@ async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code()
     assert_eq!(first.status, 200, "{}", first.html);
     first.assert_has(r#"id="code-form""#);
     assert!(first.cookie("iq_session").is_none());
-    let ticket = {
-        let at = first.html.find(r#"name="ticket" value=""#).unwrap() + 21;
-        first.html[at..at + first.html[at..].find('"').unwrap()].to_owned()
-    };
-    let fields = |code: &str| {
-        vec![
-            ("csrf", first.csrf()),
-            ("ticket", ticket.clone()),
-            ("username", "tess".to_owned()),
-            ("code", code.to_owned()),
-        ]
-    };
-    let post = |fields: Vec<(&'static str, String)>| {
-        let (app, pre) = (&app, &pre);
-        async move {
-            let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            app.post_form(pre, "/login/code", &fields).await
-        }
-    };
-    let wrong = post(fields("654321")).await;
+    let post = async |code: &str| app.post_login_code(&pre, &first, code).await;
+    let wrong = post("654321").await;
     assert_eq!(wrong.status, 401, "{}", wrong.html);
     wrong.assert_has(r#"id="code-problem""#);
     app.clock.advance(Duration::seconds(30));
-    let right = post(fields(&code_for(&secret, app.clock.now()))).await;
+    let right = post(&code_for(&secret, app.clock.now())).await;
     assert_eq!(right.status, 303, "{}", right.html);
     assert_eq!(right.header("location"), Some("/account"));
     // Guessing with a waiting code form meets the login limits before any code is
     // checked: past five wrong codes a minute, even the right one is refused.
     app.clock.advance(Duration::minutes(1));
     for _ in 0..5 {
-        assert_eq!(post(fields("000001")).await.status, 401);
+        assert_eq!(post("000001").await.status, 401);
     }
-    let limited = post(fields(&code_for(&secret, app.clock.now()))).await;
+    let limited = post(&code_for(&secret, app.clock.now())).await;
     assert_eq!(limited.status, 429, "{}", limited.html);
     assert!(limited.header("retry-after").is_some());
     // A ticket lasts five minutes.
     app.clock.advance(Duration::minutes(6));
-    let late = post(fields(&code_for(&secret, app.clock.now()))).await;
+    let late = post(&code_for(&secret, app.clock.now())).await;
     assert_eq!(late.status, 401);
     late.assert_has("start again with the password");
 
