@@ -9,9 +9,11 @@ base=${PGURL:-postgres://postgres@127.0.0.1:5432}
 work=$(mktemp -d)
 db=""
 service_pid=""
+# Each step may fail (`|| true`): under `set -e` a failed one would end the script here,
+# leaving what the steps after it remove, and give the script its status.
 cleanup() {
-  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
-  [[ -n $db ]] && psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
+  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null || true
+  [[ -n $db ]] && psql "$base/postgres" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -48,7 +48,7 @@ work=$(mktemp -d)
 service_pid=""
 as_pg=()
 cleanup() {
-  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
+  [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null || true
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$work"
 }
