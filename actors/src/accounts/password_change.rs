@@ -85,22 +85,13 @@ impl Accounts {
         change: PasswordChange,
         ip: Option<IpAddr>,
     ) -> Result<PasswordChanged, ApiError> {
-        let owner = by.owner()?.clone();
+        let owner = by.owner()?;
         password::check_policy_of("new_password", &change.new_password)?;
-        self.prove_password(&owner, change.current_password, ip)
+        self.prove_password(owner, change.current_password, ip)
             .await?;
         let hash = password::hash_bounded(change.new_password).await?;
         self.write(Change::Auth, async |tx| {
-            let user_id = owner.user_id;
-            replace(
-                tx,
-                by,
-                Action::PasswordChanged,
-                user_id,
-                &hash,
-                Some(session_number),
-            )
-            .await
+            replace(tx, by, Action::PasswordChanged, &hash, Some(session_number)).await
         })
         .await
     }
@@ -202,10 +193,9 @@ impl Accounts {
                 &[&digest.as_slice(), &now],
             )
             .await?;
-            let user_id = account.user_id;
             // The user, proven by the link, is the one who set it.
             let by = Author::signed_in(account, request_id);
-            replace(tx, &by, Action::PasswordReset, user_id, &hash, None).await
+            replace(tx, &by, Action::PasswordReset, &hash, None).await
         })
         .await
     }
@@ -263,17 +253,17 @@ pub(super) async fn stored_hash(
         .await?)
 }
 
-/// Gives `user_id` the password `hash`, ends every session of theirs but `keep`, and
-/// records `action` by `by`: what a change and a reset both do once the new password is
-/// allowed.
+/// Gives `by`, a user setting their own password, the password `hash`, ends every
+/// session of theirs but `keep`, and records `action`: what a change and a reset both
+/// do once the new password is allowed.
 async fn replace(
     tx: &impl Traced,
     by: &Author,
     action: Action,
-    user_id: i64,
     hash: &str,
     keep: Option<i64>,
 ) -> Result<PasswordChanged, ApiError> {
+    let user_id = by.owner()?.user_id;
     set_hash(tx, user_id, hash).await?;
     let ended = sessions::end_all_but(tx, user_id, keep).await?;
     let entry = Entry::new(action, Target::new(Kind::User, user_id))
