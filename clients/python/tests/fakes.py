@@ -53,9 +53,9 @@ OTHER_KEY = "iq_" + "OtherKey" * 5
 @dataclass(frozen=True)
 class Place:
     """Where a scripted page of a query answer stands, and what else it carries: the
-    keyword arguments of :func:`ok` and :func:`csv_ok`."""
+    keyword arguments of :func:`ok` and :func:`csv_ok` (how many rows it returns is
+    its items')."""
 
-    returned: int
     offset: int = 0
     limit: int = 1000
     has_more: bool = False
@@ -65,7 +65,7 @@ class Place:
 
 def ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) -> HTTPResponse:
     """A successful query answer (``place``: see :class:`Place`)."""
-    at = Place(len(items), **place)
+    at = Place(**place)
     body = {
         "request_id": at.request_id,
         "code": 0,
@@ -75,7 +75,7 @@ def ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) -> H
             "items": [list(row) for row in items],
             "limit": at.limit,
             "offset": at.offset,
-            "returned": at.returned,
+            "returned": len(items),
             "has_more": at.has_more,
         },
     }
@@ -109,7 +109,7 @@ def csv_ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) 
             return '"' + text.replace('"', '""') + '"'
         return text
 
-    at = Place(len(items), **{"request_id": "req_csv", **place})
+    at = Place(**{"request_id": "req_csv", **place})
     lines = [",".join(fields)] + [",".join(cell(v) for v in row) for row in items]
     body = "".join(line + "\r\n" for line in lines)
     return HTTPResponse.build(
@@ -119,7 +119,7 @@ def csv_ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) 
             "X-Request-Id": at.request_id,
             "X-Limit": str(at.limit),
             "X-Offset": str(at.offset),
-            "X-Returned": str(at.returned),
+            "X-Returned": str(len(items)),
             "X-Has-More": "true" if at.has_more else "false",
             **at.headers,
         },
