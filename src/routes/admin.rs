@@ -287,11 +287,7 @@ pub async fn key_usage(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
-    let days = params::days(
-        params::parse::<DaysQuery>(req.query_string())?
-            .days
-            .as_deref(),
-    )?;
+    let days = DaysQuery::read(req.query_string())?;
     Ok(Answer(state.accounts.key_usage(&id, days).await?))
 }
 

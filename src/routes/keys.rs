@@ -8,7 +8,7 @@ use iq_actors::accounts;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::params::{self, DaysQuery};
+use super::params::DaysQuery;
 use crate::http::{Answer, AnyUser, BackOffice, Body, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
@@ -185,11 +185,7 @@ pub async fn usage(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    let days = params::days(
-        params::parse::<DaysQuery>(req.query_string())?
-            .days
-            .as_deref(),
-    )?;
+    let days = DaysQuery::read(req.query_string())?;
     let usage = state
         .accounts
         .own_key_usage(&guard.session.account, &id, days)

@@ -112,20 +112,8 @@ pub fn id<'t>(name: &str, text: Option<&'t str>) -> Result<Option<&'t str>, ApiE
 
 /// `days`: 1..=366, default 30.
 pub fn days(text: Option<&str>) -> Result<u32, ApiError> {
-    let invalid = || {
-        ApiError::invalid(format!(
-            "days must be a whole number from 1 to {}",
-            usage::MAX_DAYS
-        ))
-    };
-    match text {
-        None => Ok(DEFAULT_DAYS),
-        Some(text) => text
-            .parse()
-            .ok()
-            .filter(|d| (1..=usage::MAX_DAYS).contains(d))
-            .ok_or_else(invalid),
-    }
+    let days = bounded("days", text, 1, usage::MAX_DAYS.into(), DEFAULT_DAYS.into())?;
+    u32::try_from(days).map_err(ApiError::internal)
 }
 
 /// `limit`, `offset` and `q` (users by user name).
@@ -192,6 +180,13 @@ pub struct ImportListQuery {
 pub struct DaysQuery {
     #[param(schema_with = usage_days)]
     pub days: Option<String>,
+}
+
+impl DaysQuery {
+    /// The days of usage the query string `query` asks for ([`days`]).
+    pub fn read(query: &str) -> Result<u32, ApiError> {
+        days(parse::<DaysQuery>(query)?.days.as_deref())
+    }
 }
 
 /// `GET /api/v1/events`: `after`, `limit`, `wait`.
@@ -352,7 +347,7 @@ mod tests {
         ] {
             assert!(page(bad).is_err(), "{bad}");
         }
-        let days = |q: &str| days(parse::<DaysQuery>(q).unwrap().days.as_deref());
+        let days = DaysQuery::read;
         assert_eq!(days("").unwrap(), 30);
         assert_eq!(days("days=366").unwrap(), 366);
         for bad in ["days=0", "days=367", "days=-1", "days=x"] {
