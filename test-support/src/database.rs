@@ -171,11 +171,12 @@ pub async fn run_sql(db: &tokio_postgres::Client, statements: &str) {
 
 /// Renames the [`crate::FIXTURE`]'s specification `b 8x H100 SXM 80GB` (Server_Index on
 /// 2026-11-10) to `name`: the data a test needs text in (quotes, commas, markup) that
-/// every answer must carry intact.
+/// every answer must carry intact. A fixture without that one quote fails the test.
 pub async fn rename_fixture_specification(db: &tokio_postgres::Client, name: &str) {
     let sql = "UPDATE index_quotes SET specification = $1 \
                WHERE trade_date = '2026-11-10' AND specification = 'b 8x H100 SXM 80GB'";
-    db.execute(sql, &[&name]).await.unwrap();
+    let renamed = db.execute(sql, &[&name]).await.unwrap();
+    assert_eq!(renamed, 1, "the fixture's quote to rename");
 }
 
 /// The rows of `table` (a fixed name, never input) in the database `db` is connected to.
