@@ -489,7 +489,7 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
             APIError, TransportError: as for :meth:`query`; the files are then
                 left as they were.
         """
-        job = SyncJob(self, _arguments(locals()))
+        job = SyncJob(self, **_arguments(locals()))
         return cast(S, self._run(job.run()))
 
     # -- one method per dataset -----------------------------------------------------

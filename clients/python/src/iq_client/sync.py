@@ -72,6 +72,7 @@ from .membership import Membership
 from .paging import Page, csv_line
 from .validation import (
     _RFC3339,
+    ParamsArg,
     ValidQuery,
     check_int,
     normalise_instant,
@@ -486,12 +487,17 @@ class SyncJob:
     def __init__(
         self,
         core: ClientCore,
-        arguments: Mapping[str, Any],
+        api_name: str,
+        path: PathArg,
+        *,
+        params: ParamsArg = None,
+        format: Optional[str] = None,
+        full: bool = False,
+        as_of: Any = None,
+        page_size: Optional[int] = None,
+        progress: bool = True,
         clock: Optional[Callable[[], _dt.datetime]] = None,
     ) -> None:
-        """``arguments``: those of :meth:`iq_client.Client.sync` (its ``locals()``, which
-        the method's signature types and documents), checked here."""
-        api_name: str = arguments["api_name"]
         if api_name not in SYNC_DATASETS:
             raise LocalValidationError(
                 f"sync keeps {', '.join(SYNC_DATASETS)}; not {api_name!r} "
@@ -499,12 +505,12 @@ class SyncJob:
             )
         self.core = core
         self.dataset: Dataset = dataset(api_name)
-        self.path = os.fspath(arguments["path"])
+        self.path = os.fspath(path)
         self.state_path = state_path_for(self.path)
-        self.format = _format_for(self.path, arguments["format"])
+        self.format = _format_for(self.path, format)
         if self.format == "parquet":
             _require_pyarrow()
-        given = dict(arguments["params"] or {})
+        given = dict(params or {})
         for managed in ("as_of", "updated_since"):
             if given.get(managed) is not None:
                 raise LocalValidationError(
@@ -514,15 +520,14 @@ class SyncJob:
             given.pop(managed, None)
         self.fields = list(self.dataset.field_names)
         self.query: ValidQuery = validate_query(api_name, given, self.fields)
-        as_of, page_size = arguments["as_of"], arguments["page_size"]
         self.explicit_as_of = (
             None if as_of is None else normalise_instant("as_of", as_of, allow_date=False)
         )
-        self.full = bool(arguments["full"])
+        self.full = bool(full)
         self.page_size = (
             core.page_size if page_size is None else check_int("page_size", page_size, 1)
         )
-        self.progress = bool(arguments["progress"])
+        self.progress = bool(progress)
         self.clock = clock or _utcnow
         self.started = self.clock()
         self.state = self._load_state()
