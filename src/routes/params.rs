@@ -10,6 +10,10 @@
 //! Fields hold the text as given: each is checked by the function that turns it into
 //! the domain's value ([`page`], [`days`], `SearchText::new`, ...), whose refusal names it.
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
 use actix_web::web;
 use iq_actors::accounts::usage;
 use iq_actors::audit::Action;
@@ -29,15 +33,12 @@ const MAX_ID_CHARS: usize = 64;
 const DEFAULT_DAYS: u32 = 30;
 
 /// `query` read as `T`: only `T`'s parameters, each at most once.
-pub fn parse<T: DeserializeOwned + IntoParams>(query: &str) -> Result<T, ApiError> {
+pub fn parse<T: DeserializeOwned + IntoParams + 'static>(query: &str) -> Result<T, ApiError> {
     let invalid = || ApiError::invalid("the query string is not valid");
     let pairs = web::Query::<Vec<(String, String)>>::from_query(query)
         .map_err(|_| invalid())?
         .into_inner();
-    let allowed: Vec<String> = T::into_params(|| Some(ParameterIn::Query))
-        .into_iter()
-        .map(|p| p.name)
-        .collect();
+    let allowed = names_of::<T>();
     for (i, (name, _)) in pairs.iter().enumerate() {
         if !allowed.contains(name) {
             return Err(ApiError::invalid(format!(
@@ -55,6 +56,28 @@ pub fn parse<T: DeserializeOwned + IntoParams>(query: &str) -> Result<T, ApiErro
     web::Query::<T>::from_query(query)
         .map(web::Query::into_inner)
         .map_err(|_| invalid())
+}
+
+/// `T`'s parameter names, as its `IntoParams` says them. Working them out builds every
+/// parameter's schema, so it is done once per type, not on every request.
+fn names_of<T: IntoParams + 'static>() -> &'static [String] {
+    static NAMES: OnceLock<RwLock<HashMap<TypeId, &'static [String]>>> = OnceLock::new();
+    let names = NAMES.get_or_init(Default::default);
+    let known = names
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&TypeId::of::<T>())
+        .copied();
+    known.unwrap_or_else(|| {
+        let listed: Vec<String> = T::into_params(|| Some(ParameterIn::Query))
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        // Leaked once per query type: a handful of short lists for the process's life.
+        let listed: &'static [String] = Vec::leak(listed);
+        let mut names = names.write().unwrap_or_else(PoisonError::into_inner);
+        *names.entry(TypeId::of::<T>()).or_insert(listed)
+    })
 }
 
 /// A whole number, when given; `what` completes "`name` must be a whole number ...".
