@@ -103,16 +103,14 @@ impl Accounts {
             code,
         } = request;
         let credentials = Credentials { username, password };
-        let account =
+        let (account, password_hash) =
             users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
         let factor = factor_of(&**self.pool.get().await?, &account).await?;
         let second = factor.is_some();
         if let Some((salt, last_step)) = factor {
             let Some(code) = code else {
-                let client = self.pool.get().await?;
-                let hash = stored_hash(&**client, account.user_id).await?;
                 return Ok(LoginStep::NeedsCode(PendingLogin {
-                    ticket: self.ticket(&account, hash.as_deref().unwrap_or_default(), now),
+                    ticket: self.ticket(&account, &password_hash, now),
                     username: account.username,
                 }));
             };

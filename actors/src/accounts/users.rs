@@ -204,14 +204,15 @@ pub async fn setup(tx: &impl Traced, request: SetupRequest) -> Result<UserView, 
 }
 
 /// Checks a user name and password; the limit of D6 applies before any password work,
-/// and no connection is held while the password is verified.
+/// and no connection is held while the password is verified. Answers the account and
+/// the password's hash as stored, which a sign-in ticket's MAC covers.
 pub async fn login(
     pool: &deadpool_postgres::Pool,
     hasher: &KeyHasher,
     credentials: Credentials,
     ip: Option<IpAddr>,
     now: DateTime<Utc>,
-) -> Result<Account, ApiError> {
+) -> Result<(Account, String), ApiError> {
     let Credentials { username, password } = credentials;
     if username.is_empty() || username.len() > 64 {
         return Err(ApiError::invalid(
@@ -240,8 +241,8 @@ pub async fn login(
         .as_ref()
         .map(|r| r.try_get("password_hash"))
         .transpose()?;
-    let verified = password::verify_bounded(password, stored).await?;
-    let Some(row) = row.filter(|_| verified) else {
+    let verified = password::verify_bounded(password, stored.clone()).await?;
+    let (Some(row), Some(password_hash)) = (row.filter(|_| verified), stored) else {
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "invalid user name or password",
@@ -252,11 +253,12 @@ pub async fn login(
         return Err(ApiError::forbidden("this account is disabled"));
     }
     let role: String = row.try_get("role")?;
-    Ok(Account {
+    let account = Account {
         user_id: row.try_get("user_id")?,
         username,
         role: parse_role(&role)?,
-    })
+    };
+    Ok((account, password_hash))
 }
 
 fn parse_role(text: &str) -> Result<Role, ApiError> {
