@@ -79,19 +79,29 @@ fn nul_at(value: &Value, path: String) -> Option<String> {
     }
 }
 
-/// The media type `Content-Type` names, lower-cased and without its parameters.
-pub fn media_type(req: &HttpRequest) -> Option<String> {
+/// The media type `Content-Type` names, without its parameters, as sent: media types
+/// are case-insensitive, so compare it with `eq_ignore_ascii_case` (no copy is made on
+/// every query).
+pub fn media_type(req: &HttpRequest) -> Option<&str> {
     req.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .map(|mime| mime.trim().to_ascii_lowercase())
+        .map(str::trim)
+}
+
+/// `application/json`, or a JSON-based `application/...+json`.
+fn is_json(mime: &str) -> bool {
+    let mime = mime.as_bytes();
+    let (prefix, suffix) = (b"application/", b"+json");
+    mime.eq_ignore_ascii_case(b"application/json")
+        || (mime.len() >= prefix.len() + suffix.len()
+            && mime[..prefix.len()].eq_ignore_ascii_case(prefix)
+            && mime[mime.len() - suffix.len()..].eq_ignore_ascii_case(suffix))
 }
 
 async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, ApiError> {
-    let is_json = media_type(req).is_some_and(|mime| {
-        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
-    });
+    let is_json = media_type(req).is_some_and(is_json);
     if !is_json {
         return Err(ApiError::invalid(
             "header 'Content-Type' must be application/json",
@@ -138,5 +148,30 @@ pub fn unreadable(error: actix_web::error::PayloadError) -> ApiError {
             ))
         }
         _ => ApiError::invalid("the request body could not be read"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json;
+
+    #[test]
+    fn json_media_types_are_told_apart_in_any_case() {
+        for mime in [
+            "application/json",
+            "Application/JSON",
+            "application/problem+json",
+        ] {
+            assert!(is_json(mime), "{mime}");
+        }
+        for mime in [
+            "text/plain",
+            "application/jsonx",
+            "text/+json",
+            "+json",
+            "application/",
+        ] {
+            assert!(!is_json(mime), "{mime}");
+        }
     }
 }

@@ -65,7 +65,8 @@ impl Form {
         payload: impl Body,
         state: &AppState,
     ) -> Result<Form, PageError> {
-        let is_form = media_type(req).is_some_and(|m| m == "application/x-www-form-urlencoded");
+        let is_form = media_type(req)
+            .is_some_and(|m| m.eq_ignore_ascii_case("application/x-www-form-urlencoded"));
         if !is_form {
             return Err(PageError::bad_request(
                 "This address takes a submitted form.",
