@@ -123,9 +123,7 @@ async fn main() {
 
     let database_url = helpers::create_database().await;
     let config: tokio_postgres::Config = database_url.parse().expect("database url");
-    iq_service::migrations::prepare(&config, None)
-        .await
-        .expect("migrate");
+    helpers::database::migrate(&database_url).await;
     let db = helpers::connect(&database_url).await;
     db.batch_execute(
         "SET statement_timeout = 0; \
@@ -315,7 +313,7 @@ async fn import(
             &Author::system(),
             Source::Command,
             &file_name,
-            bytes,
+            (bytes, None),
             &progress,
         )
         .await

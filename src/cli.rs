@@ -37,6 +37,10 @@ pub enum Command {
         /// The files, imported in order.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// Why: kept with each file's publication as the reason of every revision it
+        /// makes (at most 500 characters).
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
     },
     /// Print the dataset catalogue (parameters, fields, defaults) as JSON.
     Catalogue,
@@ -126,7 +130,7 @@ mod tests {
         let (command, _) = Cli::try_parse_args(["iq-service"]).unwrap().chosen();
         assert!(matches!(command, Command::Serve));
         let import = Cli::try_parse_args(["iq-service", "import", "a.csv", "b.xlsx"]).unwrap();
-        assert!(matches!(import.chosen().0, Command::Import { files } if files.len() == 2));
+        assert!(matches!(import.chosen().0, Command::Import { files, .. } if files.len() == 2));
         let typo = Cli::try_parse_args(["iq-service", "catalog"]).unwrap_err();
         assert_eq!(typo.exit_code(), 2);
         assert_eq!(

@@ -1,4 +1,4 @@
-//! `iq-service import FILE...`: the back office's quote import from a shell, for
+//! `iq-service import [--note TEXT] FILE...`: the back office's quote import from a shell, for
 //! operators and large files. It takes the same path as `POST /api/v1/admin/imports`
 //! (same rules, same transaction, same record, same NOTIFY, so running instances drop
 //! their caches), printing each stage as it goes.
@@ -18,7 +18,7 @@ use crate::migrations;
 use crate::settings::Settings;
 use crate::startup::open_database;
 
-pub async fn run(settings: Settings, files: &[String]) -> ExitCode {
+pub async fn run(settings: Settings, files: &[String], note: Option<&str>) -> ExitCode {
     if files.is_empty() {
         eprintln!("usage: iq-service import FILE.xlsx|FILE.csv ...");
         return ExitCode::from(2);
@@ -30,7 +30,7 @@ pub async fn run(settings: Settings, files: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = import_all(&settings, config, files).await;
+    let code = import_all(&settings, config, files, note).await;
     if let Some(pg) = embedded {
         let _ = tokio::task::spawn_blocking(move || pg.stop()).await;
     }
@@ -41,8 +41,10 @@ async fn import_all(
     settings: &Settings,
     config: tokio_postgres::Config,
     files: &[String],
+    note: Option<&str>,
 ) -> ExitCode {
-    if let Err(err) = migrations::prepare(&config, None).await {
+    let clock = settings.clock().clone();
+    if let Err(err) = migrations::prepare(&config, clock, settings.site.service_tz, None).await {
         eprintln!("import: {err}");
         return ExitCode::FAILURE;
     }
@@ -77,7 +79,13 @@ async fn import_all(
         };
         let progress = |stage: &str| eprintln!("{name}: {stage}");
         match importer
-            .import(&Author::system(), Source::Command, &name, bytes, &progress)
+            .import(
+                &Author::system(),
+                Source::Command,
+                &name,
+                (bytes, note),
+                &progress,
+            )
             .await
         {
             Ok(outcome) => {

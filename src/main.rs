@@ -30,7 +30,7 @@ async fn main() -> ExitCode {
         // The API's OpenAPI document, built from the code alone: no settings, no database.
         return exit_of(print_line(&iq_service::routes::pretty_json()));
     }
-    if let Command::Import { files } = command {
+    if let Command::Import { files, note } = command {
         // Quote files from a shell, through the import path.
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let telemetry = telemetry::init(
@@ -38,7 +38,7 @@ async fn main() -> ExitCode {
             settings.telemetry.rust_log.as_deref(),
             "warn",
         );
-        let code = iq_service::import_command::run(settings, &files).await;
+        let code = iq_service::import_command::run(settings, &files, note.as_deref()).await;
         telemetry.shutdown();
         return code;
     }

@@ -1,10 +1,14 @@
-//! Schema migrations (`sql/V*__*.sql`, embedded at build time) and the demo-data load,
-//! both on a dedicated connection before the pool is built.
+//! Schema migrations (`sql/V*__*.sql`, embedded at build time), the restatements they
+//! leave owing (D26) and the demo-data load, before the service's pool is built.
 //!
 //! An advisory lock serialises instances that start together on one database.
 
+use std::sync::Arc;
+
 use chrono::NaiveDate;
+use iq_actors::clock::Clock;
 use iq_actors::db::Traced;
+use iq_actors::imports::Importer;
 use tokio_postgres::NoTls;
 
 mod embedded {
@@ -64,27 +68,25 @@ pub async fn check_ready(pool: &deadpool_postgres::Pool) -> Result<(), String> {
 /// Any key unique to this service; held only while migrating.
 const MIGRATION_LOCK: i64 = 0x1A5E_0001;
 
-/// The demo data through the import path, on a small pool of its own (the service's
-/// does not exist yet). No actor listens here yet; NOTIFY tells any running instance.
-async fn load_demo(
+/// The import path on a small pool of its own (the service's does not exist yet), for
+/// restatements and the demo data. No actor listens here yet; NOTIFY tells any running
+/// instance.
+fn side_importer(
     config: &tokio_postgres::Config,
-    today: NaiveDate,
+    clock: Arc<dyn Clock>,
     service_tz: chrono_tz::Tz,
-) -> Result<iq_actors::imports::ImportOutcome, String> {
+) -> Result<Importer, String> {
     let settings = iq_actors::db::PoolSettings {
         max_size: 2,
         ..iq_actors::db::PoolSettings::default()
     };
-    let importer = iq_actors::imports::Importer {
+    Ok(Importer {
         pool: iq_actors::db::build_pool(config.clone(), &settings)?,
-        clock: std::sync::Arc::new(iq_actors::clock::SystemClock),
+        clock,
         bus: iq_actors::changes::ChangeBus::new(Vec::new()),
         limits: iq_actors::imports::ImportLimits::default(),
         service_tz,
-    };
-    iq_actors::demo::load(&importer, today)
-        .await
-        .map_err(|e| e.to_string())
+    })
 }
 
 /// Runs `statement`, an advisory lock function taking the lock's number, on the lock
@@ -101,12 +103,15 @@ async fn on_migration_lock(
     Ok(())
 }
 
-/// Applies pending migrations, then loads demo data when `demo` (its last day and the
-/// service time zone) is given and the database holds no market data yet. Answers
-/// whether it loaded demo data.
+/// Applies pending migrations and pays the restatements they owe, then loads demo data
+/// when `demo` (its last day) is given and the database holds no market data yet.
+/// `clock` and `service_tz` date what is published. Answers whether it loaded demo
+/// data.
 pub async fn prepare(
     config: &tokio_postgres::Config,
-    demo: Option<(NaiveDate, chrono_tz::Tz)>,
+    clock: Arc<dyn Clock>,
+    service_tz: chrono_tz::Tz,
+    demo: Option<NaiveDate>,
 ) -> Result<bool, String> {
     let (mut client, connection) = config
         .connect(NoTls)
@@ -121,15 +126,19 @@ pub async fn prepare(
     for applied in report.applied_migrations() {
         tracing::info!(migration = %applied, "applied migration");
     }
+    let importer = side_importer(config, clock, service_tz)?;
+    importer.restate_due().await.map_err(|e| e.to_string())?;
     let mut loaded_demo = false;
-    if let Some((today, service_tz)) = demo {
+    if let Some(today) = demo {
         if iq_actors::demo::is_empty(&client)
             .await
             .map_err(|e| e.to_string())?
         {
             loaded_demo = true;
             tracing::info!("loading demo data (calendar and a year of quotes)");
-            let loaded = load_demo(config, today, service_tz).await?;
+            let loaded = iq_actors::demo::load(&importer, today)
+                .await
+                .map_err(|e| e.to_string())?;
             tracing::info!(
                 quotes = loaded.quotes,
                 daily_rows = loaded.daily_rows,

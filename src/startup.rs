@@ -149,9 +149,14 @@ impl Application {
 
         let today = service_today(clock.now(), service_tz);
         let load_demo = settings.database.demo_data || embedded.is_some();
-        let demo_loaded = migrations::prepare(&db_config, load_demo.then_some((today, service_tz)))
-            .await
-            .map_err(StartupError::Database)?;
+        let demo_loaded = migrations::prepare(
+            &db_config,
+            clock.clone(),
+            service_tz,
+            load_demo.then_some(today),
+        )
+        .await
+        .map_err(StartupError::Database)?;
         let workers = settings.http.workers().unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });

@@ -5,7 +5,7 @@
 //!
 //! Used only on an empty database (the embedded default, or `DEMO_DATA=1`).
 
-use chrono::{Datelike, NaiveDate, Weekday};
+use chrono::{DateTime, Datelike, NaiveDate, Utc, Weekday};
 use rust_decimal::Decimal;
 use tokio_postgres::Client;
 
@@ -151,8 +151,45 @@ impl SplitMix64 {
     }
 }
 
+/// The weekdays the Shanghai Stock Exchange is closed in 2026 (its notice of December
+/// 2025): New Year, Spring Festival, Qingming, Labour Day, Dragon Boat, Mid-Autumn and
+/// National Day. The make-up working Saturdays and Sundays stay closed, as the exchange
+/// never trades on a weekend.
+const SSE_2026_HOLIDAYS: [(u32, u32); 19] = [
+    (1, 1),
+    (1, 2),
+    (2, 16),
+    (2, 17),
+    (2, 18),
+    (2, 19),
+    (2, 20),
+    (2, 23),
+    (4, 6),
+    (5, 1),
+    (5, 4),
+    (5, 5),
+    (6, 19),
+    (9, 25),
+    (10, 1),
+    (10, 2),
+    (10, 5),
+    (10, 6),
+    (10, 7),
+];
+
+/// Whether the demo calendar closes weekday `d`: in 2026 the exchange's own holidays,
+/// in other years New Year's Day, Labour Day and the National Day week.
+fn holiday(d: NaiveDate) -> bool {
+    let day = (d.month(), d.day());
+    if d.year() == 2026 {
+        SSE_2026_HOLIDAYS.contains(&day)
+    } else {
+        matches!(day, (1, 1) | (5, 1) | (10, 1..=7))
+    }
+}
+
 /// Weekdays from 1 January `HISTORY_YEARS` years back to 31 December next year, minus
-/// New Year's Day, Labour Day and the National Day week.
+/// the holidays ([`holiday`]).
 pub fn calendar(today: NaiveDate) -> Vec<NaiveDate> {
     let first = NaiveDate::from_ymd_opt(today.year() - HISTORY_YEARS, 1, 1);
     let last = NaiveDate::from_ymd_opt(today.year() + 1, 12, 31);
@@ -163,7 +200,7 @@ pub fn calendar(today: NaiveDate) -> Vec<NaiveDate> {
         .iter_days()
         .take_while(|d| *d <= last)
         .filter(|d| !matches!(d.weekday(), Weekday::Sat | Weekday::Sun))
-        .filter(|d| !matches!((d.month(), d.day()), (1, 1) | (5, 1) | (10, 1..=7)))
+        .filter(|d| !holiday(*d))
         .collect()
 }
 
@@ -226,8 +263,13 @@ pub fn correction(rows: &[QuoteRow]) -> Vec<QuoteRow> {
     fixed
 }
 
+/// The demo correction's reason (D26), as a publisher would give it.
+pub const CORRECTION_NOTE: &str =
+    "A distributor's mistyped price of NVIDIA H100 SXM5 80GB HBM3 module, corrected";
+
 /// Sets the demo calendar, then imports the demo quotes as a CSV file, through the same
-/// path as an upload, then the demo correction the same way. Answers the first import.
+/// path as an upload, and dates each day's values to its own publication ([`backdate`]);
+/// then the demo correction the same way, with its note. Answers the first import.
 pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome, ApiError> {
     let open_days = calendar(today);
     let bus = &importer.bus;
@@ -242,8 +284,20 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
         .map_err(ApiError::internal)?;
     let progress = |stage: &str| tracing::info!(stage, "demo data");
     let loaded = importer
-        .import(&Author::system(), Source::Demo, FILE_NAME, bytes, &progress)
+        .import(
+            &Author::system(),
+            Source::Demo,
+            FILE_NAME,
+            (bytes, None),
+            &progress,
+        )
         .await?;
+    let now = importer.clock.now();
+    let tz = importer.service_tz.name();
+    bus.write(&importer.pool, Change::Data, async |tx| {
+        backdate(tx, loaded.vintage, now, tz).await
+    })
+    .await?;
     if !fixed.is_empty() {
         let bytes = write::to_csv(&fixed);
         importer
@@ -251,12 +305,67 @@ pub async fn load(importer: &Importer, today: NaiveDate) -> Result<ImportOutcome
                 &Author::system(),
                 Source::Demo,
                 CORRECTION_FILE_NAME,
-                bytes,
+                (bytes, Some(CORRECTION_NOTE)),
                 &progress,
             )
             .await?;
     }
     Ok(loaded)
+}
+
+/// Gives each trading day of the demo's first import (`vintage`) a vintage of its own,
+/// published at that day's publication time (D20: the latest `publish_time` of its
+/// indexes, in the service time zone `tz`; today's at `now` if that time is still to
+/// come), so `as_of` on demo data reads the past as a year of daily publications would
+/// have left it (D26). The import's record moves to the last day's vintage.
+///
+/// Only for a database whose one import is `vintage`: it rewrites that vintage's
+/// rows, which a live database must never do.
+async fn backdate(
+    tx: &tokio_postgres::Transaction<'_>,
+    vintage: i64,
+    now: DateTime<Utc>,
+    tz: &str,
+) -> Result<(), ApiError> {
+    let import_id: Option<i64> = tx
+        .query_value_named(
+            "demo.retire_vintage",
+            "DELETE FROM vintages WHERE vintage = $1 RETURNING import_id",
+            &[&vintage],
+        )
+        .await?;
+    tx.execute_named(
+        "demo.backdate",
+        "WITH days AS (\
+           SELECT s.trade_date, s.at, nextval('vintage_numbers') AS vintage FROM (\
+             SELECT d.trade_date, \
+                    least(max((d.trade_date + i.publish_time::time) AT TIME ZONE $2), $3) AS at \
+             FROM index_daily d JOIN indexes i ON i.index_code = d.index_code \
+             WHERE d.vintage = $1 GROUP BY d.trade_date ORDER BY d.trade_date) s), \
+         published AS (\
+           INSERT INTO vintages (vintage, import_id, published_at) \
+           SELECT vintage, NULL, at FROM days), \
+         daily AS (\
+           UPDATE index_daily d SET vintage = days.vintage FROM days \
+           WHERE d.vintage = $1 AND d.trade_date = days.trade_date), \
+         quotes AS (\
+           UPDATE index_quotes q SET vintage = days.vintage FROM days \
+           WHERE q.vintage = $1 AND q.trade_date = days.trade_date), \
+         changed AS (\
+           UPDATE quote_days_changed c SET vintage = days.vintage FROM days \
+           WHERE c.vintage = $1 AND c.trade_date = days.trade_date) \
+         SELECT count(*) FROM days",
+        &[&vintage, &tz, &now],
+    )
+    .await?;
+    tx.execute_named(
+        "demo.record_vintage",
+        "UPDATE vintages SET import_id = $1 \
+         WHERE vintage = (SELECT max(vintage) FROM vintages)",
+        &[&import_id],
+    )
+    .await?;
+    Ok(())
 }
 
 /// Whether the database holds no market data yet (no calendar and no quotes).

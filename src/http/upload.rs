@@ -13,7 +13,8 @@ use super::json_body;
 const MAX_FILE_NAME_CHARS: usize = 255;
 /// Text fields beside the file: a few, each short.
 const MAX_TEXT_FIELDS: usize = 8;
-const MAX_TEXT_BYTES: usize = 1024;
+/// Enough for a 500-character note in any script (D26) at 4 bytes a character.
+const MAX_TEXT_BYTES: usize = 2048;
 
 pub struct Upload {
     /// The file field's file name and bytes.

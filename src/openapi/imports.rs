@@ -17,4 +17,8 @@ pub struct ImportUpload {
     /// the quote file, `.xlsx` or `.csv` by its file name
     #[schema(format = Binary, content_media_type = "application/octet-stream")]
     file: String,
+    /// why the file is imported (a correction's reason): at most 500 characters, kept
+    /// as the `reason` of every revision it makes
+    #[schema(max_length = 500)]
+    note: Option<String>,
 }

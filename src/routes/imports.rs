@@ -26,7 +26,11 @@ use crate::openapi::prelude::*;
 /// each (date, index) it holds and recalculates the indexes from the earliest affected
 /// date, in one transaction. One import runs at a time (409 / 40901 meanwhile). A file
 /// that is not `.xlsx`/`.csv`, cannot be read, or passes `IMPORT_MAX_MB` or the size
-/// bounds is 400 / 40001. Every attempt is recorded.
+/// bounds is 400 / 40001. An optional text field `note` says why (at most 500
+/// characters of safe text, else 400 / 40001 and nothing is imported): it is the
+/// `reason` of every revision the import makes, and of its `index.revised` events
+/// (D26). A row dated after the service's today is a row error. Every attempt is
+/// recorded.
 #[utoipa::path(
     tag = "imports",
     operation_id = "import_quotes",
@@ -47,7 +51,8 @@ pub async fn import(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
-    let upload = upload::read(&req, payload, "file", &[], state.import_max_bytes).await?;
+    let upload = upload::read(&req, payload, "file", &["note"], state.import_max_bytes).await?;
+    let note = upload.field("note").map(str::to_owned);
     let progress = |stage: &str| tracing::info!(stage, "import");
     let outcome = state
         .importer
@@ -55,7 +60,7 @@ pub async fn import(
             &guard.author(),
             Source::Http,
             &upload.file_name,
-            upload.bytes,
+            (upload.bytes, note.as_deref()),
             &progress,
         )
         .await?;

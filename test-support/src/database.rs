@@ -114,9 +114,7 @@ async fn template(admin: &tokio_postgres::Client) -> &'static str {
                 .execute(&format!("CREATE DATABASE \"{scratch}\""), &[])
                 .await
                 .expect("create the template");
-            iq_service::migrations::prepare(&database_url(&scratch).parse().unwrap(), None)
-                .await
-                .expect("migrate the template");
+            migrate(&database_url(&scratch)).await;
             // Another test binary may have made it meanwhile: then keep theirs.
             let rename = format!("ALTER DATABASE \"{scratch}\" RENAME TO \"{name}\"");
             let mut attempts = 0;
@@ -212,4 +210,17 @@ where
 {
     let rows = db.query(sql, &[]).await.unwrap();
     rows.iter().map(|row| (row.get(0), row.get(1))).collect()
+}
+
+/// Migrates the database at `url` as the service would on start, without demo data,
+/// the restatements it owes dated by the system clock in Shanghai's time zone.
+pub async fn migrate(url: &str) {
+    iq_service::migrations::prepare(
+        &url.parse().expect("a database URL"),
+        std::sync::Arc::new(iq_actors::clock::SystemClock),
+        chrono_tz::Asia::Shanghai,
+        None,
+    )
+    .await
+    .expect("migrate");
 }

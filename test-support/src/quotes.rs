@@ -77,7 +77,18 @@ pub async fn import<S: AsRef<str>>(
     file_name: &str,
     quotes: &[(S, S, S, S, S)],
 ) -> Reply {
-    let reply = app.import_file(admin, file_name, csv(quotes)).await;
+    import_noted(app, admin, file_name, quotes, None).await
+}
+
+/// [`import`] with the import's `note` (D26), when given.
+pub async fn import_noted<S: AsRef<str>>(
+    app: &TestApp,
+    admin: &Session,
+    file_name: &str,
+    quotes: &[(S, S, S, S, S)],
+    note: Option<&str>,
+) -> Reply {
+    let reply = app.import_noted(admin, file_name, csv(quotes), note).await;
     assert_eq!(reply.code(), 0, "{}", reply.body);
     reply
 }

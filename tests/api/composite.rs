@@ -2,11 +2,12 @@
 //! with a professional member's key (the composite is a `member` index).
 //!
 //! Every expectation is computed here from the imported quotes with the test's own
-//! decimal arithmetic, exactly as D8 states it, never with the service's functions:
+//! decimal arithmetic, exactly as D8 and D26 state it, never with the service's
+//! functions:
 //!
 //! - a base index: `weighted_price = round6(sum w x p)`; its first date is `base_value`
-//!   (1000); afterwards `value(t) = round6(value(t-1) x wp(t) / wp(t-1))`, where `t-1`
-//!   is the index's previous row; `pct_change = round6(change / pre_value x 100)`;
+//!   (1000); afterwards `value(t) = round6(1000 x wp(t) / wp(first))` (D26), and
+//!   `pct_change = round6(change / pre_value x 100)` against the index's previous row;
 //! - the composite, on each date on which all six base indexes have a value: the first
 //!   such date is 1000 (no pre_value, change or pct_change); afterwards
 //!   `pct_change(t) = round6(mean of the six stored pct_change(t))` and
@@ -163,21 +164,26 @@ impl Held {
     /// A base index's rows: date -> (index_value, pct_change).
     fn base(&self, code: &str) -> BTreeMap<String, (Decimal, Option<Decimal>)> {
         let mut rows = BTreeMap::new();
-        let mut previous: Option<(Decimal, Decimal)> = None; // (value, weighted price)
+        // D26: each level a ratio to the base day's weighted price.
+        let mut previous: Option<(Decimal, Decimal)> = None; // (value, base weighted price)
         for ((c, date), quotes) in &self.groups {
             if c != code {
                 continue;
             }
             let wp = round6(quotes.iter().map(|(w, p)| w * p).sum());
-            let (value, pct) = match previous {
-                None => (dec("1000"), None),
-                Some((pre, pre_wp)) => {
-                    let value = round6(pre * wp / pre_wp);
-                    (value, Some(round6((value - pre) / pre * dec("100"))))
+            let (value, pct, base_wp) = match previous {
+                None => (dec("1000"), None, wp),
+                Some((pre, base_wp)) => {
+                    let value = round6(dec("1000") * wp / base_wp);
+                    (
+                        value,
+                        Some(round6((value - pre) / pre * dec("100"))),
+                        base_wp,
+                    )
                 }
             };
             rows.insert(date.clone(), (value, pct));
-            previous = Some((value, wp));
+            previous = Some((value, base_wp));
         }
         rows
     }
@@ -279,7 +285,7 @@ async fn daily(app: &TestApp, key: &Key, code: &str) -> Vec<Row> {
         .collect()
 }
 
-/// Each base index as the service stored it agrees with the test's own chain-linking
+/// Each base index as the service stored it agrees with the test's own ratios (D26)
 /// (so a composite mismatch is the composite's, not a base index's).
 async fn assert_bases(app: &TestApp, key: &Key, held: &Held) {
     for code in BASES {

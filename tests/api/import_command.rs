@@ -111,9 +111,7 @@ pub(crate) async fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
 /// it when the test ends.
 pub(crate) async fn database() -> (String, tokio_postgres::Client, DropDatabase) {
     let url = create_database().await;
-    iq_service::migrations::prepare(&url.parse().unwrap(), None)
-        .await
-        .expect("migrate");
+    iq_test_support::database::migrate(&url).await;
     let db = connect(&url).await;
     db.batch_execute(CALENDAR).await.expect("calendar");
     let dropped = DropDatabase::new(url.clone());
@@ -146,7 +144,11 @@ async fn a_valid_file_is_imported_and_recorded() {
     let file = write(dir.path(), "quotes.csv", GOOD);
 
     // No KEY_SECRET: the command hashes no key and must not need one.
-    let out = run(&["import", &file], &[("DATABASE_URL", &url)]).await;
+    let out = run(
+        &["import", "--note", "first load of November", &file],
+        &[("DATABASE_URL", &url)],
+    )
+    .await;
     assert!(out.status.success(), "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "one result line: {out:?}");
@@ -198,6 +200,13 @@ async fn a_valid_file_is_imported_and_recorded() {
     );
     let user: Option<i64> = select_value(&db, "SELECT user_id FROM imports").await;
     assert_eq!(user, None, "the command imports as nobody");
+    // Its note is kept with its publication (D26).
+    let reason: Option<String> = select_value(
+        &db,
+        "SELECT reason FROM vintages ORDER BY vintage DESC LIMIT 1",
+    )
+    .await;
+    assert_eq!(reason.as_deref(), Some("first load of November"));
 }
 
 #[actix_web::test]

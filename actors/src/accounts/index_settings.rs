@@ -130,8 +130,9 @@ pub struct IndexView {
     pub visibility: String,
     pub description: String,
     pub unit: String,
-    /// ISO 4217 code of the index's prices
-    pub currency: String,
+    /// ISO 4217 code of the index's prices; null for an index of points only (the
+    /// composite)
+    pub currency: Option<String>,
     pub price_basis: String,
     pub source: String,
     /// `HH:MM` in the service time zone

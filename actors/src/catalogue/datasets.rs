@@ -389,6 +389,13 @@ pub static DATASETS: [Dataset; 6] = [
                 "r.change",
                 "index_value - previous_value; 0 when only other fields of the row changed",
             ),
+            on_demand(
+                "reason",
+                ValueKind::Text,
+                "r.reason",
+                "why the value was revised, as the import that revised it said (its note); \
+                 null when it gave none",
+            ),
         ],
         default_fields: &[
             "index_code",

@@ -58,6 +58,29 @@ pub struct EventData {
     pub trade_dates: Vec<WireDate>,
     /// when the newest of their values was published (RFC 3339): the `as_of` that reads them
     pub published_at: DateTime<Utc>,
+    /// `index.revised` only: why the values changed, as the correction's publisher said
+    /// (D26); null when no reason was given
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, nullable, required = false))]
+    pub reason: Option<Option<String>>,
+}
+
+impl EventData {
+    /// An event's data from a row holding the `events` columns `event_type`,
+    /// `index_code`, `trade_dates`, `published_at` and `reason`.
+    pub fn from_row(row: &tokio_postgres::Row) -> Result<EventData, ApiError> {
+        let dates: Vec<NaiveDate> = row.try_get("trade_dates")?;
+        let event_type: &str = row.try_get("event_type")?;
+        Ok(EventData {
+            index_code: row.try_get("index_code")?,
+            trade_dates: dates.into_iter().map(WireDate).collect(),
+            published_at: row.try_get("published_at")?,
+            reason: match event_type {
+                "index.revised" => Some(row.try_get("reason")?),
+                _ => None,
+            },
+        })
+    }
 }
 
 /// A page of the feed.
@@ -134,7 +157,7 @@ impl EventFeed {
             .query_named(
                 "events.feed",
                 "SELECT e.event_id, e.event_type, e.created_at, e.index_code, e.trade_dates, \
-                        e.published_at \
+                        e.published_at, e.reason \
                  FROM events e JOIN indexes i ON i.index_code = e.index_code \
                  WHERE e.tier = $1 AND e.event_id > $2 \
                    AND (i.visibility IN ('aggregate', 'index_only') \
@@ -152,16 +175,11 @@ impl EventFeed {
             .await?;
         rows.iter()
             .map(|row| {
-                let dates: Vec<NaiveDate> = row.try_get("trade_dates")?;
                 Ok(Event {
                     id: EventId(row.try_get("event_id")?),
                     event_type: row.try_get("event_type")?,
                     timestamp: row.try_get("created_at")?,
-                    data: EventData {
-                        index_code: row.try_get("index_code")?,
-                        trade_dates: dates.into_iter().map(WireDate).collect(),
-                        published_at: row.try_get("published_at")?,
-                    },
+                    data: EventData::from_row(row)?,
                 })
             })
             .collect()

@@ -7,7 +7,7 @@
 //! - `index.published` for the days that entered the window (published earlier,
 //!   visible now), and for the days the vintage being published added within it;
 //! - `index.revised` for the days within the window the vintage replaced with other
-//!   values (D21's revisions).
+//!   values (D21's revisions), with the vintage's reason (D26).
 //!
 //! A day the vintage added or revised beyond a tier's cutoff is told when it enters the
 //! window, as published: that tier never saw the earlier value. Only indexes the tier
@@ -59,10 +59,11 @@ pub async fn record(
                  ON r.vintage = $2 AND r.trade_date <= least(coalesce(w.old, w.new), w.new)), \
              written AS (\
                INSERT INTO events (tier, event_type, index_code, trade_dates, published_at, \
-                                   created_at) \
+                                   created_at, reason) \
                SELECT x.tier, x.event_type, x.index_code, \
                       array_agg(DISTINCT x.trade_date ORDER BY x.trade_date), \
-                      max(v.published_at), $3 \
+                      max(v.published_at), $3, \
+                      CASE WHEN x.event_type = 'index.revised' THEN max(v.reason) END \
                FROM days x \
                JOIN windows w ON w.tier = x.tier \
                JOIN indexes i ON i.index_code = x.index_code \

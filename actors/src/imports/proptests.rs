@@ -240,6 +240,7 @@ fn validator_reference() -> Reference {
             .into_iter()
             .collect(),
         calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
+        today: chrono::NaiveDate::MAX,
     }
 }
 

@@ -29,39 +29,42 @@ pub async fn next_vintage(tx: &Transaction<'_>) -> Result<i64, ApiError> {
         .await?)
 }
 
-/// Publishes `vintage` as the work of accepted import `import_id`: the import's last
-/// statement, so `published_at` is the instant it commits (to within the commit
-/// itself). Never earlier than a vintage already published, whatever the clock does.
+/// Publishes `vintage` as the work of accepted import `import_id` (none for a
+/// restatement), for `reason` (D26; none given: NULL): the writer's last statement, so
+/// `published_at` is the instant it commits (to within the commit itself). Never
+/// earlier than a vintage already published, whatever the clock does.
 ///
-/// The same statement lists the vintage's revisions (D21): each daily row it
-/// superseded and replaced, with the instants of both values. Rows it dropped without
-/// a replacement are history but not revisions.
+/// The same statement lists the vintage's revisions (D21), each with the reason: each
+/// daily row it superseded and replaced, with the instants of both values. Rows it
+/// dropped without a replacement are history but not revisions.
 pub async fn publish(
     tx: &Transaction<'_>,
     vintage: i64,
-    import_id: i64,
+    import_id: Option<i64>,
+    reason: Option<&str>,
 ) -> Result<DateTime<Utc>, ApiError> {
     Ok(tx
         .query_value_named(
             "history.publish",
             "WITH published AS (\
-               INSERT INTO vintages (vintage, import_id, published_at) \
+               INSERT INTO vintages (vintage, import_id, published_at, reason) \
                SELECT $1, $2, greatest(clock_timestamp(), \
                                        (SELECT max(published_at) FROM vintages) \
-                                         + interval '1 microsecond') \
+                                         + interval '1 microsecond'), $3 \
                RETURNING published_at), \
              revised AS (\
                INSERT INTO index_revisions (published_at, index_code, trade_date, \
-                 previous_published_at, previous_value, index_value, change, vintage) \
+                 previous_published_at, previous_value, index_value, change, vintage, \
+                 reason) \
                SELECT p.published_at, h.index_code, h.trade_date, pv.published_at, \
-                      h.index_value, n.index_value, n.index_value - h.index_value, $1 \
+                      h.index_value, n.index_value, n.index_value - h.index_value, $1, $3 \
                FROM published p, index_daily_history h \
                JOIN index_daily n ON n.trade_date = h.trade_date \
                  AND n.index_code = h.index_code AND n.vintage = h.superseded_by \
                JOIN vintages pv ON pv.vintage = h.vintage \
                WHERE h.superseded_by = $1) \
              SELECT published_at FROM published",
-            &[&vintage, &import_id],
+            &[&vintage, &import_id, &reason],
         )
         .await?)
 }

@@ -1,7 +1,14 @@
-//! The index calculation of D8, as pure decimal arithmetic (never binary floating point).
+//! The index calculation of D8 and D26, as pure decimal arithmetic (never binary
+//! floating point).
+//!
+//! A quote-bearing index's level is a ratio to its base day (D26): `index_value(t) =
+//! round6(base_value x weighted_price(t) / weighted_price(first))`. Each day's value
+//! depends on that day's and the base day's weighted prices alone, so correcting one
+//! day moves that day (and the next day's change), never a later level through
+//! rounding drift. The composite keeps D8's chain on its bases' daily changes.
 //!
 //! `round6` is half away from zero to 6 places, applied once per step exactly where D8
-//! says: the weighted price, each chain-linked value, each percent change.
+//! and D26 say: the weighted price, each level, each percent change.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
@@ -36,11 +43,13 @@ pub struct DailyRow {
     pub pct_change: Option<Decimal>,
 }
 
-/// The last stored row before the recalculated range.
+/// Where a recalculated range of a quote-bearing index starts, when it does not start
+/// on the index's base day: the last stored value before the range, and the base day's
+/// weighted price every level is a ratio to.
 #[derive(Debug, Clone, Copy)]
 pub struct Previous {
     pub index_value: Decimal,
-    pub weighted_price: Option<Decimal>,
+    pub base_weighted_price: Option<Decimal>,
 }
 
 fn overflow(what: &str, date: NaiveDate, index_code: &str) -> ApiError {
@@ -76,53 +85,60 @@ fn link(
     Ok((change, round6(pct)))
 }
 
-/// Chain-links an index over `days` (date, weighted price), ascending. Without a
-/// `previous` row the first day is the base day and takes `base_value`.
-pub fn chain_index(
+/// The levels of an index over `days` (date, weighted price), ascending, as ratios to
+/// its base day (D26). Without a `previous` row the first day is the base day and takes
+/// `base_value`.
+pub fn ratio_index(
     index_code: &str,
     base_value: Decimal,
     previous: Option<Previous>,
     days: &[(NaiveDate, Decimal)],
 ) -> Result<Vec<DailyRow>, ApiError> {
     let mut rows = Vec::with_capacity(days.len());
-    let mut prev = previous;
+    let mut pre = previous.map(|p| p.index_value);
+    let mut base_wp = match previous {
+        Some(p) => Some(p.base_weighted_price.ok_or_else(|| {
+            overflow(
+                "the base day's weighted_price",
+                days.first().map_or(NaiveDate::MIN, |d| d.0),
+                index_code,
+            )
+        })?),
+        None => None,
+    };
     for &(trade_date, wp) in days {
-        let row = match prev {
-            None => DailyRow {
-                trade_date,
-                index_code: index_code.to_string(),
-                index_value: base_value,
-                weighted_price: Some(wp),
-                pre_value: None,
-                change: None,
-                pct_change: None,
-            },
-            Some(p) => {
-                let prev_wp = p
-                    .weighted_price
-                    .ok_or_else(|| overflow("previous weighted_price", trade_date, index_code))?;
-                let value = p
-                    .index_value
+        let row = match (pre, base_wp) {
+            (Some(pre), Some(base_wp)) => {
+                let value = base_value
                     .checked_mul(wp)
-                    .and_then(|x| x.checked_div(prev_wp))
+                    .and_then(|x| x.checked_div(base_wp))
                     .map(round6)
                     .ok_or_else(|| overflow("index_value", trade_date, index_code))?;
-                let (change, pct) = link(index_code, trade_date, p.index_value, value)?;
+                let (change, pct) = link(index_code, trade_date, pre, value)?;
                 DailyRow {
                     trade_date,
                     index_code: index_code.to_string(),
                     index_value: value,
                     weighted_price: Some(wp),
-                    pre_value: Some(p.index_value),
+                    pre_value: Some(pre),
                     change: Some(change),
                     pct_change: Some(pct),
                 }
             }
+            _ => {
+                base_wp = Some(wp);
+                DailyRow {
+                    trade_date,
+                    index_code: index_code.to_string(),
+                    index_value: base_value,
+                    weighted_price: Some(wp),
+                    pre_value: None,
+                    change: None,
+                    pct_change: None,
+                }
+            }
         };
-        prev = Some(Previous {
-            index_value: row.index_value,
-            weighted_price: row.weighted_price,
-        });
+        pre = Some(row.index_value);
         rows.push(row);
     }
     Ok(rows)
@@ -210,8 +226,8 @@ mod tests {
     }
 
     #[test]
-    fn chain_links_on_stored_rounded_values() {
-        let rows = chain_index(
+    fn levels_are_ratios_to_the_base_day() {
+        let rows = ratio_index(
             "X",
             d("1000"),
             None,
@@ -227,7 +243,7 @@ mod tests {
         assert_eq!(rows[1].index_value, d("1012.5"));
         assert_eq!(rows[1].change, Some(d("12.5")));
         assert_eq!(rows[1].pct_change, Some(d("1.25")));
-        // 1012.5 x 79.333333 / 81 = 991.6666625 exactly: half away from zero -> 991.666663
+        // 1000 x 79.333333 / 80 = 991.6666625 exactly: half away from zero -> 991.666663
         assert_eq!(rows[2].index_value, d("991.666663"));
         assert_eq!(rows[2].pre_value, Some(d("1012.5")));
         // (991.666663 - 1012.5) x 100 / 1012.5 = -2.05761353...
@@ -235,14 +251,34 @@ mod tests {
     }
 
     #[test]
-    fn chain_continues_from_a_previous_row() {
+    fn a_range_continues_from_the_base_day_not_the_previous_day() {
         let prev = Previous {
-            index_value: d("1200"),
-            weighted_price: Some(d("60")),
+            index_value: d("1200.000001"),
+            base_weighted_price: Some(d("50")),
         };
-        let rows = chain_index("X", d("1000"), Some(prev), &[(day(5), d("66"))]).unwrap();
+        let rows = ratio_index("X", d("1000"), Some(prev), &[(day(5), d("66"))]).unwrap();
+        // 1000 x 66 / 50, whatever the previous level's last digit.
         assert_eq!(rows[0].index_value, d("1320"));
-        assert_eq!(rows[0].pct_change, Some(d("10")));
+        assert_eq!(rows[0].pre_value, Some(d("1200.000001")));
+        assert_eq!(rows[0].change, Some(d("119.999999")));
+    }
+
+    #[test]
+    fn a_correction_moves_its_day_and_no_later_level() {
+        let days = [
+            (day(2), d("3")),
+            (day(3), d("7")),
+            (day(4), d("11")),
+            (day(5), d("13")),
+        ];
+        let mut fixed = days;
+        fixed[1].1 = d("7.000001");
+        let a = ratio_index("X", d("1000"), None, &days).unwrap();
+        let b = ratio_index("X", d("1000"), None, &fixed).unwrap();
+        let differs: Vec<bool> = a.iter().zip(&b).map(|(x, y)| x != y).collect();
+        assert_eq!(differs, [false, true, true, false]);
+        assert_eq!(a[3].index_value, b[3].index_value);
+        assert_eq!(a[2].index_value, b[2].index_value, "day 4's level stays");
     }
 
     #[test]

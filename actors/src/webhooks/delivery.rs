@@ -21,7 +21,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use deadpool_postgres::Pool;
 use futures_util::stream::{self, StreamExt};
 use rand::Rng;
@@ -36,7 +36,6 @@ use crate::clock::{Clock, SystemClock};
 use crate::db::Traced;
 use crate::events::{EventData, EventId};
 use crate::metrics::{metrics, DeliveryLabels};
-use crate::wire_date::WireDate;
 use crate::ApiError;
 
 /// How long a claimed attempt is an instance's alone: longer than the send timeout.
@@ -225,7 +224,7 @@ impl Deliverer {
                    RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts, d.created_at) \
                  SELECT c.delivery_id, c.webhook_id, c.event_id, c.attempts, c.created_at, \
                         w.url, w.secret_salt, e.event_type, e.created_at AS event_at, \
-                        e.index_code, e.trade_dates, e.published_at \
+                        e.index_code, e.trade_dates, e.published_at, e.reason \
                  FROM claimed c JOIN webhooks w ON w.webhook_id = c.webhook_id \
                  LEFT JOIN events e ON e.event_id = c.event_id",
                 &[&now, &lease_end, &BATCH],
@@ -474,17 +473,12 @@ fn claimed(row: &tokio_postgres::Row) -> Result<Claimed, ApiError> {
     let queued: DateTime<Utc> = row.try_get("created_at")?;
     let body = match event {
         Some(_) => {
-            let dates: Vec<NaiveDate> = row.try_get("trade_dates")?;
             let at: DateTime<Utc> = row.try_get("event_at")?;
             let event_type: String = row.try_get("event_type")?;
             let message = Message {
                 event_type: &event_type,
                 timestamp: at,
-                data: EventData {
-                    index_code: row.try_get("index_code")?,
-                    trade_dates: dates.into_iter().map(WireDate).collect(),
-                    published_at: row.try_get("published_at")?,
-                },
+                data: EventData::from_row(row)?,
             };
             serde_json::to_vec(&message)
         }

@@ -35,6 +35,12 @@ def event(n: int, kind: str = "index.published") -> Dict[str, Any]:
     }
 
 
+def revised(n: int, reason: Any) -> Dict[str, Any]:
+    message = event(n, "index.revised")
+    message["data"]["reason"] = reason
+    return message
+
+
 def page(events: List[Dict[str, Any]], next_id: str) -> HTTPResponse:
     body = {"request_id": "req_e", "code": 0, "message": "ok",
             "data": {"events": events, "next": next_id}}
@@ -52,6 +58,7 @@ def test_events_follow_next_and_stop_at_an_empty_page_when_not_following() -> No
     got = list(client.events(follow=False, wait=5, limit=2))
     assert [e.id for e in got] == ["evt_1", "evt_2", "evt_3"]
     assert got[2].type == "index.revised"
+    assert got[2].reason is None and got[0].reason is None
     assert got[0].trade_dates == (dt.date(2026, 11, 19), dt.date(2026, 11, 20))
     assert got[0].published_at == dt.datetime(2026, 11, 20, 10, 0, 3, 498000, tzinfo=dt.timezone.utc)
     urls = [r.url for r in transport.requests]
@@ -136,3 +143,15 @@ def test_the_specification_example_verifies_and_a_change_does_not() -> None:
             verify_webhook(body, headers, SPEC_SECRET, now=lambda when=when: when)
     with pytest.raises(WebhookVerificationError):
         verify_webhook(body + b" ", SPEC_HEADERS, SPEC_SECRET, now=lambda: 1614265330)
+
+
+def test_a_revised_event_carries_its_reason() -> None:
+    client, _, _ = make_client(
+        page([revised(1, "Distributor price corrected"), revised(2, None)], "evt_2"),
+        page([], "evt_2"),
+    )
+    got = list(client.events(follow=False))
+    assert [e.reason for e in got] == ["Distributor price corrected", None]
+    with pytest.raises(ValueError):
+        from iq_client.events import parse_event
+        parse_event(revised(3, 42))

@@ -162,7 +162,10 @@ impl Outcome {
     }
 }
 
-/// `POST /admin/imports` (multipart: `csrf`, then `file`): runs the import, streaming
+/// The form's optional reason for the import (D26).
+const NOTE: &str = "note";
+
+/// `POST /admin/imports` (multipart: `csrf`, `note`, then `file`): runs the import, streaming
 /// its stages and then its outcome into the page.
 pub async fn upload(
     req: HttpRequest,
@@ -170,7 +173,14 @@ pub async fn upload(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> PageResult {
-    let upload = upload::read(&req, payload, "file", &[FIELD], state.import_max_bytes).await?;
+    let upload = upload::read(
+        &req,
+        payload,
+        "file",
+        &[FIELD, NOTE],
+        state.import_max_bytes,
+    )
+    .await?;
     let verified = form_token::binding(&req).is_some_and(|binding| {
         upload
             .field(FIELD)
@@ -202,6 +212,7 @@ pub async fn upload(
     let importer = state.importer.clone();
     // Made here, in the request: the spawned task does not carry the request's id.
     let by = author(&staff.account);
+    let note = upload.field(NOTE).map(str::to_owned);
     let task = async move {
         let progress = |stage: &str| {
             let line = Stage { text: stage }.render().unwrap_or_default();
@@ -212,7 +223,7 @@ pub async fn upload(
                 &by,
                 Source::Http,
                 &upload.file_name,
-                upload.bytes,
+                (upload.bytes, note.as_deref()),
                 &progress,
             )
             .await;

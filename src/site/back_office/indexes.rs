@@ -73,7 +73,8 @@ pub async fn save(
                 IndexPatch {
                     description: field("description"),
                     unit: field("unit"),
-                    currency: field("currency"),
+                    // Left empty, an index of points only keeps naming no currency.
+                    currency: field("currency").filter(|c| !c.is_empty()),
                     price_basis: field("price_basis"),
                     source: field("source"),
                     publish_time: field("publish_time"),

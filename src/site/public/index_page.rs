@@ -13,6 +13,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{cached, caching, chrome, freshness, Freshness};
+use iq_actors::catalogue;
+
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
@@ -143,10 +145,18 @@ pub struct RevisionRow {
     pub after: String,
     pub change: String,
     pub direction: &'static str,
+    /// Why, as the correction said (D26); empty when it gave no reason.
+    pub reason: String,
 }
 
 /// The revisions an index page lists; the API's `index_revisions` has them all.
 const REVISION_ROWS: usize = 10;
+/// What the revisions list shows: the dataset's default fields (D21) and the reason
+/// (D26).
+fn revision_fields() -> Vec<&'static str> {
+    let defaults = catalogue::dataset("index_revisions").map_or(&[][..], |d| d.default_fields);
+    defaults.iter().copied().chain(["reason"]).collect()
+}
 
 pub struct RangeLink {
     pub label: &'static str,
@@ -193,6 +203,9 @@ struct IndexPage {
     revisions: Vec<RevisionRow>,
     /// With `as_of`: when the values shown stood, readable; empty for today's.
     past: String,
+    /// With `as_of` and a day: why the day's value shown was revised next, if a reason
+    /// was given.
+    past_reason: String,
     /// What links within the page carry to stay in a past view; empty for today's.
     past_link: String,
 }
@@ -279,18 +292,22 @@ async fn render_index(
         }
         json!({"api_name": "index_daily", "params": params, "limit": 5000, "offset": offset})
     };
-    let reading = read(
-        req,
-        state,
-        vec![
-            json!({"api_name": "index_basic", "params": {"index_code": code},
-                   "fields": FACT_FIELDS}),
-            daily(0),
-            json!({"api_name": "index_revisions", "params": {"index_code": code},
-                   "limit": REVISION_ROWS}),
-        ],
-    )
-    .await?;
+    let mut reads = vec![
+        json!({"api_name": "index_basic", "params": {"index_code": code},
+               "fields": FACT_FIELDS}),
+        daily(0),
+        json!({"api_name": "index_revisions", "params": {"index_code": code},
+               "fields": revision_fields(), "limit": REVISION_ROWS}),
+    ];
+    // A past view of a day: the revisions of that day published after it, whose
+    // earliest (listed last) says why the value shown was replaced.
+    if let (Some(as_of), Some(day)) = (&as_of, end) {
+        reads.push(json!({"api_name": "index_revisions",
+            "params": {"index_code": code, "start_date": wire(day), "end_date": wire(day),
+                       "since": as_of},
+            "fields": ["reason"], "limit": 100}));
+    }
+    let reading = read(req, state, reads).await?;
     let basic = reading.table(0).map_err(|e| {
         if e.status == StatusCode::FORBIDDEN {
             PageError::forbidden(format!(
@@ -412,6 +429,7 @@ async fn render_index(
                 after: r.text("index_value"),
                 direction: direction(&change),
                 change: signed(&change),
+                reason: r.text("reason"),
             })
         })
         .collect();
@@ -463,6 +481,15 @@ async fn render_index(
             .map(|p| local_time(&p.instant(), tz))
             .unwrap_or_default(),
         past_link: past.as_ref().map(PastView::link_suffix).unwrap_or_default(),
+        past_reason: match end.and(as_of) {
+            Some(_) => reading
+                .table(3)?
+                .rows()
+                .last()
+                .map(|r| r.text("reason"))
+                .unwrap_or_default(),
+            None => String::new(),
+        },
     };
     render(&page, StatusCode::OK, caching(&reading))
 }

@@ -6,8 +6,24 @@ use crate::{Reply, Session, TestApp};
 impl TestApp {
     /// `POST /api/v1/admin/imports` with `bytes` as the `file` field named `file_name`.
     pub async fn import_file(&self, session: &Session, file_name: &str, bytes: Vec<u8>) -> Reply {
+        self.import_noted(session, file_name, bytes, None).await
+    }
+
+    /// `POST /api/v1/admin/imports` with the file and, when given, the field `note`
+    /// before it (D26).
+    pub async fn import_noted(
+        &self,
+        session: &Session,
+        file_name: &str,
+        bytes: Vec<u8>,
+        note: Option<&str>,
+    ) -> Reply {
         let part = reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_string());
-        let form = reqwest::multipart::Form::new().part("file", part);
+        let mut form = reqwest::multipart::Form::new();
+        if let Some(note) = note {
+            form = form.text("note", note.to_string());
+        }
+        let form = form.part("file", part);
         let response = self
             .http
             .post(format!("{}/api/v1/admin/imports", self.address))

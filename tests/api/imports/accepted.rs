@@ -21,7 +21,8 @@ async fn an_accepted_file_is_stored_and_every_value_recalculated() {
         "20261102"
     );
 
-    // Independently: weighted price = round6(sum w*p); chain-linked values.
+    // Independently: weighted price = round6(sum w*p); levels as ratios to the base
+    // day (D26).
     let wp = [
         round6(dec("0.5") * dec("100") + dec("0.5") * dec("200")),
         round6(dec("0.5") * dec("110") + dec("0.5") * dec("200")),
@@ -29,7 +30,7 @@ async fn an_accepted_file_is_stored_and_every_value_recalculated() {
     ];
     let v0 = dec("1000");
     let v1 = round6(v0 * wp[1] / wp[0]);
-    let v2 = round6(v1 * wp[2] / wp[1]);
+    let v2 = round6(v0 * wp[2] / wp[0]);
     let pct = |v: Decimal, pre: Decimal| round6((v - pre) / pre * dec("100"));
     assert_eq!(
         daily(&app, "Server_Index").await,
@@ -65,7 +66,7 @@ async fn a_reimported_middle_day_recalculates_the_later_days() {
     let wp1 = dec("165");
     let wp2 = round6(dec("0.6") * dec("120.123457") + dec("0.4") * dec("190"));
     let v1 = round6(dec("1000") * wp1 / wp0);
-    let v2 = round6(v1 * wp2 / wp1);
+    let v2 = round6(dec("1000") * wp2 / wp0);
     let values: Vec<(String, Decimal)> = daily(&app, "Server_Index")
         .await
         .into_iter()

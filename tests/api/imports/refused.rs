@@ -104,7 +104,7 @@ async fn a_large_file_refused_at_its_last_row_leaves_no_trace() {
     for (d, day) in OPEN_DAYS.iter().enumerate() {
         let price = Decimal::from(100 + d);
         if d > 0 {
-            value = round6(value * price / Decimal::from(100 + d - 1));
+            value = round6(dec("1000") * price / Decimal::from(100));
         }
         want.push((day.to_string(), value, price));
     }
@@ -236,4 +236,48 @@ async fn one_upload_lists_a_bad_price_and_its_groups_weight_sum() {
         reply.body
     );
     assert_eq!(reply.body["errors_total"], 3);
+}
+
+#[actix_web::test]
+async fn a_row_dated_after_today_is_refused_with_its_row_number_and_nothing_is_stored() {
+    // The test clock stands on Friday 20 November 2026.
+    let app = spawn().await;
+    let admin = app.admin().await;
+    let file = "trade_date,index_code,specification,weight,price\n\
+                20261109,GPU_Index,a,1,100\n\
+                20261113,GPU_Index,a,1,101\n\
+                20261201,GPU_Index,a,1,102\n\
+                20261123,GPU_Index,a,1,103\n";
+    let reply = app.import_file(&admin, "future.csv", file.into()).await;
+    assert_eq!((reply.status, reply.code()), (422, 40002), "{}", reply.body);
+    let errors: Vec<(i64, String, String)> = reply.body["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| {
+            (
+                e["row"].as_i64().unwrap(),
+                e["column"].as_str().unwrap().to_string(),
+                e["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (
+                4,
+                "trade_date".to_string(),
+                "date is after today: 2026-12-01 (today is 2026-11-20)".to_string()
+            ),
+            (
+                5,
+                "trade_date".to_string(),
+                "date is after today: 2026-11-23 (today is 2026-11-20)".to_string()
+            ),
+        ]
+    );
+    // The good rows never reached the database either.
+    assert_eq!(count_rows(&app.db, "index_quotes").await, 0);
+    assert_eq!(count_rows(&app.db, "index_daily").await, 0);
 }

@@ -44,20 +44,39 @@ async fn as_of_before_a_correction_answers_the_original_values_and_after_it_the_
     let daily_2 = daily(&app, &key, json!({})).await;
     let quotes_2 = quotes(&app, &key, json!({})).await;
 
-    // The correction moved Server_Index and the composite on 20261103 and, as far as
-    // the rounding of the chain-linking carries it, after; nothing else.
+    // The correction moved Server_Index on 20261103 and the next day's change, nothing
+    // later (D26: levels are ratios to the base day, with no drift to carry); the
+    // composite, chained on the daily changes, from 20261103 on; nothing else.
     let revised: BTreeSet<(String, String)> = daily_1
         .iter()
         .zip(&daily_2)
         .filter(|(a, b)| values(a) != values(b))
         .map(|(a, _)| key_of(a))
         .collect();
-    assert!(revised.contains(&("20261103".into(), "Server_Index".into())));
-    assert!(revised.contains(&("20261103".into(), "Hardware_Index".into())));
+    let server: BTreeSet<&str> = revised
+        .iter()
+        .filter(|(_, code)| code == "Server_Index")
+        .map(|(date, _)| date.as_str())
+        .collect();
+    assert_eq!(server, BTreeSet::from(["20261103", "20261104"]));
+    let next_day = |rows: &[Value]| {
+        rows.iter()
+            .find(|r| r[0] == "20261104" && r[1] == "Server_Index")
+            .cloned()
+            .unwrap()
+    };
+    // The next day keeps its level; only what it is compared with moved.
+    assert_eq!(next_day(&daily_1)[2], next_day(&daily_2)[2]);
+    assert_ne!(next_day(&daily_1)[3], next_day(&daily_2)[3]);
+    let composite: BTreeSet<&str> = revised
+        .iter()
+        .filter(|(_, code)| code == "Hardware_Index")
+        .map(|(date, _)| date.as_str())
+        .collect();
+    assert_eq!(composite, DAYS[1..].iter().copied().collect());
     assert!(revised
         .iter()
-        .all(|(date, code)| date.as_str() >= "20261103"
-            && (code == "Server_Index" || code == "Hardware_Index")));
+        .all(|(_, code)| code == "Server_Index" || code == "Hardware_Index"));
     let revised_of = |code: &str| revised.iter().filter(|(_, c)| c == code).count();
     // Revised rows carry the new publication; every other row keeps its own.
     for row in &daily_2 {

@@ -10,13 +10,19 @@
 //! Files: `correction.rs` (a correction read back as of before and after, and since),
 //! `edges.rs` (a dropped specification, bad instants, a second instance),
 //! `delayed_sync.rs` (a delayed caller's sync), `property.rs` (random sequences),
-//! `revisions.rs` (D21: what corrections revised, for each caller).
+//! `revisions.rs` (D21: what corrections revised, for each caller), `reasons.rs` (D26:
+//! a correction's note as the reason of its revisions), `restatement.rs` (D26: the
+//! migration to levels as ratios, published as one vintage), `demo.rs` (D26: the
+//! demo's past).
 //! The steps they share are here.
 
 mod correction;
 mod delayed_sync;
+mod demo;
 mod edges;
 mod property;
+mod reasons;
+mod restatement;
 mod revisions;
 
 use chrono::{DateTime, Utc};

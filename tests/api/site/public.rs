@@ -140,7 +140,7 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     let app = spawn_with_fixture().await;
     let method = good_page(&app, "", "/methodology").await;
     method.assert_has("round6");
-    method.assert_has("chain-linked");
+    method.assert_has("a ratio to the base day");
     method.assert_has("<strong>free</strong>: 7 trading days");
     // Revisions, and how to reproduce a past answer.
     method.assert_has(r#"id="revisions""#);

@@ -11,7 +11,7 @@ use chrono::Duration as Span;
 use serde_json::Value;
 
 use super::receiver::{Received, Receiver};
-use crate::helpers::quotes::{every_base_on, import, spawn_for_imports, BASES};
+use crate::helpers::quotes::{every_base_on, import, import_noted, spawn_for_imports, BASES};
 use crate::helpers::{Session, TestApp};
 use crate::python_run::run_until;
 use crate::python_venv::{self, Venv};
@@ -125,9 +125,14 @@ async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
             serde_json::json!(["20261109", "20261110", "20261111"])
         );
     }
-    // A correction of 10 Nov.
+    // Published events carry no reason.
+    assert!(received
+        .iter()
+        .all(|r| r.json()["data"].get("reason").is_none()));
+    // A correction of 10 Nov, with its reason (D26).
     let fix = [("20261110", "GPU_Index", "unit", "1", "2222")];
-    import(&app, &admin, "fix.csv", &fix).await;
+    let why = "GPU quote of 10 Nov: distributor sent the price without VAT";
+    import_noted(&app, &admin, "fix.csv", &fix, Some(why)).await;
     let received = pro_receiver.wait_for(9, Duration::from_secs(10)).await;
     let revised = by_index(&received[7..]);
     let gpu = &revised[&("index.revised".to_string(), "GPU_Index".to_string())];
@@ -135,7 +140,9 @@ async fn imports_and_corrections_arrive_signed_as_standard_webhooks() {
         .as_array()
         .unwrap()
         .contains(&"20261110".into()));
-    assert!(revised.contains_key(&("index.revised".to_string(), "Hardware_Index".to_string())));
+    assert_eq!(gpu["data"]["reason"], why);
+    let hardware = &revised[&("index.revised".to_string(), "Hardware_Index".to_string())];
+    assert_eq!(hardware["data"]["reason"], why);
     // Ids are the feed's, each once.
     let mut ids: Vec<&str> = received.iter().map(|r| r.id.as_str()).collect();
     ids.sort_unstable();

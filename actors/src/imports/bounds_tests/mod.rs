@@ -52,6 +52,7 @@ fn reference() -> Reference {
             .into_iter()
             .collect(),
         calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
+        today: NaiveDate::MAX,
     }
 }
 

@@ -23,6 +23,7 @@
 //! - `pieces`: the file read and checked on a blocking thread, handed over in pieces.
 //! - `recording`: the `imports` row of every attempt and an accepted one's changes.
 //! - `records`: the back office's read side (list, page, detail).
+//! - `restatement`: every index recalculated when the method changes (D26).
 //!
 //! The flow must never write market data outside the one transaction it runs in
 //! ([`ChangeBus::write`]); every attempt, refused or not, is recorded before the
@@ -31,6 +32,7 @@
 mod pieces;
 mod recording;
 mod records;
+mod restatement;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,6 +58,7 @@ use crate::events;
 use crate::metrics::{metrics, ImportLabels};
 use crate::quotes::history;
 use crate::quotes::store::{self, IndexChanges, QuoteWriter};
+use crate::safe_text::text_problem;
 use crate::wire_date::WireDate;
 use crate::{ApiError, ErrorCode};
 
@@ -64,6 +67,7 @@ use recording::{record, record_changes, Summary};
 
 pub use pieces::PIECE_ROWS;
 pub use records::{ImportDetail, ImportRecord, DEFAULT_LISTED, MAX_LISTED};
+pub use restatement::Restated;
 
 /// Any key unique to imports; held for the import's transaction.
 const IMPORT_LOCK: i64 = 0x1A5E_0002;
@@ -71,6 +75,27 @@ const IMPORT_LOCK: i64 = 0x1A5E_0002;
 const IMPORT_STATEMENT_TIMEOUT: &str = "SET LOCAL statement_timeout = '300s'";
 /// A progress message every so many rows, for the `import` command on large files.
 const PROGRESS_ROWS: usize = 50_000;
+/// The most characters an import's note may hold (D26).
+pub const MAX_NOTE_CHARS: usize = 500;
+
+/// An import's note (D26) as it may be stored: none when absent or empty, else at most
+/// [`MAX_NOTE_CHARS`] characters of safe text ([`text_problem`]), or a refusal naming
+/// `note`.
+pub fn checked_note(note: Option<&str>) -> Result<Option<&str>, ApiError> {
+    let Some(note) = note.filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let chars = note.chars().count();
+    if chars > MAX_NOTE_CHARS {
+        return Err(ApiError::invalid(format!(
+            "field 'note' holds {chars} characters; at most {MAX_NOTE_CHARS} are allowed"
+        )));
+    }
+    if let Some(problem) = text_problem(note) {
+        return Err(ApiError::invalid(format!("field 'note' {problem}")));
+    }
+    Ok(Some(note))
+}
 
 /// Where an import came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,15 +160,16 @@ pub struct Importer {
 }
 
 impl Importer {
-    /// Imports `bytes` as the file `file_name`; `progress` hears each stage. The whole
-    /// import is one `import` span (its statements are children) and one sample of
-    /// `iq_import_duration_seconds`.
+    /// Imports `bytes` as the file `file_name`, for the reason `note` gives (D26: kept
+    /// with its vintage, the reason of every revision it makes); `progress` hears each
+    /// stage. The whole import is one `import` span (its statements are children) and
+    /// one sample of `iq_import_duration_seconds`.
     pub async fn import(
         &self,
         by: &Author,
         source: Source,
         file_name: &str,
-        bytes: Vec<u8>,
+        (bytes, note): (Vec<u8>, Option<&str>),
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<ImportOutcome, ApiError> {
         let span = tracing::info_span!(
@@ -155,7 +181,7 @@ impl Importer {
         );
         let timer = Instant::now();
         let result = self
-            .attempt(by, source, file_name, bytes, progress)
+            .attempt(by, source, file_name, (bytes, note), progress)
             .instrument(span.clone())
             .await;
         let label = match &result {
@@ -186,21 +212,25 @@ impl Importer {
         by: &Author,
         source: Source,
         file_name: &str,
-        bytes: Vec<u8>,
+        (bytes, note): (Vec<u8>, Option<&str>),
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<ImportOutcome, ApiError> {
         let started = self.clock.now();
-        // A file that is plainly not what its name says is refused before it takes a
-        // connection and the import lock.
-        let kind = FileKind::of_name(file_name)
-            .ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "'{file_name}' is neither a .xlsx workbook nor a .csv file"
-                ))
-            })
-            .and_then(|kind| workbook::sniff(kind, &bytes).map(|()| kind));
-        let kind = match kind {
-            Ok(kind) => kind,
+        // A bad note, or a file that is plainly not what its name says, is refused
+        // before it takes a connection and the import lock.
+        let checked = checked_note(note).and_then(|note| {
+            FileKind::of_name(file_name)
+                .map(|kind| (kind, note))
+                .ok_or_else(|| {
+                    ApiError::invalid(format!(
+                        "'{file_name}' is neither a .xlsx workbook nor a .csv file"
+                    ))
+                })
+        });
+        let kind =
+            checked.and_then(|(kind, note)| workbook::sniff(kind, &bytes).map(|()| (kind, note)));
+        let (kind, note) = match kind {
+            Ok(checked) => checked,
             Err(error) => {
                 self.record_failure(by.account.as_ref(), source, file_name, 0, started, &error)
                     .await;
@@ -208,6 +238,7 @@ impl Importer {
             }
         };
         progress(&format!("reading {file_name} ({} bytes)", bytes.len()));
+        let today = service_today(started, self.service_tz);
         // Data rows read, for the record of a refused file (0 if it was never read).
         let rows = Arc::new(AtomicUsize::new(0));
         let written = self
@@ -219,7 +250,7 @@ impl Importer {
                     limits: self.limits,
                     rows: rows.clone(),
                 };
-                let outcome = store(tx, file, file_name, progress).await?;
+                let outcome = store(tx, file, file_name, today, progress).await?;
                 let id = record(
                     tx,
                     by.account.as_ref(),
@@ -234,7 +265,7 @@ impl Importer {
                 .await?;
                 record_changes(tx, id, &outcome.changes).await?;
                 // Last: its instant is the commit's.
-                let published_at = history::publish(tx, outcome.vintage, id).await?;
+                let published_at = history::publish(tx, outcome.vintage, Some(id), note).await?;
                 // What each tier hears of it, committed with it (D22).
                 let now = self.clock.now();
                 let today = service_today(now, self.service_tz);
@@ -289,12 +320,33 @@ impl Importer {
     }
 }
 
-/// Reads the reference (the database's calendar and indexes), stores each valid piece of
-/// the file as it is read and checked, then recalculates.
+/// The open days, read after locking the calendar for the rest of `tx`. A calendar
+/// change waits for the writer (and the writer for it): no quote can land on a day
+/// closed between this read and the commit. Calendar, then data, is the lock order of
+/// both.
+async fn locked_calendar(tx: &Transaction<'_>) -> Result<BTreeSet<NaiveDate>, ApiError> {
+    tx.batch_execute_named(
+        "imports.lock_calendar",
+        "LOCK TABLE trade_calendar IN SHARE MODE",
+    )
+    .await?;
+    Ok(tx
+        .query_column_named(
+            "imports.read_calendar",
+            "SELECT trade_date FROM trade_calendar",
+            &[],
+        )
+        .await?)
+}
+
+/// Reads the reference (the database's calendar and indexes, and `today`, the service's
+/// date), stores each valid piece of the file as it is read and checked, then
+/// recalculates.
 async fn store(
     tx: &Transaction<'_>,
     file: File,
     file_name: &str,
+    today: NaiveDate,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<ImportOutcome, ApiError> {
     tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
@@ -319,26 +371,13 @@ async fn store(
             &[],
         )
         .await?;
-    // A calendar change waits for this import (and this import for it): no quote can
-    // land on a day closed between this read and the commit. Calendar, then data, is
-    // the lock order of both.
-    tx.batch_execute_named(
-        "imports.lock_calendar",
-        "LOCK TABLE trade_calendar IN SHARE MODE",
-    )
-    .await?;
-    let open_days: BTreeSet<NaiveDate> = tx
-        .query_column_named(
-            "imports.read_calendar",
-            "SELECT trade_date FROM trade_calendar",
-            &[],
-        )
-        .await?;
+    let open_days = locked_calendar(tx).await?;
     let composites = store::composites(tx).await?;
     let reference = Arc::new(Reference {
         quote_indexes,
         open_days,
         calculated_indexes: composites.iter().map(|c| c.code.clone()).collect(),
+        today,
     });
     let rows = file.rows.clone();
     let mut pieces = Pieces::read(file, reference.clone());

@@ -4,8 +4,6 @@
 //!
 //! It must never alter a specification name: no trimming, no case folding.
 
-use std::collections::BTreeSet;
-
 use chrono::NaiveDate;
 
 use super::row::{holds, trim_ascii, MISSING};
@@ -17,10 +15,7 @@ use crate::wire_date::{DateError, WireDate};
 
 const DATE_FORMS: &str = "a date (YYYYMMDD or YYYY-MM-DD)";
 
-pub(super) fn trade_date(
-    cell: &Cell,
-    open_days: &BTreeSet<NaiveDate>,
-) -> Result<NaiveDate, String> {
+pub(super) fn trade_date(cell: &Cell, reference: &Reference) -> Result<NaiveDate, String> {
     let date = match cell {
         Cell::Date(date) => *date,
         Cell::Text(s) => {
@@ -41,7 +36,16 @@ pub(super) fn trade_date(
         }
         other => return Err(holds(other, DATE_FORMS)),
     };
-    if open_days.contains(&date) {
+    // D26: a day is imported once it has been priced; a later one would become
+    // visible when the day's cutoff moves, before anyone priced it.
+    if date > reference.today {
+        return Err(format!(
+            "date is after today: {} (today is {})",
+            date.format("%Y-%m-%d"),
+            reference.today.format("%Y-%m-%d")
+        ));
+    }
+    if reference.open_days.contains(&date) {
         Ok(date)
     } else {
         Err(format!(

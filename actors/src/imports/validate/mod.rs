@@ -92,6 +92,8 @@ pub struct Reference {
     /// Indexes calculated from others (the composite): a quote for one is a mistake
     /// worth naming.
     pub calculated_indexes: BTreeSet<String>,
+    /// The service's today (D5): a later date is a row error (D26).
+    pub today: NaiveDate,
 }
 
 /// The D8 columns; errors are sorted by this order within a row.

@@ -69,7 +69,7 @@ pub(super) fn parse_row<'r>(
         None => Ok(cell(k)),
     };
 
-    let trade_date = bounded(TRADE_DATE).and_then(|c| trade_date(c, &reference.open_days));
+    let trade_date = bounded(TRADE_DATE).and_then(|c| trade_date(c, reference));
     let index_code = bounded(INDEX_CODE).and_then(|c| index_code(c, reference));
     let specification = bounded(SPECIFICATION).and_then(specification);
     let weight = bounded(WEIGHT).and_then(weight);

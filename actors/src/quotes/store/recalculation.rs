@@ -18,10 +18,11 @@ use super::copy_in::copy_rows;
 use super::writer::IndexChanges;
 use crate::db::Traced;
 use crate::quotes::history::{DailyBefore, DailyVersion, DailyVersions};
-use crate::quotes::recalc::{chain_index, composite_index, weighted_price, DailyRow, Previous};
+use crate::quotes::recalc::{composite_index, ratio_index, weighted_price, DailyRow, Previous};
 use crate::{ApiError, ErrorCode};
 
-/// Each index's base value and its last stored row before the recalculated range.
+/// Each index's base value and, when the range starts after its base day, its last
+/// stored value before the range and its base day's weighted price.
 pub(super) type Starts = BTreeMap<String, (Decimal, Option<Previous>)>;
 
 /// The starting point of each index in `from`, in one statement.
@@ -34,10 +35,13 @@ pub(super) async fn starting_points(
     let rows = tx
         .query_named(
             "recalc.starting_points",
-            "SELECT i.index_code, i.base_value, p.index_value, p.weighted_price \
+            "SELECT i.index_code, i.base_value, p.index_value, \
+                    (SELECT b.weighted_price FROM index_daily b \
+                     WHERE b.index_code = f.index_code \
+                     ORDER BY b.trade_date LIMIT 1) AS base_weighted_price \
              FROM UNNEST($1::text[], $2::date[]) AS f(index_code, from_date) \
              JOIN indexes i ON i.index_code = f.index_code \
-             LEFT JOIN LATERAL (SELECT d.index_value, d.weighted_price FROM index_daily d \
+             LEFT JOIN LATERAL (SELECT d.index_value FROM index_daily d \
                                 WHERE d.index_code = f.index_code AND d.trade_date < f.from_date \
                                 ORDER BY d.trade_date DESC LIMIT 1) p ON true",
             &[&codes, &froms],
@@ -49,7 +53,7 @@ pub(super) async fn starting_points(
         let previous = match index_value {
             Some(index_value) => Some(Previous {
                 index_value,
-                weighted_price: r.try_get("weighted_price")?,
+                base_weighted_price: r.try_get("base_weighted_price")?,
             }),
             None => None,
         };
@@ -148,7 +152,7 @@ pub(super) fn index_rows(
         })?;
         days.push((date, wp));
     }
-    chain_index(index_code, base, previous, &days)
+    ratio_index(index_code, base, previous, &days)
 }
 
 /// The composite's rows from `from` on, from the base indexes' stored daily changes

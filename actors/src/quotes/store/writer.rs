@@ -86,6 +86,39 @@ impl QuoteWriter {
         }
     }
 
+    /// A writer that restates every index from its first day with the quotes as they
+    /// are (D26: a change of method), publishing `vintage`: each index's stored quotes
+    /// become the batch, and nothing is written but the recalculation.
+    pub async fn restating(tx: &Transaction<'_>, vintage: i64) -> Result<Self, ApiError> {
+        let rows = tx
+            .query_named(
+                "recalc.restate_quotes",
+                "SELECT index_code, trade_date, weight, price FROM index_quotes",
+                &[],
+            )
+            .await?;
+        let mut batch = QuotesByDay::new();
+        for q in &rows {
+            batch
+                .entry(q.try_get("index_code")?)
+                .or_default()
+                .entry(q.try_get("trade_date")?)
+                .or_default()
+                .push((q.try_get("weight")?, q.try_get("price")?));
+        }
+        // Every day is the batch's own, neither added nor replaced.
+        let replaced = batch
+            .iter()
+            .map(|(code, days)| (code.clone(), days.len()))
+            .collect();
+        Ok(QuoteWriter {
+            vintage,
+            batch,
+            replaced,
+            versions: QuoteVersions::default(),
+        })
+    }
+
     /// Writes the next piece of the batch.
     pub async fn write(&mut self, tx: &Transaction<'_>, rows: &[QuoteRow]) -> Result<(), ApiError> {
         let mut new_dates = Vec::new();

@@ -700,6 +700,9 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         publication first, then ``index_code``, ``trade_date``. A first publication is
         not a revision; the composite index is included.
 
+        Name ``reason`` in ``fields`` for why each value was revised (the note of the
+        import that revised it, or ``None``; decision D26).
+
         ``start_date``/``end_date`` bound ``trade_date``; ``since`` (an RFC 3339 instant
         with an offset, or an aware ``datetime``) keeps revisions published after it:
         pass the newest ``published_at`` you have seen to get only what is new. To see

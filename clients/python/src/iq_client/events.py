@@ -42,7 +42,9 @@ class WebhookVerificationError(IQError):
 @dataclass(frozen=True)
 class Event:
     """One event. ``id`` is the feed's (``evt_...``), or a webhook's ``webhook-id``;
-    ``data`` is the event's ``data`` object as sent."""
+    ``data`` is the event's ``data`` object as sent; ``reason`` (``index.revised``
+    only) says why the values changed, as the correction's note gave it, else
+    ``None``."""
 
     id: Optional[str]
     type: str
@@ -51,6 +53,7 @@ class Event:
     trade_dates: Tuple[_dt.date, ...]
     published_at: Optional[_dt.datetime]
     data: Mapping[str, Any] = field(repr=False)
+    reason: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,14 @@ def parse_event(obj: Any, id: Optional[str] = None) -> Event:
         trade_dates=tuple(_dt.datetime.strptime(d, "%Y%m%d").date() for d in dates),
         published_at=None if published is None else _instant(published, "published_at"),
         data=data,
+        reason=_reason(data.get("reason")),
     )
+
+
+def _reason(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"an event's reason is not text: {value!r}"[:200])
 
 
 def parse_page(data: Any) -> EventPage:

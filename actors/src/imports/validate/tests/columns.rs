@@ -29,6 +29,15 @@ fn trade_date_errors() {
     let cases = [
         ("20261121", "2026-11-21 is not an open trading day"),
         ("2026-11-21", "2026-11-21 is not an open trading day"),
+        // D26: after today, open or not, is refused as such.
+        (
+            "20261124",
+            "date is after today: 2026-11-24 (today is 2026-11-23)",
+        ),
+        (
+            "2027-01-04",
+            "date is after today: 2027-01-04 (today is 2026-11-23)",
+        ),
         ("20261131", "'20261131' is not a real calendar date"),
         ("2026-02-29", "'2026-02-29' is not a real calendar date"),
         (

@@ -60,6 +60,7 @@ impl World {
                     .map(|s| day(s))
                     .collect(),
                 calculated_indexes: ["Hardware_Index".to_owned()].into_iter().collect(),
+                today: day("2026-11-23"),
             },
         }
     }
