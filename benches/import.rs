@@ -179,15 +179,21 @@ async fn main() {
                     copy(&db, "copy_floor", &csv).await
                 }
                 Variant::CopyQuotes => {
-                    db.batch_execute("TRUNCATE index_quotes, index_daily, imports")
-                        .await
-                        .expect("truncate");
+                    // CASCADE: what refers to an import (its changes, its vintage).
+                    db.batch_execute(
+                        "TRUNCATE index_quotes, index_daily, imports, quote_days_changed CASCADE",
+                    )
+                    .await
+                    .expect("truncate");
                     copy(&db, "index_quotes", &csv).await
                 }
                 Variant::Import(kind) => {
-                    db.batch_execute("TRUNCATE index_quotes, index_daily, imports")
-                        .await
-                        .expect("truncate");
+                    // CASCADE: what refers to an import (its changes, its vintage).
+                    db.batch_execute(
+                        "TRUNCATE index_quotes, index_daily, imports, quote_days_changed CASCADE",
+                    )
+                    .await
+                    .expect("truncate");
                     let bytes = match kind {
                         "xlsx" => xlsx.clone(),
                         _ => csv.clone(),

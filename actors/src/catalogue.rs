@@ -12,16 +12,26 @@
 mod datasets;
 #[cfg(feature = "openapi")]
 mod schema;
+mod tushare;
 mod types;
 
 pub use datasets::DATASETS;
 #[cfg(feature = "openapi")]
 pub use schema::DatasetName;
-pub use types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned};
+pub use tushare::TUSHARE_DATASETS;
+pub use types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned, Wire};
 
 /// The dataset named `api_name`, if it exists.
 pub fn dataset(api_name: &str) -> Option<&'static Dataset> {
     DATASETS.iter().find(|d| d.api_name == api_name)
+}
+
+/// The dataset Tushare's wire (D24) names `api_name` (`index_daily`, `trade_cal`, ...),
+/// if it serves one.
+pub fn tushare_dataset(api_name: &str) -> Option<&'static Dataset> {
+    TUSHARE_DATASETS
+        .iter()
+        .find(|d| d.api_name.strip_prefix("tushare.") == Some(api_name))
 }
 
 /// The api_names, in catalogue order.

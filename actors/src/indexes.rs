@@ -108,6 +108,13 @@ impl IndexRegistry {
         self.indexes.iter().find(|i| i.index_code == index_code)
     }
 
+    /// The index whose code is `index_code` in any letter case (Tushare's, D24).
+    pub fn find_ignoring_case(&self, index_code: &str) -> Option<&IndexDef> {
+        self.indexes
+            .iter()
+            .find(|i| i.index_code.eq_ignore_ascii_case(index_code))
+    }
+
     fn covers(&self, grant: &Grant, def: &IndexDef) -> bool {
         let tier_covers = match def.visibility {
             Visibility::Aggregate | Visibility::IndexOnly => true,

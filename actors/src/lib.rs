@@ -31,6 +31,7 @@ pub mod query;
 pub mod quota;
 pub mod quotes;
 pub mod safe_text;
+pub mod tushare;
 pub mod webhooks;
 pub mod wire_date;
 

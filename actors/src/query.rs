@@ -29,6 +29,9 @@ pub enum ParamValue {
     /// An instant with an offset, normalised to UTC and truncated to microseconds (the
     /// precision `published_at` is kept at), so equal instants are one cache entry.
     Instant(DateTime<Utc>),
+    /// Several index codes in any letter case (Tushare's `ts_code`, D24), upper-cased;
+    /// the dataset actor matches them to the indexes' own spelling.
+    Codes(Vec<String>),
 }
 
 /// A query whose dataset, parameters and fields are all known to the catalogue.
@@ -45,12 +48,21 @@ pub struct Query {
 }
 
 impl Query {
-    /// The `index_code` the query names, if any.
-    pub fn index_code(&self) -> Option<&str> {
-        match self.params.get("index_code") {
-            Some(ParamValue::Text(code)) => Some(code),
-            _ => None,
-        }
+    /// The index codes the query names, by its index-code parameter: one code
+    /// (case-sensitive) or several (Tushare's, any letter case).
+    pub fn named_indexes(&self) -> impl Iterator<Item = &str> {
+        let param = self
+            .dataset
+            .params
+            .iter()
+            .find(|p| p.role == ParamRole::IndexCode)
+            .and_then(|p| self.params.get(p.name));
+        let (one, several): (Option<&str>, &[String]) = match param {
+            Some(ParamValue::Text(code)) => (Some(code), &[]),
+            Some(ParamValue::Codes(codes)) => (None, codes),
+            _ => (None, &[]),
+        };
+        one.into_iter().chain(several.iter().map(String::as_str))
     }
 
     /// Validates a parsed JSON body.
@@ -68,6 +80,12 @@ impl Query {
             )));
         }
         let dataset = parse_api_name(object.get("api_name"))?;
+        Query::of(dataset, object)
+    }
+
+    /// The query of `dataset` that `object`'s `params`, `fields`, `limit` and `offset`
+    /// say (D1's rules), whatever else `object` holds.
+    pub fn of(dataset: &'static Dataset, object: &Map<String, Value>) -> Result<Query, ApiError> {
         let params = parse_params(dataset, object.get("params"))?;
         let fields = parse_fields(dataset, object.get("fields"))?;
         let limit = match object.get("limit") {
@@ -286,7 +304,7 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
 }
 
 /// Echoes client text in a message without letting it run on or carry control characters.
-fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     let mut out: String = text
         .chars()
         .take(64)

@@ -9,9 +9,11 @@
 # The data: a year of weekdays (2025-11-24 .. 2026-11-20) of the seven indexes, 10
 # specifications each, imported as one file; then one correction a trading day, each
 # its own import (a vintage), re-sending one day of two indexes with one price changed,
-# as a publisher correcting yesterday's quotes would. A correction revises that day and,
-# by the rounding of the chain-linking, every later day of the two indexes and of the
-# composite: about 49,000 revisions in all (the script prints the count).
+# as a publisher correcting yesterday's quotes would. A correction revises that day and
+# the next of the two indexes (D26: levels are ratios to the base day, the next day's
+# change follows) and every later day of the composite, which is chained on the daily
+# changes. The script prints the count, and the base indexes' and the composite's
+# shares of it.
 #
 # Then the same two first pages through the service (page cache off), median latency.
 #
@@ -60,6 +62,10 @@ revisions=$(psql "$DATABASE_URL" -AtXc "SELECT count(*) FROM index_revisions")
 daily=$(psql "$DATABASE_URL" -AtXc "SELECT count(*) FROM index_daily")
 page=${PAGE:-$(( revisions / 2 < 1000 ? revisions / 2 : 1000 ))}
 echo "rows: $daily index_daily, $revisions index_revisions (one year of corrections); page: $page rows"
+psql "$DATABASE_URL" -AtXc "SELECT CASE WHEN index_code = 'Hardware_Index' THEN 'composite' ELSE 'base indexes' END, count(*), count(DISTINCT published_at) FROM index_revisions GROUP BY 1 ORDER BY 1" |
+  while IFS='|' read -r part count corrections; do
+    echo "  $part: $count revisions from $corrections corrections"
+  done
 
 # As a pro key sees them: every index visible, detail for the aggregate ones, cutoff today.
 visible="'{Server_Index,Server_Rental_Index,GPU_Index,DRAM_Index,SSD_Index,CPU_Index,OI_Index,Hardware_Index}'"

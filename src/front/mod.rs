@@ -50,7 +50,7 @@ pub use identify::Identify;
 pub use membership::{
     KeyMembership, KeylessProtection, Membership, Quota, QuotaUse, ShowMembership,
 };
-pub use query::{QueryOutcome, RunQuery};
+pub use query::{Ask, QueryOutcome, RunQuery};
 
 pub struct FrontActor {
     links: Rc<Links>,

@@ -23,15 +23,32 @@ use tracing::{Instrument, Span};
 use super::{FrontActor, Links};
 use crate::http::request_span::record_caller;
 
-/// `POST /api/v1/query` with its parsed (not yet validated) body.
+/// `POST /api/v1/query` (or Tushare's `POST /tushare`) with its parsed (not yet
+/// validated) body.
 #[derive(Message)]
 #[rtype(result = "QueryOutcome")]
 pub struct RunQuery {
     pub request_id: Arc<str>,
     pub credentials: Credentials,
     pub client_ip: Option<IpAddr>,
-    pub body: Value,
+    pub body: Ask,
     pub span: Span,
+}
+
+/// A query body as it came: ours (D1), or Tushare's (D24) with the api_name of its
+/// path, if any. Either is validated at step 4 of the same chain.
+pub enum Ask {
+    Native(Value),
+    Tushare(Value, Option<String>),
+}
+
+impl Ask {
+    fn parse(&self) -> Result<Query, ApiError> {
+        match self {
+            Ask::Native(body) => Query::parse(body),
+            Ask::Tushare(body, path_name) => iq_actors::tushare::parse(body, path_name.as_deref()),
+        }
+    }
 }
 
 /// A query's answer and, for a key-authenticated query, its quota status for the
@@ -92,7 +109,7 @@ impl Handler<RunQuery> for FrontActor {
                     Ok(Err(error)) | Err(error) => return error.into(),
                 };
                 record_caller(&root, &identity.caller);
-                let checked = Query::parse(&msg.body).and_then(|query| {
+                let checked = msg.body.parse().and_then(|query| {
                     authorize(&identity, &query)?;
                     Ok(query)
                 });

@@ -30,6 +30,18 @@ pub fn presented(req: &HttpRequest) -> Result<Credentials, ApiError> {
     }
 }
 
+/// The identity of a Tushare call (D24): the body's `token` as the key, or a key
+/// header; both at once are ambiguous; neither is the visitor (cookies are ignored).
+pub fn tushare(req: &HttpRequest, token: Option<String>) -> Result<Credentials, ApiError> {
+    match (key(req.headers())?, token) {
+        (Some(_), Some(_)) => Err(refused(
+            "the call carries a key twice (its token and a key header): send the token only",
+        )),
+        (Some(key), None) | (None, Some(key)) => Ok(Credentials::ApiKey(key)),
+        (None, None) => Ok(Credentials::Anonymous),
+    }
+}
+
 /// The website identity a request presents: its session cookie, or none.
 pub fn website(req: &HttpRequest) -> Credentials {
     session_id(req).map_or(Credentials::Anonymous, Credentials::Session)

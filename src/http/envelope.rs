@@ -89,8 +89,58 @@ pub fn success_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResp
         code: 0,
         message: "ok",
     };
+    page_answer(&head, page, gzip)
+}
+
+/// 200 with Tushare's envelope (D24) around `page`: `{request_id, code: 0, msg: "",
+/// data}`.
+pub fn tushare_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResponse {
+    let head = TushareHead {
+        request_id: request_id.as_str(),
+        code: 0,
+        msg: "",
+    };
+    page_answer(&head, page, gzip)
+}
+
+/// A refusal on Tushare's wire (D24): HTTP 200 (the SDK drops any other status and
+/// returns an empty frame), or the error's own status when it is a 5xx, with `code`
+/// and `msg` and `data` null.
+pub fn tushare_failure(request_id: &RequestId, error: &ApiError) -> HttpResponse {
+    #[derive(Serialize)]
+    struct Refusal<'a> {
+        #[serde(flatten)]
+        head: TushareHead<'a>,
+        data: (),
+    }
+    let code = error.code.as_u32();
+    let body = Refusal {
+        head: TushareHead {
+            request_id: request_id.as_str(),
+            code,
+            msg: &error.message,
+        },
+        data: (),
+    };
+    let status = match status_for(error.code) {
+        status if status.is_server_error() => status,
+        _ => StatusCode::OK,
+    };
+    json(status, code, serde_json::to_vec(&body).unwrap_or_default())
+}
+
+#[derive(Serialize)]
+struct TushareHead<'a> {
+    request_id: &'a str,
+    code: u32,
+    msg: &'a str,
+}
+
+/// `{...head, "data": <page>}`, spliced around the page's kept JSON (or its kept
+/// compressed form).
+fn page_answer(head: &impl Serialize, page: &Page, gzip: bool) -> HttpResponse {
     // The envelope's fields in `Envelope`'s order, `data` last: `{...head,"data":<page>}`.
-    let mut before = serde_json::to_vec(&head).unwrap_or_default();
+    let mut before = serde_json::to_vec(head).unwrap_or_default();
     before.pop();
     before.extend_from_slice(b",\"data\":");
     let data = page.data.get().as_bytes();

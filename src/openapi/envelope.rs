@@ -13,8 +13,9 @@ use utoipa::{Modify, PartialSchema, ToSchema};
 
 use super::{headers, operations_mut, typed};
 
-/// Answers that are not enveloped: the document itself.
-const RAW: [&str; 1] = [super::DOCUMENT_PATH];
+/// Answers that are not in our envelope: the document itself, and Tushare's wire (D24),
+/// whose answers are Tushare's own envelope.
+const RAW: [&str; 3] = [super::DOCUMENT_PATH, "/tushare", "/tushare/{api_name}"];
 
 pub struct Success;
 

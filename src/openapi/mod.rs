@@ -24,6 +24,7 @@ mod imports;
 mod keys;
 pub mod query;
 pub mod security;
+mod tushare;
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::OpenApi as Document;
@@ -120,6 +121,7 @@ pub mod prelude {
     pub use super::imports::*;
     pub use super::keys::*;
     pub use super::query::{QueryPage, QueryRequest};
+    pub use super::tushare::{TushareAnswer, TushareRequest};
 }
 
 /// Where the document is served.

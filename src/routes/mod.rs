@@ -16,6 +16,7 @@ mod params;
 mod query;
 mod reference;
 mod session;
+mod tushare;
 mod webhooks;
 
 use actix_web::web;
@@ -71,6 +72,7 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(imports::detail)
             .service(reference::openapi_json),
     );
+    cfg.service(tushare::call).service(tushare::call_named);
     cfg.service(health::healthz).service(health::readyz);
     if with_metrics {
         configure_metrics(cfg);

@@ -6,6 +6,7 @@
 
 use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError};
 
+use crate::front::Ask;
 use crate::http::request_context::QueryDataset;
 use crate::http::{compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
 use crate::openapi::prelude::*;
@@ -97,7 +98,7 @@ pub async fn query(
         .and_then(iq_actors::catalogue::dataset)
         .map(|d| d.api_name);
     let outcome = match state
-        .run_query(&request_id, credentials, client_ip, body)
+        .run_query(&request_id, credentials, client_ip, Ask::Native(body))
         .await
     {
         Ok(outcome) => outcome,

@@ -19,7 +19,7 @@ use iq_actors::webhooks::Webhooks;
 
 use std::sync::atomic::AtomicBool;
 
-use crate::front::{Fronts, QueryOutcome, RunQuery};
+use crate::front::{Ask, Fronts, QueryOutcome, RunQuery};
 use crate::http::client_ip::client_ip;
 use crate::http::drain::Draining;
 use crate::http::protection::{Protection, Subject};
@@ -78,7 +78,7 @@ impl AppState {
         request_id: &RequestId,
         credentials: Credentials,
         client_ip: Option<std::net::IpAddr>,
-        body: serde_json::Value,
+        body: Ask,
     ) -> Result<QueryOutcome, HttpError> {
         let keyless = match &credentials {
             Credentials::ApiKey(_) => None,

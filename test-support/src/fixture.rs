@@ -39,9 +39,11 @@ INSERT INTO index_quotes (trade_date, index_code, specification, weight, price) 
 /// Every dataset but `index_revisions`: those that data set up without revising a day
 /// (the [`FIXTURE`], a test's first imports) gives rows. A test of what holds for every
 /// dataset walks these.
-pub const DATASETS_BUT_REVISIONS: [&str; 5] = [
+pub const DATASETS_BUT_REVISIONS: [&str; 7] = [
     "index_basic",
     "index_daily",
+    "index_weekly",
+    "index_monthly",
     "index_latest",
     "index_quote",
     "trade_calendar",

@@ -63,7 +63,7 @@ async fn api_name_and_top_level_keys_are_checked() {
     let app = spawn_app().await;
     for (body, names) in [
         (json!({}), "api_name"),
-        (json!({"api_name": "index_weekly"}), "index_weekly"),
+        (json!({"api_name": "index_hourly"}), "index_hourly"),
         (json!({"api_name": 7}), "api_name"),
         (json!({"api_name": "index_basic", "filter": {}}), "filter"),
         (json!({"api_name": "index_basic", "params": []}), "params"),

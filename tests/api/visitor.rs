@@ -131,7 +131,7 @@ async fn membership_and_config_describe_the_visitor() {
             "site_name": "Test Index",
             "initialized": false,
             "api_version": "v1",
-            "datasets": ["index_basic", "index_daily", "index_latest", "index_quote", "index_revisions", "trade_calendar"],
+            "datasets": ["index_basic", "index_daily", "index_weekly", "index_monthly", "index_latest", "index_quote", "index_revisions", "trade_calendar"],
             "max_limit": 5000,
             "login": {"max_failures_per_minute": 5}
         })

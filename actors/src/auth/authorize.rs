@@ -4,7 +4,7 @@
 //! and a body error before these. Website identities need no scopes and have no range.
 
 use crate::caller::Identity;
-use crate::query::Query;
+use crate::query::{ParamValue, Query};
 use crate::{ApiError, ErrorCode};
 
 pub fn authorize(identity: &Identity, query: &Query) -> Result<(), ApiError> {
@@ -19,12 +19,24 @@ pub fn authorize(identity: &Identity, query: &Query) -> Result<(), ApiError> {
             )));
         }
     }
-    if let (Some(range), Some(code)) = (&grant.index_range, query.index_code()) {
-        if !range.contains(code) {
-            return Err(ApiError::new(
-                ErrorCode::IndexNotPermitted,
-                format!("index '{code}' is outside this key's index range"),
-            ));
+    if let Some(range) = &grant.index_range {
+        // Tushare's codes (several, upper-cased) match in any letter case.
+        let several = query
+            .params
+            .values()
+            .any(|v| matches!(v, ParamValue::Codes(_)));
+        for code in query.named_indexes() {
+            let within = if several {
+                range.iter().any(|r| r.eq_ignore_ascii_case(code))
+            } else {
+                range.contains(code)
+            };
+            if !within {
+                return Err(ApiError::new(
+                    ErrorCode::IndexNotPermitted,
+                    format!("index '{code}' is outside this key's index range"),
+                ));
+            }
         }
     }
     Ok(())

@@ -6,9 +6,9 @@
 //! changes the API, the docs and the Python client's checks. It must never hold SQL
 //! built from anything but these literals.
 
-use super::types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned};
+use super::types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned, Wire};
 
-const fn field(
+pub(super) const fn field(
     name: &'static str,
     kind: ValueKind,
     sql: &'static str,
@@ -24,7 +24,7 @@ const fn field(
 }
 
 /// A field returned only when named in `fields` (D20's facts, D17's `published_at`).
-const fn on_demand(
+pub(super) const fn on_demand(
     name: &'static str,
     kind: ValueKind,
     sql: &'static str,
@@ -46,7 +46,11 @@ const fn published_at(sql: &'static str) -> FieldDef {
     )
 }
 
-const fn param(name: &'static str, role: ParamRole, description: &'static str) -> ParamDef {
+pub(super) const fn param(
+    name: &'static str,
+    role: ParamRole,
+    description: &'static str,
+) -> ParamDef {
     ParamDef {
         name,
         role,
@@ -54,27 +58,28 @@ const fn param(name: &'static str, role: ParamRole, description: &'static str) -
     }
 }
 
-const P6: ValueKind = ValueKind::Decimal { scale: 6 };
+pub(super) const P6: ValueKind = ValueKind::Decimal { scale: 6 };
 
-const INDEX_CODE: ParamDef = param(
+pub(super) const INDEX_CODE: ParamDef = param(
     "index_code",
     ParamRole::IndexCode,
     "index code (case-sensitive)",
 );
-const TRADE_DATE: ParamDef = param(
+pub(super) const TRADE_DATE: ParamDef = param(
     "trade_date",
     ParamRole::TradeDate,
     "one date; not together with start_date/end_date",
 );
-const START_DATE: ParamDef = param("start_date", ParamRole::StartDate, "first date, inclusive");
-const END_DATE: ParamDef = param("end_date", ParamRole::EndDate, "last date, inclusive");
-const AS_OF: ParamDef = param(
+pub(super) const START_DATE: ParamDef =
+    param("start_date", ParamRole::StartDate, "first date, inclusive");
+pub(super) const END_DATE: ParamDef = param("end_date", ParamRole::EndDate, "last date, inclusive");
+pub(super) const AS_OF: ParamDef = param(
     "as_of",
     ParamRole::AsOf,
     "the data as it stood at this instant: RFC 3339 with an offset, or a date \
      (end of that day in the service time zone)",
 );
-const UPDATED_SINCE: ParamDef = param(
+pub(super) const UPDATED_SINCE: ParamDef = param(
     "updated_since",
     ParamRole::UpdatedSince,
     "only rows that became visible after this instant (RFC 3339 with an offset)",
@@ -116,7 +121,195 @@ const DAILY_DEFAULTS: &[&str] = &[
     "pct_change",
 ];
 
-pub static DATASETS: [Dataset; 6] = [
+/// The rows of a period dataset (D25): per index and calendar `$unit` (`'week'`, an
+/// ISO week from Monday, or `'month'`) of visible daily values, the last day's value,
+/// the first, the highest and the lowest, and the previous period's last value; its
+/// vintage is the newest of its days' and of the previous period's last day's (what
+/// its values depend on), for `updated_since`. The visible indexes and the params
+/// filter the periods (`{where}`), never the days a period's `pre_value` reads.
+macro_rules! period_from {
+    ($unit:literal) => {
+        concat!(
+            "FROM (SELECT p.*, lag(p.index_value) OVER w AS pre_value, \
+                    greatest(p.newest_vintage, lag(p.last_vintage) OVER w) AS vintage \
+                  FROM (SELECT d.index_code, date_trunc('",
+            $unit,
+            "', d.trade_date) AS period, \
+                          max(d.trade_date) AS trade_date, \
+                          (array_agg(d.index_value ORDER BY d.trade_date DESC))[1] AS index_value, \
+                          (array_agg(d.index_value ORDER BY d.trade_date))[1] AS open_value, \
+                          max(d.index_value) AS high_value, min(d.index_value) AS low_value, \
+                          max(d.vintage) AS newest_vintage, \
+                          (array_agg(d.vintage ORDER BY d.trade_date DESC))[1] AS last_vintage \
+                        FROM {index_daily} d WHERE d.trade_date <= {cutoff} \
+                        GROUP BY d.index_code, period) p \
+                  WINDOW w AS (PARTITION BY p.index_code ORDER BY p.period)) w \
+             WHERE {where}"
+        )
+    };
+}
+
+/// The periods of `index_weekly` and `index_monthly` (and of Tushare's).
+pub(super) const WEEKLY_FROM: &str = period_from!("week");
+pub(super) const MONTHLY_FROM: &str = period_from!("month");
+
+/// The fields of a period dataset (D25), every one a default field.
+const PERIOD_FIELDS: &[FieldDef] = &[
+    field(
+        "trade_date",
+        ValueKind::Date,
+        "w.trade_date",
+        "the period's last trading day with a value (so far, for the period in progress)",
+    ),
+    field("index_code", ValueKind::Text, "w.index_code", "index code"),
+    field(
+        "index_value",
+        P6,
+        "w.index_value",
+        "index points on trade_date: the period's close",
+    ),
+    field(
+        "open_value",
+        P6,
+        "w.open_value",
+        "index points on the period's first trading day with a value",
+    ),
+    field(
+        "high_value",
+        P6,
+        "w.high_value",
+        "the period's highest index points",
+    ),
+    field(
+        "low_value",
+        P6,
+        "w.low_value",
+        "the period's lowest index points",
+    ),
+    field(
+        "pre_value",
+        P6,
+        "w.pre_value",
+        "the previous period's index_value; null for an index's first period",
+    ),
+    field(
+        "change",
+        P6,
+        "w.index_value - w.pre_value",
+        "index_value - pre_value",
+    ),
+    field(
+        "pct_change",
+        P6,
+        // Divided at 30 decimals, then rounded once half away from zero (D8's round6).
+        "round((w.index_value - w.pre_value)::numeric(60, 30) * 100 / w.pre_value, 6)",
+        "change in percent of pre_value",
+    ),
+];
+
+const PERIOD_DEFAULTS: &[&str] = &[
+    "trade_date",
+    "index_code",
+    "index_value",
+    "open_value",
+    "high_value",
+    "low_value",
+    "pre_value",
+    "change",
+    "pct_change",
+];
+
+/// A period dataset (D25) named `api_name`, over `from` (a [`period_from`]).
+const fn period_dataset(
+    api_name: &'static str,
+    description: &'static str,
+    from: &'static str,
+) -> Dataset {
+    Dataset {
+        api_name,
+        description,
+        scope: Scope::IndexRead,
+        delayed: true,
+        detail_only: false,
+        params: &[
+            INDEX_CODE,
+            TRADE_DATE,
+            START_DATE,
+            END_DATE,
+            AS_OF,
+            UPDATED_SINCE,
+        ],
+        fields: PERIOD_FIELDS,
+        default_fields: PERIOD_DEFAULTS,
+        sort_key: &["trade_date", "index_code"],
+        from,
+        order_by: "w.trade_date, w.index_code",
+        index_column: Some("w.index_code"),
+        date_column: Some("w.trade_date"),
+        versioned: Some(Versioned {
+            alias: "w",
+            by_day: false,
+        }),
+        wire: Wire::Native,
+    }
+}
+
+/// The facts of an index (D20), on-demand fields of `index_basic` (and of Tushare's).
+pub(super) const CURRENCY: FieldDef = on_demand(
+    "currency",
+    ValueKind::Text,
+    "i.currency",
+    "ISO 4217 code of weighted_price and of every quote price of the index",
+);
+
+pub(super) const PRICE_BASIS: FieldDef = on_demand(
+    "price_basis",
+    ValueKind::Text,
+    "i.price_basis",
+    "what a price includes",
+);
+
+pub(super) const SOURCE: FieldDef = on_demand(
+    "source",
+    ValueKind::Text,
+    "i.source",
+    "where prices come from",
+);
+
+pub(super) const PUBLISH_TIME: FieldDef = on_demand(
+    "publish_time",
+    ValueKind::Text,
+    "i.publish_time",
+    "HH:MM in the service time zone: when a trading day's values are published",
+);
+
+pub(super) const METHODOLOGY_VERSION: FieldDef = on_demand(
+    "methodology_version",
+    ValueKind::Text,
+    "i.methodology_version",
+    "the version of the methodology the index is calculated by",
+);
+
+pub(super) const LATEST_TRADE_DATE: FieldDef = on_demand(
+    "latest_trade_date",
+    ValueKind::Date,
+    "(SELECT max(b.trade_date) FROM index_daily b \
+          WHERE b.index_code = i.index_code AND b.trade_date <= {cutoff})",
+    "the latest date with a value this caller may see; empty when none",
+);
+
+pub(super) const NEXT_PUBLICATION_AT: FieldDef = on_demand(
+    "next_publication_at",
+    ValueKind::Timestamp,
+    "(SELECT (min(c.trade_date) + i.publish_time::time) AT TIME ZONE {tz} \
+          FROM trade_calendar c WHERE c.trade_date > \
+          (SELECT max(b.trade_date) FROM index_daily b \
+           WHERE b.index_code = i.index_code))",
+    "publish_time on the first open trading day after the latest published \
+         date (RFC 3339, UTC): a schedule, the same for every caller",
+);
+
+pub static DATASETS: [Dataset; 8] = [
     Dataset {
         api_name: "index_basic",
         description: "index basic information",
@@ -164,53 +357,13 @@ pub static DATASETS: [Dataset; 6] = [
                 "i.description",
                 "what the index measures",
             ),
-            on_demand(
-                "currency",
-                ValueKind::Text,
-                "i.currency",
-                "ISO 4217 code of weighted_price and of every quote price of the index",
-            ),
-            on_demand(
-                "price_basis",
-                ValueKind::Text,
-                "i.price_basis",
-                "what a price includes",
-            ),
-            on_demand(
-                "source",
-                ValueKind::Text,
-                "i.source",
-                "where prices come from",
-            ),
-            on_demand(
-                "publish_time",
-                ValueKind::Text,
-                "i.publish_time",
-                "HH:MM in the service time zone: when a trading day's values are published",
-            ),
-            on_demand(
-                "methodology_version",
-                ValueKind::Text,
-                "i.methodology_version",
-                "the version of the methodology the index is calculated by",
-            ),
-            on_demand(
-                "latest_trade_date",
-                ValueKind::Date,
-                "(SELECT max(b.trade_date) FROM index_daily b \
-                  WHERE b.index_code = i.index_code AND b.trade_date <= {cutoff})",
-                "the latest date with a value this caller may see; empty when none",
-            ),
-            on_demand(
-                "next_publication_at",
-                ValueKind::Timestamp,
-                "(SELECT (min(c.trade_date) + i.publish_time::time) AT TIME ZONE {tz} \
-                  FROM trade_calendar c WHERE c.trade_date > \
-                  (SELECT max(b.trade_date) FROM index_daily b \
-                   WHERE b.index_code = i.index_code))",
-                "publish_time on the first open trading day after the latest published \
-                 date (RFC 3339, UTC): a schedule, the same for every caller",
-            ),
+            CURRENCY,
+            PRICE_BASIS,
+            SOURCE,
+            PUBLISH_TIME,
+            METHODOLOGY_VERSION,
+            LATEST_TRADE_DATE,
+            NEXT_PUBLICATION_AT,
         ],
         default_fields: &[
             "index_code",
@@ -229,6 +382,7 @@ pub static DATASETS: [Dataset; 6] = [
         index_column: Some("i.index_code"),
         date_column: None,
         versioned: None,
+        wire: Wire::Native,
     },
     Dataset {
         api_name: "index_daily",
@@ -255,7 +409,19 @@ pub static DATASETS: [Dataset; 6] = [
             alias: "d",
             by_day: false,
         }),
+        wire: Wire::Native,
     },
+    period_dataset(
+        "index_weekly",
+        "weekly values: per ISO week (Monday to Sunday), its last, first, highest and lowest \
+         daily value",
+        WEEKLY_FROM,
+    ),
+    period_dataset(
+        "index_monthly",
+        "monthly values: per calendar month, its last, first, highest and lowest daily value",
+        MONTHLY_FROM,
+    ),
     Dataset {
         api_name: "index_latest",
         description: "latest daily row of each visible index",
@@ -276,6 +442,7 @@ pub static DATASETS: [Dataset; 6] = [
             alias: "d",
             by_day: false,
         }),
+        wire: Wire::Native,
     },
     Dataset {
         api_name: "index_quote",
@@ -332,6 +499,7 @@ pub static DATASETS: [Dataset; 6] = [
             alias: "q",
             by_day: true,
         }),
+        wire: Wire::Native,
     },
     Dataset {
         api_name: "index_revisions",
@@ -412,6 +580,7 @@ pub static DATASETS: [Dataset; 6] = [
         index_column: Some("r.index_code"),
         date_column: Some("r.trade_date"),
         versioned: None,
+        wire: Wire::Native,
     },
     Dataset {
         api_name: "trade_calendar",
@@ -442,5 +611,6 @@ pub static DATASETS: [Dataset; 6] = [
         index_column: None,
         date_column: Some("c.trade_date"),
         versioned: None,
+        wire: Wire::Native,
     },
 ];

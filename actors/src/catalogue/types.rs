@@ -49,6 +49,11 @@ pub enum ValueKind {
     },
     /// An instant, RFC 3339 in UTC with microseconds: `2026-11-23T10:15:30.123456Z`.
     Timestamp,
+    /// A decimal written as a JSON number with exactly `scale` fractional digits
+    /// (Tushare's wire, D24: `1009.305519`, never a string).
+    Number {
+        scale: u32,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -138,6 +143,19 @@ pub struct Dataset {
     /// dataset without history.
     #[serde(skip)]
     pub versioned: Option<Versioned>,
+    /// The answer's shape: ours, or Tushare's (D24).
+    #[serde(skip)]
+    pub wire: Wire,
+}
+
+/// The shape of a dataset's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// `POST /api/v1/query`: `data` with `fields`, `items`, `limit`, `offset`,
+    /// `returned` and `has_more`.
+    Native,
+    /// `POST /tushare` (D24): `data` with `fields`, `items` and `has_more` only.
+    Tushare,
 }
 
 /// How a dataset's rows are versioned (D17).

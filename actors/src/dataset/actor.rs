@@ -203,10 +203,20 @@ impl Handler<Invalidate> for DatasetActor {
 }
 
 impl DatasetActor {
-    async fn fetch(&self, query: Query, grant: Grant) -> Result<Arc<Page>, ApiError> {
+    async fn fetch(&self, mut query: Query, grant: Grant) -> Result<Arc<Page>, ApiError> {
         let dataset = query.dataset;
         let registry = self.registry().await?;
-        if let Some(code) = query.index_code() {
+        // Tushare's codes, in any letter case, as the indexes spell them.
+        for value in query.params.values_mut() {
+            if let ParamValue::Codes(codes) = value {
+                for code in codes.iter_mut() {
+                    if let Some(def) = registry.find_ignoring_case(code) {
+                        *code = def.index_code.clone();
+                    }
+                }
+            }
+        }
+        for code in query.named_indexes() {
             registry.check_named(&grant, dataset, code)?;
         }
         let view = dataset.uses_indexes().then(|| registry.view(&grant));
@@ -260,7 +270,12 @@ impl DatasetActor {
     async fn load_page(&self, query: &Query, key: &PageKey) -> Result<Arc<Page>, ApiError> {
         if query.dataset.delayed && key.walk.cutoff.is_none() {
             // No open day is old enough for this caller's delay: nothing is visible yet.
-            return Ok(Arc::new(Page::empty(&query.fields, key.limit, key.offset)?));
+            return Ok(Arc::new(Page::empty(
+                query.dataset.wire,
+                &query.fields,
+                key.limit,
+                key.offset,
+            )?));
         }
         let walk = self.service.boundaries.walk(&key.walk).await?;
         let mut start = walk.start(key.offset);
@@ -288,7 +303,7 @@ impl DatasetActor {
             }
         }
         Ok(Arc::new(Page::render(
-            query.dataset.fields,
+            (query.dataset.fields, query.dataset.wire),
             &query.fields,
             &rows,
             key.limit,

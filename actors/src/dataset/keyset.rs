@@ -129,7 +129,8 @@ mod tests {
     fn every_order_by_is_the_documented_total_order_on_plain_columns() {
         let unique_tail = |api_name| match api_name {
             "index_basic" | "index_latest" => &["index_code"][..],
-            "index_daily" => &["trade_date", "index_code"][..],
+            // A period's trade_date is one of its days: one row per (date, index).
+            "index_daily" | "index_weekly" | "index_monthly" => &["trade_date", "index_code"][..],
             "index_quote" => &["trade_date", "index_code", "specification"][..],
             "trade_calendar" => &["trade_date"][..],
             // One row per (date, index) a vintage replaced, and vintages' instants are

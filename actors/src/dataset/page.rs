@@ -12,7 +12,7 @@ use tokio_postgres::types::FromSql;
 use tokio_postgres::Row;
 
 use super::cell_text::{fixed, wire_date, Numeric};
-use crate::catalogue::{FieldDef, ValueKind};
+use crate::catalogue::{FieldDef, ValueKind, Wire};
 use crate::gzip::Deflated;
 use crate::ApiError;
 
@@ -36,12 +36,20 @@ struct PageData<'a> {
     has_more: bool,
 }
 
+/// A page on Tushare's wire (D24): what its SDK reads, and `has_more`.
+#[derive(Serialize)]
+struct TusharePageData<'a> {
+    fields: Vec<&'static str>,
+    items: Items<'a>,
+    has_more: bool,
+}
+
 impl Page {
     /// `rows` hold every field of `all` (the dataset's, in catalogue order: what the
     /// statement selects); the page shows `fields`, in their order. `rows` may hold
     /// one row more than `limit`: its presence means `has_more`.
     pub fn render(
-        all: &'static [FieldDef],
+        (all, wire): (&'static [FieldDef], Wire),
         fields: &[&'static FieldDef],
         rows: &[Row],
         limit: u32,
@@ -64,18 +72,24 @@ impl Page {
             rows: &rows[..shown],
             columns: &columns,
         };
-        Self::from_items(fields, items, limit, offset, rows.len() > shown)
+        Self::from_items(wire, fields, items, limit, offset, rows.len() > shown)
     }
 
-    pub fn empty(fields: &[&'static FieldDef], limit: u32, offset: u64) -> Result<Page, ApiError> {
+    pub fn empty(
+        wire: Wire,
+        fields: &[&'static FieldDef],
+        limit: u32,
+        offset: u64,
+    ) -> Result<Page, ApiError> {
         let items = Items {
             rows: &[],
             columns: &[],
         };
-        Self::from_items(fields, items, limit, offset, false)
+        Self::from_items(wire, fields, items, limit, offset, false)
     }
 
     fn from_items(
+        wire: Wire,
         fields: &[&'static FieldDef],
         items: Items<'_>,
         limit: u32,
@@ -83,16 +97,24 @@ impl Page {
         has_more: bool,
     ) -> Result<Page, ApiError> {
         let returned = items.rows.len();
-        let data = PageData {
-            fields: fields.iter().map(|f| f.name).collect(),
-            items,
-            limit,
-            offset,
-            returned,
-            has_more,
+        let fields = fields.iter().map(|f| f.name).collect();
+        let data = match wire {
+            Wire::Native => serde_json::value::to_raw_value(&PageData {
+                fields,
+                items,
+                limit,
+                offset,
+                returned,
+                has_more,
+            }),
+            Wire::Tushare => serde_json::value::to_raw_value(&TusharePageData {
+                fields,
+                items,
+                has_more,
+            }),
         };
         Ok(Page {
-            data: serde_json::value::to_raw_value(&data).map_err(ApiError::internal)?,
+            data: data.map_err(ApiError::internal)?,
             returned,
             deflated: OnceLock::new(),
         })
@@ -178,6 +200,13 @@ impl Serialize for Cell<'_> {
             },
             ValueKind::Decimal { scale } => match get::<Option<Numeric>, S::Error>(row, i)? {
                 Some(Numeric(d)) => serializer.serialize_str(&fixed(d, scale)),
+                None => serializer.serialize_none(),
+            },
+            ValueKind::Number { scale } => match get::<Option<Numeric>, S::Error>(row, i)? {
+                // The digits as they are, unquoted: exact, as a string would be.
+                Some(Numeric(d)) => RawValue::from_string(fixed(d, scale).to_string())
+                    .map_err(ser::Error::custom)?
+                    .serialize(serializer),
                 None => serializer.serialize_none(),
             },
             ValueKind::Timestamp => match get::<Option<DateTime<Utc>>, S::Error>(row, i)? {

@@ -56,6 +56,7 @@ fn bind_value(binder: &mut Binder, value: &ParamValue) -> String {
         ParamValue::Text(text) => binder.bind(Box::new(text.clone())),
         ParamValue::Date(date) => binder.bind(Box::new(*date)),
         ParamValue::Instant(instant) => binder.bind(Box::new(*instant)),
+        ParamValue::Codes(codes) => binder.bind(Box::new(codes.clone())),
     }
 }
 
@@ -236,7 +237,10 @@ pub fn build(
         }
         let placeholder = bind_value(&mut binder, value);
         let condition = match (def.role, ds.index_column, ds.date_column) {
-            (ParamRole::IndexCode, Some(column), _) => format!("{column} = {placeholder}"),
+            (ParamRole::IndexCode, Some(column), _) => match value {
+                ParamValue::Codes(_) => format!("{column} = ANY({placeholder})"),
+                _ => format!("{column} = {placeholder}"),
+            },
             (ParamRole::TradeDate, _, Some(column)) => format!("{column} = {placeholder}"),
             (ParamRole::StartDate, _, Some(column)) => format!("{column} >= {placeholder}"),
             (ParamRole::EndDate, _, Some(column)) => format!("{column} <= {placeholder}"),

@@ -1,4 +1,5 @@
-"""Test doubles: a scripted transport, a recording sleep, envelope builders."""
+"""Test doubles: a scripted transport, a recording sleep, envelope builders (and those
+of the Tushare wire)."""
 
 from __future__ import annotations
 
@@ -137,6 +138,52 @@ def error(
 ) -> HTTPResponse:
     """An error envelope."""
     body = {"request_id": request_id, "code": code, "message": message, "data": None}
+    return HTTPResponse.build(
+        status,
+        {"Content-Type": "application/json", "X-Request-Id": request_id, **(headers or {})},
+        json.dumps(body).encode(),
+    )
+
+
+def tushare_ok(
+    fields: Sequence[str],
+    items: Sequence[Sequence[Any]],
+    *,
+    has_more: bool = False,
+    request_id: str = "req_ts",
+    headers: Optional[Dict[str, str]] = None,
+) -> HTTPResponse:
+    """A successful answer of the Tushare wire (``POST /tushare/{api_name}``), as the
+    service writes it: ``msg`` empty, ``data`` with ``fields``, ``items`` and
+    ``has_more``; numbers as JSON numbers."""
+    body = {
+        "request_id": request_id,
+        "code": 0,
+        "msg": "",
+        "data": {
+            "fields": list(fields),
+            "items": [list(row) for row in items],
+            "has_more": has_more,
+        },
+    }
+    return HTTPResponse.build(
+        200,
+        {"Content-Type": "application/json", "X-Request-Id": request_id, **(headers or {})},
+        json.dumps(body).encode(),
+    )
+
+
+def tushare_refusal(
+    code: int,
+    msg: str = "refused",
+    *,
+    status: int = 200,
+    request_id: str = "req_ts_err",
+    headers: Optional[Dict[str, str]] = None,
+) -> HTTPResponse:
+    """A refusal on the Tushare wire: HTTP 200 (a 5xx keeps its status), the service's
+    ``code`` and ``msg``, ``data`` null."""
+    body = {"request_id": request_id, "code": code, "msg": msg, "data": None}
     return HTTPResponse.build(
         status,
         {"Content-Type": "application/json", "X-Request-Id": request_id, **(headers or {})},

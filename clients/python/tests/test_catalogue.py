@@ -16,6 +16,8 @@ from fakes import FULL_DAILY, INDEX_FACTS, documented_defaults, make_client
 DATASETS = [
     "index_basic",
     "index_daily",
+    "index_weekly",
+    "index_monthly",
     "index_latest",
     "index_quote",
     "index_revisions",
@@ -23,7 +25,7 @@ DATASETS = [
 ]
 
 
-def test_all_five_datasets_are_listed_in_service_order() -> None:
+def test_every_dataset_is_listed_in_service_order() -> None:
     assert iq_client.list_datasets() == DATASETS
     assert Client.datasets() == DATASETS
 
@@ -118,8 +120,8 @@ def test_dataset_metadata() -> None:
 
 
 def test_unknown_dataset_is_refused_locally() -> None:
-    with pytest.raises(LocalValidationError, match="index_weekly"):
-        iq_client.list_fields("index_weekly")
+    with pytest.raises(LocalValidationError, match="index_hourly"):
+        iq_client.list_fields("index_hourly")
 
 
 def test_the_helpers_send_no_request() -> None:

@@ -154,6 +154,19 @@ def test_index_daily(pro: Client) -> None:
     assert len(one) == 1 and one.loc[0, "index_value"] == frame["index_value"].iloc[-1]
 
 
+def test_index_weekly_and_monthly(pro: Client) -> None:
+    """D25: the periods' closes are daily values, dated by their last day."""
+    daily = pro.index_daily(index_code="GPU_Index", start_date="2026-11-01")
+    for api_name in ("index_weekly", "index_monthly"):
+        frame = getattr(pro, api_name)("GPU_Index", start_date="2026-11-01")
+        assert_typed(frame, api_name)
+        assert len(frame) >= 1 and frame["trade_date"].is_monotonic_increasing
+        last = frame.iloc[-1]
+        assert last["trade_date"] == daily["trade_date"].iloc[-1]
+        assert last["index_value"] == daily["index_value"].iloc[-1]
+        assert (frame["high_value"] >= frame["low_value"]).all()
+
+
 def test_index_latest(pro: Client) -> None:
     frame = pro.index_latest()
     assert_typed(frame, "index_latest")
@@ -643,29 +656,47 @@ def test_index_facts_come_when_asked(pro: Client) -> None:
 
 def test_tushare_style_code_runs_unchanged(pro: Client) -> None:
     """``iq_client.tushare``: Tushare code with its import and token changed, against
-    the service: the client's rows, as Tushare types them; fields as a string; paging;
-    errors with the service's message; an empty token as the visitor."""
+    the service's Tushare wire (``POST /tushare/{api_name}``): the client's rows under
+    Tushare's names, newest first; fields as a string; paging; pro_bar; errors with the
+    service's message and code; an empty token as the visitor."""
     import iq_client.tushare as ts
 
     url, end = ENV["IQ_TEST_BASE_URL"], ENV["IQ_TEST_TODAY"]
     api = ts.pro_api(ENV["IQ_TEST_KEY_ALL"], timeout=10, base_url=url)
     daily = api.index_daily(ts_code="GPU_Index", start_date="20261101", end_date=end)
-    expected = pro.index_daily("GPU_Index", start_date="20261101", end_date=end, dates="string")
-    pd.testing.assert_frame_equal(daily, expected)
-    assert len(daily) > 10 and daily["trade_date"].str.fullmatch(r"\d{8}").all()
-    basic = api.query("index_basic", fields="index_code,index_name")
-    assert list(basic.columns) == ["index_code", "index_name"]
-    assert set(basic["index_code"]) == ALL_INDEXES
-    page = api.index_daily(ts_code="GPU_Index", end_date=end, limit=3, offset=2)
-    pd.testing.assert_frame_equal(
-        page, pro.index_daily("GPU_Index", end_date=end, limit=3, offset=2, dates="string")
+    columns = ["ts_code", "trade_date", "close", "pre_close", "change", "pct_chg"]
+    assert list(daily.columns) == columns
+    native = pro.index_daily(
+        "GPU_Index",
+        start_date="20261101",
+        end_date=end,
+        dates="string",
+        fields=["index_code", "trade_date", "index_value", "pre_value", "change", "pct_change"],
     )
+    expected = native.iloc[::-1].reset_index(drop=True)
+    expected.columns = columns
+    pd.testing.assert_frame_equal(daily, expected, check_dtype=False)
+    assert str(daily["close"].dtype) == "float64"
+    assert len(daily) > 10 and daily["trade_date"].str.fullmatch(r"\d{8}").all()
+    assert daily["trade_date"].is_monotonic_decreasing
+    basic = api.query("index_basic", fields="ts_code,name")
+    assert list(basic.columns) == ["ts_code", "name"]
+    assert set(basic["ts_code"]) == ALL_INDEXES
+    whole = api.index_daily(ts_code="GPU_Index", end_date=end)
+    page = api.index_daily(ts_code="GPU_Index", end_date=end, limit=3, offset=2)
+    assert page["trade_date"].tolist() == whole["trade_date"].tolist()[2:5]
+    weekly = ts.pro_bar(ts_code="gpu_index", api=api, freq="W", end_date=end)
+    assert list(weekly.columns) == [
+        "ts_code", "trade_date", "close", "open", "high", "low", "pre_close", "change", "pct_chg"
+    ]
+    assert set(weekly["ts_code"]) == {"GPU_Index"}
     free = ts.pro_api(ENV["IQ_TEST_KEY_FREE"], timeout=10, base_url=url)
     with pytest.raises(PermissionDenied) as caught:
         free.index_daily(ts_code="Hardware_Index", end_date=end)
     assert caught.value.code == 40301 and "Hardware_Index" in str(caught.value)
+    assert caught.value.request_id
     visitor = ts.pro_api(base_url=url)
-    assert set(visitor.index_basic()["index_code"]) == ALL_INDEXES - {"Hardware_Index"}
+    assert set(visitor.index_basic()["ts_code"]) == ALL_INDEXES - {"Hardware_Index"}
 
 
 def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> None:

@@ -174,6 +174,10 @@ fn value_schema(kind: ValueKind) -> ObjectBuilder {
         ValueKind::Timestamp => ObjectBuilder::new()
             .schema_type(nullable(Type::String))
             .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+        // Tushare's wire only (D24): no native dataset has such a field.
+        ValueKind::Number { scale } => ObjectBuilder::new()
+            .schema_type(nullable(Type::Number))
+            .format(Some(SchemaFormat::Custom(format!("decimal({scale})")))),
     }
 }
 

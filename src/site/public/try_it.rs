@@ -17,6 +17,7 @@ use iq_actors::catalogue::{self, Dataset};
 use iq_actors::ApiError;
 use serde_json::{json, Map, Value};
 
+use crate::front::Ask;
 use crate::http::envelope::status_for;
 use crate::http::{credentials, RequestId};
 use crate::site::chrome::Chrome;
@@ -155,7 +156,7 @@ pub async fn try_query(
     };
     let sent = serde_json::to_string_pretty(&body).map_err(ApiError::internal)?;
     let result = match state
-        .run_query(&request_id, credentials, client_ip, body)
+        .run_query(&request_id, credentials, client_ip, Ask::Native(body))
         .await
     {
         Ok(outcome) => outcome.result,

@@ -1,6 +1,6 @@
 //! The public data endpoints: `POST /api/v1/query` (JSON or raw, anonymous or with a
 //! key, one page or every page), `GET /api/v1/config`, `GET /api/v1/membership` and
-//! the event feed, `GET /api/v1/events`.
+//! the event feed, `GET /api/v1/events`; and Tushare's `POST /tushare/{api_name}`.
 
 use serde_json::{json, Value};
 
@@ -86,5 +86,25 @@ impl TestApp {
     /// `GET /api/v1/membership` as this session.
     pub async fn membership_as(&self, session: &Session) -> Reply {
         self.get_as(session, "/api/v1/membership").await
+    }
+}
+
+impl TestApp {
+    /// `POST /tushare/{api_name}` (D24) with Tushare's body as its official SDK sends it:
+    /// `token` (a key, or empty), `params` with `ts_type_name`, `fields` as a string.
+    pub async fn tushare(&self, api_name: &str, token: &str, params: Value, fields: &str) -> Reply {
+        let mut params = params;
+        params["ts_type_name"] = Value::from(format!("{}/tushare", self.address));
+        let body = json!({
+            "api_name": api_name, "token": token, "params": params, "fields": fields,
+        });
+        let response = self
+            .http
+            .post(format!("{}/tushare/{api_name}", self.address))
+            .json(&body)
+            .send()
+            .await
+            .expect("tushare call");
+        Self::reply(response).await
     }
 }

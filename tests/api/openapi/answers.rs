@@ -142,6 +142,28 @@ async fn real_answers_match_the_document() {
         assert_eq!(reply.code(), 0, "{}", reply.body);
         tour.query(body, None).await;
     }
+    // Tushare's wire (D24): every dataset named in the path, one in the body, and a
+    // refusal (HTTP 200 with the service's code).
+    for dataset in &iq_actors::catalogue::TUSHARE_DATASETS {
+        let name = dataset.api_name.trim_start_matches("tushare.");
+        let body = json!({"api_name": name, "token": secret, "params": {"ts_type_name": "x"},
+                          "fields": ""});
+        let path = format!("/tushare/{name}");
+        let reply = tour
+            .call(post.clone(), "/tushare/{api_name}", &path, Some(body), None)
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+    }
+    let body = json!({"api_name": "index_basic", "token": secret});
+    let reply = tour
+        .call(post.clone(), "/tushare", "/tushare", Some(body), None)
+        .await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+    let nope = json!({"api_name": "nope"});
+    let reply = tour
+        .call(post.clone(), "/tushare", "/tushare", Some(nope), None)
+        .await;
+    reply.assert_status_code(200, 40001, "an unknown api_name");
     let served = tour
         .query(json!({"api_name": "index_daily"}), Some(&secret))
         .await;

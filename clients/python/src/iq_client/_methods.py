@@ -582,6 +582,85 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         return self._dataset("index_daily", locals())
 
     @overload
+    def index_weekly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Frame]]
+    ) -> F: ...
+    @overload
+    def index_weekly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Csv]]
+    ) -> T: ...
+    @overload
+    def index_weekly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[Format]]
+    ) -> Union[F, T]: ...
+
+    def index_weekly(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        trade_date: DateLike = None,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        as_of: InstantLike = None,
+        updated_since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+    ) -> Any:
+        """Weekly values (decision D25): per index and ISO week (Monday to Sunday),
+        ``index_value`` and ``trade_date`` of its last day with a value, ``open_value``,
+        ``high_value``, ``low_value``, the previous week's value as ``pre_value``,
+        ``change`` and ``pct_change``. The week in progress is included. Sorted by
+        ``trade_date, index_code``; the date arguments bound ``trade_date``; ``as_of``
+        and ``updated_since`` as for :meth:`index_daily`.
+
+        The options are those of :meth:`query`."""
+        return self._dataset("index_weekly", locals())
+
+    @overload
+    def index_monthly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Frame]]
+    ) -> F: ...
+    @overload
+    def index_monthly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Csv]]
+    ) -> T: ...
+    @overload
+    def index_monthly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[Format]]
+    ) -> Union[F, T]: ...
+
+    def index_monthly(
+        self,
+        index_code: Optional[str] = None,
+        *,
+        trade_date: DateLike = None,
+        start_date: DateLike = None,
+        end_date: DateLike = None,
+        as_of: InstantLike = None,
+        updated_since: InstantLike = None,
+        fields: FieldsArg = None,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Format = "frame",
+    ) -> Any:
+        """Monthly values (decision D25): as :meth:`index_weekly`, per calendar month.
+
+        The options are those of :meth:`query`."""
+        return self._dataset("index_monthly", locals())
+
+    @overload
     def index_latest(
         self, index_code: Optional[str] = None, **options: Unpack[_Latest[_Frame]]
     ) -> F: ...
