@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Lighthouse gate for the website: runs Lighthouse (npm lighthouse@12.2.3, Debian's
-# Chromium, the default phone profile) on the home page, an index page, the methodology
-# and /docs of a freshly started service, and fails when any of performance,
-# accessibility, best practices or SEO scores below 95 on any of them.
+# Chromium, the default phone profile) on the home page, an index page, the methodology,
+# the Tushare guide and /docs of a freshly started service, and fails when any of
+# performance, accessibility, best practices or SEO scores below 95 on any of them.
 #
 # Usage: .ci/lighthouse.sh [path/to/iq-service]   (default: target/debug/iq-service)
 # Reports: target/lighthouse/<page>.report.json, the service's log in
@@ -19,6 +19,7 @@ pages=(
   "home /"
   "index /indexes/GPU_Index"
   "methodology /methodology"
+  "tushare-guide /tushare-guide"
   "docs /docs"
 )
 

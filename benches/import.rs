@@ -278,7 +278,11 @@ impl Variant {
 
 /// `COPY` of the CSV file (header included) into `table`, committed.
 async fn copy(db: &tokio_postgres::Client, table: &str, csv: &[u8]) -> Duration {
-    let statement = format!("COPY {table} FROM STDIN (FORMAT csv, HEADER true)");
+    // The file's columns, named: `index_quotes` has a vintage too, which takes its default.
+    let statement = format!(
+        "COPY {table} (trade_date, index_code, specification, weight, price) \
+         FROM STDIN (FORMAT csv, HEADER true)"
+    );
     let bytes = csv.to_vec();
     let started = Instant::now();
     db.batch_execute("BEGIN").await.expect("begin");

@@ -46,6 +46,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/methodology", web::get().to(public::methodology))
         .route("/plans", web::get().to(public::plans))
         .route("/examples", web::get().to(public::examples))
+        .route("/tushare-guide", web::get().to(public::tushare_guide))
+        .route(
+            "/zh-CN/tushare-guide",
+            web::get().to(public::tushare_guide_zh),
+        )
         .route("/login", web::get().to(member::login_form))
         .route("/login", web::post().to(member::login))
         .route("/login/code", web::post().to(member::login_code))

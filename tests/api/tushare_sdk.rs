@@ -61,39 +61,33 @@ run("free_member", lambda: free.index_daily(ts_code="Hardware_Index"))
 print(json.dumps(out))
 "#;
 
-#[actix_web::test]
-async fn the_official_tushare_package_runs_unchanged_but_for_its_url() {
-    iq_test_support::require!(Python);
-    let (app, admin, pro) = spawn_for_imports().await;
-    let days = ["20261109", "20261110", "20261111", "20261112", "20261113"];
-    import(&app, &admin, "quotes.csv", &every_base_on(&days)).await;
-    let free = app.key_of_tier(&admin, "fred", "free").await;
+/// Runs `script` with the official package (`args` after it, `env` beside the
+/// machine's) on a thread of its own, since the service answers on the test's; its
+/// output, once it has succeeded.
+pub(crate) async fn run_script(script: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     // The package imports `six` without declaring it.
-    let python = python_venv::build(&Venv {
-        stamp: format!("{TUSHARE}\n{SIX}\n"),
-        requirements: vec![TUSHARE.into(), SIX.into()],
-        ..Venv::pinned(
-            "tushare-venv",
-            ".iq-tushare-stamp",
-            TUSHARE,
-            "the Tushare SDK test needs python3 with the venv module \
-             (Debian: apt-get install python3-venv)",
-        )
-    });
-    // On a thread of its own: the service answers on this one.
-    let (url, pro_key, free_key) = (
-        format!("{}/tushare", app.address),
-        pro.key.clone(),
-        free.key.clone(),
-    );
+    let python = python_venv::prepared(|| {
+        python_venv::build(&Venv {
+            stamp: format!("{TUSHARE}\n{SIX}\n"),
+            requirements: vec![TUSHARE.into(), SIX.into()],
+            ..Venv::pinned(
+                "tushare-venv",
+                ".iq-tushare-stamp",
+                TUSHARE,
+                "the Tushare tests need python3 with the venv module \
+                 (Debian: apt-get install python3-venv)",
+            )
+        })
+    })
+    .await;
+    let mut command = Command::new(python);
+    command.arg("-c").arg(script).args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
     let (ok, output) = actix_web::rt::task::spawn_blocking(move || {
         run_until(
-            Command::new(python)
-                .arg("-c")
-                .arg(SCRIPT)
-                .arg(url)
-                .arg(pro_key)
-                .arg(free_key),
+            &mut command,
             "tushare",
             Instant::now() + Duration::from_secs(120),
             || "the Tushare script did not finish within two minutes".into(),
@@ -102,6 +96,22 @@ async fn the_official_tushare_package_runs_unchanged_but_for_its_url() {
     .await
     .expect("the script's thread");
     assert!(ok, "the Tushare script failed:\n{output}");
+    output
+}
+
+#[actix_web::test]
+async fn the_official_tushare_package_runs_unchanged_but_for_its_url() {
+    iq_test_support::require!(Python);
+    let (app, admin, pro) = spawn_for_imports().await;
+    let days = ["20261109", "20261110", "20261111", "20261112", "20261113"];
+    import(&app, &admin, "quotes.csv", &every_base_on(&days)).await;
+    let free = app.key_of_tier(&admin, "fred", "free").await;
+    let output = run_script(
+        SCRIPT,
+        &[&format!("{}/tushare", app.address), &pro.key, &free.key],
+        &[],
+    )
+    .await;
     let line = output
         .lines()
         .rev()

@@ -1,6 +1,7 @@
 //! The public pages: home, one page per index, the trading calendar, the methodology,
-//! the plans and example code. Each shows what the caller's website identity may see
-//! (a visitor: the free tier's; a member: their tier's) and nothing more.
+//! the plans, example code and the guide for Tushare users. Each shows what the caller's
+//! website identity may see (a visitor: the free tier's; a member: their tier's) and
+//! nothing more.
 //!
 //! One page a file, named after its route; what every page shares is here: how it is
 //! cached, its chrome, a page made from what the caller may see alone, and the "data as
@@ -19,6 +20,7 @@ mod methodology;
 mod plans;
 mod reference;
 mod try_it;
+mod tushare_guide;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
@@ -41,6 +43,7 @@ pub use methodology::methodology;
 pub use plans::plans;
 pub use reference::{docs_page, Reference};
 pub use try_it::{try_form, try_query};
+pub use tushare_guide::{tushare_guide, tushare_guide_zh};
 
 /// Visitors share their pages; a member's are theirs alone.
 fn caching(reading: &Reading) -> Caching {

@@ -3,6 +3,7 @@
 //! and a workbook imported like a CSV file.
 
 use rust_decimal::Decimal;
+use serde_json::json;
 
 use crate::helpers::select_column;
 
@@ -142,4 +143,79 @@ async fn a_workbook_imports_like_a_csv() {
         .unwrap();
     assert_eq!(stored.get::<_, String>(0), "Ä H100 SXM5 80GB ");
     assert_eq!(stored.get::<_, String>(1), "29700.123456");
+}
+
+#[actix_web::test]
+async fn every_quote_bearing_index_is_a_ratio_to_its_own_base_day() {
+    const CODES: [&str; 7] = [
+        "Server_Index",
+        "Server_Rental_Index",
+        "GPU_Index",
+        "DRAM_Index",
+        "SSD_Index",
+        "CPU_Index",
+        "OI_Index",
+    ];
+    // What a member sees on this calendar with the clock on 20 November.
+    let days = ["20261102", "20261103", "20261104"];
+    let app = spawn().await;
+    let admin = app.admin().await;
+    // Two specifications an index at prices that wander; GPU_Index starts a day late.
+    let mut file = String::from("trade_date,index_code,specification,weight,price\n");
+    let price = |i: usize, d: usize, s: usize| {
+        format!(
+            "{}.{:06}",
+            100 + (i * 7 + d * 13 + s * 5) % 17,
+            (i + 1) * (d + 3) * 7919 % 1_000_000
+        )
+    };
+    for (d, day) in days.iter().enumerate() {
+        for (i, code) in CODES.iter().enumerate() {
+            if *code == "GPU_Index" && d == 0 {
+                continue;
+            }
+            file.push_str(&format!("{day},{code},a,0.37,{}\n", price(i, d, 0)));
+            file.push_str(&format!("{day},{code},b,0.63,{}\n", price(i, d, 1)));
+        }
+    }
+    let reply = app.import_file(&admin, "all.csv", file.into()).await;
+    assert_eq!(reply.code(), 0, "{}", reply.body);
+
+    for (i, code) in CODES.iter().enumerate() {
+        let reply = app
+            .query(
+                json!({"api_name": "index_daily", "params": {"index_code": code},
+                          "fields": ["trade_date", "index_value", "pre_value", "pct_change"]}),
+            )
+            .await;
+        assert_eq!(reply.code(), 0, "{}", reply.body);
+        let first = if *code == "GPU_Index" { 1 } else { 0 };
+        let wp = |d: usize| {
+            round6(dec("0.37") * dec(&price(i, d, 0)) + dec("0.63") * dec(&price(i, d, 1)))
+        };
+        // Independently (D26): round6(1000 x wp(t) / wp(base day)), the change against
+        // the previous day's level.
+        let mut want = Vec::new();
+        let mut pre: Option<Decimal> = None;
+        for (d, day) in days.iter().enumerate().skip(first) {
+            let value = round6(dec("1000") * wp(d) / wp(first));
+            let pct = pre.map(|p| round6((value - p) / p * dec("100")));
+            want.push((day.to_string(), value, pre, pct));
+            pre = Some(value);
+        }
+        let num = |v: &serde_json::Value| v.as_str().map(dec);
+        let got: Vec<(String, Decimal, Option<Decimal>, Option<Decimal>)> = reply
+            .items()
+            .iter()
+            .map(|r| {
+                (
+                    r[0].as_str().unwrap().to_string(),
+                    num(&r[1]).unwrap(),
+                    num(&r[2]),
+                    num(&r[3]),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{code}");
+    }
 }

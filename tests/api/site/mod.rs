@@ -14,16 +14,19 @@ mod passwords;
 mod public;
 mod security;
 mod try_it;
+mod tushare_guide;
 
 /// A visitor's pages of every kind, and an address that is none (its error page), for
 /// the checks every page must pass.
-const VISITOR_PAGES: [&str; 8] = [
+const VISITOR_PAGES: [&str; 10] = [
     "/",
     "/indexes/Server_Index",
     "/calendar",
     "/methodology",
     "/plans",
     "/examples",
+    "/tushare-guide",
+    "/zh-CN/tushare-guide",
     "/login",
     "/no/such/page",
 ];

@@ -156,6 +156,66 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     examples.assert_has(r#"pro.index_daily(ts_code="Server_Index""#);
 }
 
+/// The Tushare guide, in English and in Simplified Chinese: each page in its language,
+/// each linking the other, the one line to change naming this host's Tushare wire, and
+/// `/examples` linking both. The language is the address's alone: a browser asking for
+/// Chinese in `Accept-Language` still gets the English guide at the English address.
+#[actix_web::test]
+async fn the_tushare_guide_is_in_english_and_in_chinese_each_linking_the_other() {
+    let app = spawn_with_fixture().await;
+    let english = good_page(&app, "", "/tushare-guide").await;
+    let chinese = good_page(&app, "", "/zh-CN/tushare-guide").await;
+    english.assert_has(r#"<html lang="en">"#);
+    chinese.assert_has(r#"<html lang="zh-CN">"#);
+    english.assert_has(
+        r#"<a href="/zh-CN/tushare-guide" hreflang="zh-CN" lang="zh-CN" id="other-language">中文</a>"#,
+    );
+    chinese.assert_has(
+        r#"<a href="/tushare-guide" hreflang="en" lang="en" id="other-language">English</a>"#,
+    );
+    english.assert_has("<h1>Coming from Tushare</h1>");
+    chinese.assert_has("<h1>从 Tushare 迁移</h1>");
+    // The chrome stays English on the Chinese page, and says so.
+    chinese.assert_has(r#"<header class="top" lang="en">"#);
+    chinese.assert_has(r#"<footer lang="en">"#);
+    for page in [&english, &chinese] {
+        // The one line, naming this service's Tushare wire as the request reached it.
+        page.assert_has(&format!(
+            r#"pro._DataApi__http_url = "{}/tushare""#,
+            app.address
+        ));
+        page.assert_has("import iq_client.tushare as ts");
+        page.assert_has(r#"<a href="/plans""#);
+        page.assert_has(r#"<a href="/methodology#delay""#);
+        page.assert_has(r#"id="guide-example""#);
+        // Each names the other for search engines, by its full address.
+        page.assert_has(&format!(
+            r#"<link rel="alternate" hreflang="zh-CN" href="{}/zh-CN/tushare-guide">"#,
+            app.address
+        ));
+        // A visitor is told where a key comes from; none is ever shown.
+        page.assert_has(r#"<a href="/login""#);
+        assert_eq!(page.header("cache-control"), Some("no-cache"));
+    }
+
+    let asking_for_chinese = app
+        .request(reqwest::Method::GET, "/tushare-guide")
+        .header("Accept-Language", "zh-CN,zh;q=0.9")
+        .send()
+        .await
+        .expect("the guide");
+    assert_eq!(asking_for_chinese.status(), 200);
+    let html = asking_for_chinese.text().await.unwrap();
+    assert!(html.contains(r#"<html lang="en">"#), "{html}");
+    assert!(html.contains("<h1>Coming from Tushare</h1>"), "{html}");
+
+    let examples = good_page(&app, "", "/examples").await;
+    examples.assert_has(r#"<a href="/tushare-guide" id="tushare-guide-link">"#);
+    examples.assert_has(
+        r#"<a href="/zh-CN/tushare-guide" hreflang="zh-CN" lang="zh-CN" id="tushare-guide-zh-link">"#,
+    );
+}
+
 #[actix_web::test]
 async fn a_kept_visitor_page_has_its_own_request_id_and_follows_every_change() {
     let app = spawn_with_fixture().await;
@@ -257,6 +317,13 @@ async fn every_page_has_a_description_the_icon_and_the_reference_in_its_menu() {
     for path in super::VISITOR_PAGES.into_iter().chain(["/docs"]) {
         let page = app.page(path).await;
         page.assert_has(r#"<meta name="description" content=""#);
+        // English, but for the pages whose address says otherwise.
+        let lang = if path.starts_with("/zh-CN/") {
+            "zh-CN"
+        } else {
+            "en"
+        };
+        page.assert_has(&format!(r#"<html lang="{lang}">"#));
         icons.push(icon(&page));
         if path != "/docs" {
             // The reference's own page has its own menu, of its sections.

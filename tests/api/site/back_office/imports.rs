@@ -11,11 +11,22 @@ use crate::helpers::{header_text, spawn_with_fixture, TestApp};
 
 /// Posts `file` to the import form, as a browser does.
 async fn upload(app: &TestApp, browser: &SignedIn, file_name: &str, file: &str) -> PageReply {
+    upload_noted(app, browser, file_name, file, "").await
+}
+
+/// [`upload`] with the form's "Why" field (`note`, D26) filled in.
+async fn upload_noted(
+    app: &TestApp,
+    browser: &SignedIn,
+    file_name: &str,
+    file: &str,
+    note: &str,
+) -> PageReply {
     let token = app
         .page_with(&browser.cookies, "/admin/imports")
         .await
         .csrf();
-    upload_with_token(app, browser, &token, file_name, file).await
+    upload_with_token(app, browser, &token, file_name, (file, note)).await
 }
 
 /// Posts `file` to the import form with `token` as its CSRF token.
@@ -24,10 +35,11 @@ async fn upload_with_token(
     browser: &SignedIn,
     token: &str,
     file_name: &str,
-    file: &str,
+    (file, note): (&str, &str),
 ) -> PageReply {
     let form = reqwest::multipart::Form::new()
         .text("csrf", token.to_owned())
+        .text("note", note.to_owned())
         .part(
             "file",
             reqwest::multipart::Part::bytes(file.as_bytes().to_vec())
@@ -78,8 +90,25 @@ async fn a_refused_import_lists_every_bad_row_and_the_fixed_file_reaches_the_ind
         .await
         .assert_lacks("123456.500000");
 
-    let accepted = upload(&app, &root, "good.csv", GOOD).await;
+    let accepted = upload_noted(
+        &app,
+        &root,
+        "good.csv",
+        GOOD,
+        "Server_Index 5 Nov re-quoted",
+    )
+    .await;
     accepted.assert_has(r#"id="import-accepted""#);
+    // The form's note is the publication's reason (D26); the form offers the field.
+    let reason: Option<String> = crate::helpers::select_value(
+        &app.db,
+        "SELECT reason FROM vintages ORDER BY vintage DESC LIMIT 1",
+    )
+    .await;
+    assert_eq!(reason.as_deref(), Some("Server_Index 5 Nov re-quoted"));
+    app.page_with(&root.cookies, "/admin/imports")
+        .await
+        .assert_has(r#"<textarea id="import-note" name="note""#);
     // Its audit record names root and the request of the upload, though the import ran
     // in a task of its own.
     let records = app.audit_records("import.accepted", "import").await;
@@ -108,7 +137,7 @@ async fn a_refused_import_lists_every_bad_row_and_the_fixed_file_reaches_the_ind
 async fn an_upload_without_its_token_is_refused_before_it_is_imported() {
     let app = spawn_with_fixture().await;
     let root = root(&app).await;
-    let refused = upload_with_token(&app, &root, &"0".repeat(64), "good.csv", GOOD).await;
+    let refused = upload_with_token(&app, &root, &"0".repeat(64), "good.csv", (GOOD, "")).await;
     assert_eq!(refused.status, 403);
     app.page_with(&root.cookies, "/admin/imports")
         .await

@@ -8,8 +8,9 @@
 //! browser tests are in `browser_steps`.
 //!
 //! A file per topic: `visitor` (the public indexes and a chart), `keys` (a member makes,
-//! uses, rotates, renames and deletes a key), `phone` (every page on a phone's screen)
-//! and `keyboard` (logging in and making a key with the keyboard alone). The step these
+//! uses, rotates, renames and deletes a key), `phone` (every page on a phone's screen),
+//! `keyboard` (logging in and making a key with the keyboard alone) and `tushare_guide`
+//! (the guide in both languages, from the examples page). The step these
 //! files share, and the back office's do not, is here: [`attributes`].
 
 mod compare;
@@ -19,6 +20,7 @@ mod keys;
 mod phone;
 mod setup;
 mod try_it;
+mod tushare_guide;
 mod two_factor;
 mod visitor;
 mod webhooks;

@@ -36,6 +36,16 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
             ("/docs", "#datasets", "browser_phone_docs"),
             ("/docs/admin", "#tag-admin", "browser_phone_docs_admin"),
             ("/docs/try/index_daily", "#try-form", "browser_phone_try_it"),
+            (
+                "/tushare-guide",
+                "#guide-sdk",
+                "browser_phone_tushare_guide",
+            ),
+            (
+                "/zh-CN/tushare-guide",
+                "#guide-sdk",
+                "browser_phone_tushare_guide_zh",
+            ),
         ],
     )
     .await;
@@ -55,6 +65,14 @@ async fn on_a_phone_pages_fit_the_screen_and_show_their_heading() {
     open(&browser, &app, "/indexes/Server_Index", "#quotes").await;
     assert_part_fits(&browser, "quotes", "/indexes/Server_Index (tables)").await;
     browser.screenshot("browser_phone_index_tables").await;
+    // The guide's names table scrolls within its box, in either language.
+    for path in ["/tushare-guide", "/zh-CN/tushare-guide"] {
+        open(&browser, &app, path, "#guide-names").await;
+        assert_part_fits(&browser, "guide-names", path).await;
+    }
+    browser
+        .screenshot("browser_phone_tushare_guide_names")
+        .await;
 
     log_in_with_the_form(&browser, &app, "pat").await;
     assert_shown_page_fits(&browser, "/account").await;

@@ -1,0 +1,77 @@
+//! The Tushare guide in a real browser: reached from the examples page, in English and in
+//! Simplified Chinese, each a click from the other, each page declaring its language,
+//! its ids unique, its code naming the service's own address, nothing wider than the
+//! window.
+
+use iq_test_support::browser::{Browser, Viewport};
+use serde_json::json;
+
+use crate::helpers::spawn_with_fixture;
+use crate::site::browser_steps::{
+    assert_at, assert_no_sideways_scroll, click_through, js, open, scroll_to,
+};
+
+/// Asserts that no two elements of the page shown (`page` names it in a failure) share
+/// an id: a link to one, a label's `for` or a copy button's `data-copy` would find the
+/// wrong one.
+async fn assert_unique_ids(browser: &Browser, page: &str) {
+    let repeated = js(
+        browser,
+        "const seen = new Set(), twice = new Set();
+         document.querySelectorAll('[id]').forEach(e => {
+             if (seen.has(e.id)) twice.add(e.id);
+             seen.add(e.id);
+         });
+         return [...twice];",
+    )
+    .await;
+    assert_eq!(repeated, json!([]), "{page}: ids used more than once");
+}
+
+/// Asserts the page shown is the guide at `path` in `lang`, with its one line naming the
+/// service's Tushare wire at `address`, and fits the window.
+async fn assert_guide(browser: &Browser, path: &str, lang: &str, address: &str) {
+    assert_at(browser, path).await;
+    assert_eq!(
+        js(browser, "return document.documentElement.lang").await,
+        json!(lang),
+        "{path}: the page's language"
+    );
+    let sdk = browser.text_of("#guide-sdk").await;
+    let line = format!(r#"pro._DataApi__http_url = "{address}/tushare""#);
+    assert!(sdk.contains(&line), "{path}: no {line:?} in {sdk:?}");
+    assert_unique_ids(browser, path).await;
+    assert_no_sideways_scroll(browser, path).await;
+    // The names table, the widest part, within the page too.
+    scroll_to(browser, "guide-names").await;
+    assert_no_sideways_scroll(browser, &format!("{path} (names)")).await;
+}
+
+#[actix_web::test]
+async fn a_tushare_user_finds_the_guide_and_switches_its_language() {
+    iq_test_support::require!(Browser);
+    let app = spawn_with_fixture().await;
+    let browser = Browser::open(Viewport::Desktop).await;
+
+    open(&browser, &app, "/examples", "#tushare-guide-link").await;
+    assert_unique_ids(&browser, "/examples").await;
+    click_through(&browser, "#tushare-guide-link", "#guide-sdk").await;
+    assert_guide(&browser, "/tushare-guide", "en", &app.address).await;
+    scroll_to(&browser, "main").await;
+    browser.screenshot("browser_tushare_guide_desktop").await;
+
+    click_through(&browser, "#other-language", "#guide-sdk").await;
+    assert_guide(&browser, "/zh-CN/tushare-guide", "zh-CN", &app.address).await;
+    assert_eq!(browser.text_of("main h1").await, "从 Tushare 迁移");
+    scroll_to(&browser, "main").await;
+    browser.screenshot("browser_tushare_guide_zh_desktop").await;
+
+    click_through(&browser, "#other-language", "#guide-sdk").await;
+    assert_at(&browser, "/tushare-guide").await;
+
+    // The examples page leads to the Chinese guide as well.
+    open(&browser, &app, "/examples", "#tushare-guide-zh-link").await;
+    click_through(&browser, "#tushare-guide-zh-link", "#guide-sdk").await;
+    assert_at(&browser, "/zh-CN/tushare-guide").await;
+    browser.close().await;
+}
