@@ -43,6 +43,21 @@ impl Importer {
 
     /// Pays the first restatement owed, if any, in one transaction.
     async fn restate_one(&self) -> Result<Option<Restated>, ApiError> {
+        // Nearly every start owes nothing: it must not wait for another instance's
+        // import to learn so.
+        let owed: bool = self
+            .pool
+            .get()
+            .await?
+            .query_value_named(
+                "restatement.owed",
+                "SELECT EXISTS (SELECT 1 FROM restatements_due)",
+                &[],
+            )
+            .await?;
+        if !owed {
+            return Ok(None);
+        }
         self.bus
             .write_announcing(&self.pool, async |tx| {
                 tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
