@@ -153,6 +153,12 @@ macro_rules! period_from {
 pub(super) const WEEKLY_FROM: &str = period_from!("week");
 pub(super) const MONTHLY_FROM: &str = period_from!("month");
 
+/// A period's change and percent change, over [`period_from`]'s rows (`w`): divided at
+/// 30 decimals, then rounded once half away from zero (D8's round6).
+pub(super) const PERIOD_CHANGE: &str = "w.index_value - w.pre_value";
+pub(super) const PERIOD_PCT_CHANGE: &str =
+    "round((w.index_value - w.pre_value)::numeric(60, 30) * 100 / w.pre_value, 6)";
+
 /// The fields of a period dataset (D25), every one a default field.
 const PERIOD_FIELDS: &[FieldDef] = &[
     field(
@@ -192,17 +198,11 @@ const PERIOD_FIELDS: &[FieldDef] = &[
         "w.pre_value",
         "the previous period's index_value; null for an index's first period",
     ),
-    field(
-        "change",
-        P6,
-        "w.index_value - w.pre_value",
-        "index_value - pre_value",
-    ),
+    field("change", P6, PERIOD_CHANGE, "index_value - pre_value"),
     field(
         "pct_change",
         P6,
-        // Divided at 30 decimals, then rounded once half away from zero (D8's round6).
-        "round((w.index_value - w.pre_value)::numeric(60, 30) * 100 / w.pre_value, 6)",
+        PERIOD_PCT_CHANGE,
         "change in percent of pre_value",
     ),
 ];

@@ -9,7 +9,8 @@
 
 use super::datasets::{
     field, param, AS_OF, CURRENCY, END_DATE, LATEST_TRADE_DATE, METHODOLOGY_VERSION, MONTHLY_FROM,
-    NEXT_PUBLICATION_AT, PRICE_BASIS, PUBLISH_TIME, SOURCE, START_DATE, TRADE_DATE, WEEKLY_FROM,
+    NEXT_PUBLICATION_AT, PERIOD_CHANGE, PERIOD_PCT_CHANGE, PRICE_BASIS, PUBLISH_TIME, SOURCE,
+    START_DATE, TRADE_DATE, WEEKLY_FROM,
 };
 use super::types::{Dataset, FieldDef, ParamDef, ParamRole, Scope, ValueKind, Versioned, Wire};
 
@@ -133,16 +134,11 @@ const PERIOD_FIELDS: &[FieldDef] = &[
         "w.pre_value",
         "the previous period's close",
     ),
-    field(
-        "change",
-        N6,
-        "w.index_value - w.pre_value",
-        "close - pre_close",
-    ),
+    field("change", N6, PERIOD_CHANGE, "close - pre_close"),
     field(
         "pct_chg",
         N6,
-        "round((w.index_value - w.pre_value)::numeric(60, 30) * 100 / w.pre_value, 6)",
+        PERIOD_PCT_CHANGE,
         "change in percent of pre_close",
     ),
 ];
