@@ -11,7 +11,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::catalogue::Scope;
-use crate::quota::Limits;
 
 /// What the request presented. `Debug` never prints a secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -216,6 +215,25 @@ impl Identity {
             caller,
             tier,
             grant,
+        }
+    }
+}
+
+/// Limits per window of one quota subject: a key's effective limits (the smaller of the
+/// key's own and its owner's tier's, D6) or an account's caps (D11). Part of the
+/// caller's vocabulary, which the quota reads (`quota::Window` reads it per window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub per_minute: i64,
+    pub per_day: i64,
+}
+
+impl Limits {
+    pub fn effective(key_minute: Option<i64>, key_day: Option<i64>, tier: &Tier) -> Limits {
+        let narrow = |own: Option<i64>, tier: i64| own.map_or(tier, |own| own.min(tier)).max(0);
+        Limits {
+            per_minute: narrow(key_minute, tier.per_minute),
+            per_day: narrow(key_day, tier.per_day),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::caller::Tier;
+pub use crate::caller::Limits;
 
 /// A quota window: a UTC calendar minute or a UTC calendar day (D6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,24 +56,8 @@ impl Window {
     }
 }
 
-/// Limits per window of one quota subject: a key's effective limits (the smaller of the
-/// key's own and its owner's tier's, D6) or an account's caps (D11, see
-/// [`super::subject`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub per_minute: i64,
-    pub per_day: i64,
-}
-
+/// A caller's limits (declared with the caller, which carries them) read per window.
 impl Limits {
-    pub fn effective(key_minute: Option<i64>, key_day: Option<i64>, tier: &Tier) -> Limits {
-        let narrow = |own: Option<i64>, tier: i64| own.map_or(tier, |own| own.min(tier)).max(0);
-        Limits {
-            per_minute: narrow(key_minute, tier.per_minute),
-            per_day: narrow(key_day, tier.per_day),
-        }
-    }
-
     pub fn of(self, window: Window) -> i64 {
         match window {
             Window::Day => self.per_day,
@@ -86,6 +70,7 @@ impl Limits {
 mod tests {
     use super::super::test_clock::at;
     use super::*;
+    use crate::caller::Tier;
     use chrono::TimeDelta;
 
     #[test]
