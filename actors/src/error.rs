@@ -67,6 +67,9 @@ pub struct ApiError {
     /// How many problems the rejected import has in all, listed or not (at least
     /// `errors.len()`); 0 when `errors` is empty.
     pub errors_total: usize,
+    /// For a limit's refusal (42901) counted in the domain: seconds until it may be
+    /// tried again (`Retry-After`).
+    pub retry_after: Option<i64>,
 }
 
 pub use crate::imports::validate::RowError;
@@ -86,6 +89,15 @@ impl ApiError {
             message: message.into(),
             errors: Vec::new(),
             errors_total: 0,
+            retry_after: None,
+        }
+    }
+
+    /// 42901: a limit used up, to be tried again in `seconds` (at least 1).
+    pub fn limited(message: impl Into<String>, seconds: i64) -> Self {
+        ApiError {
+            retry_after: Some(seconds.max(1)),
+            ..Self::new(ErrorCode::RateLimited, message)
         }
     }
 

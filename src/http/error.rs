@@ -38,8 +38,8 @@ impl HttpError {
 impl From<ApiError> for HttpError {
     fn from(error: ApiError) -> Self {
         HttpError {
+            retry_after: error.retry_after,
             error,
-            retry_after: None,
         }
     }
 }

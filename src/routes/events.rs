@@ -8,7 +8,7 @@ use std::time::Duration;
 use actix_web::{get, web, HttpRequest};
 use iq_actors::caller::{Caller, Credentials};
 use iq_actors::catalogue::Scope;
-use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT};
+use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, EVENT_TYPES, MAX_LIMIT};
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
@@ -92,6 +92,8 @@ pub async fn events(
         DEFAULT_LIMIT.into(),
     )?;
     let wait = params::bounded("wait", query.wait.as_deref(), 0, params::feed_max_wait(), 0)?;
+    let types = query.types.as_deref().map(event_types).transpose()?;
+    let index_code = query.index_code.map(index_code).transpose()?;
     let request = FeedRequest {
         tier: identity.tier.name.clone(),
         member_indexes: identity.grant.member_indexes,
@@ -99,7 +101,44 @@ pub async fn events(
         after,
         limit: u32::try_from(limit).unwrap_or(DEFAULT_LIMIT),
         wait: Duration::from_secs(u64::try_from(wait).unwrap_or(0)),
+        types,
+        index_code,
     };
     let page = state.events.read(&request, state.draining.wait()).await?;
     Ok(Answer(page))
+}
+
+/// `types`: event types, comma-separated, each known (duplicates folded).
+fn event_types(text: &str) -> Result<Vec<String>, ApiError> {
+    let mut types: Vec<String> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        if !EVENT_TYPES.contains(&name) {
+            return Err(ApiError::invalid(format!(
+                "parameter 'types': {:?} is not an event type; expected a comma-separated list \
+                 of {}",
+                name.chars().take(40).collect::<String>(),
+                EVENT_TYPES.join(", ")
+            )));
+        }
+        if !types.iter().any(|t| t == name) {
+            types.push(name.to_string());
+        }
+    }
+    Ok(types)
+}
+
+/// `index_code`: the shape of an index code (the feed checks that it names one).
+fn index_code(text: String) -> Result<String, ApiError> {
+    let shaped = !text.is_empty()
+        && text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if shaped {
+        Ok(text)
+    } else {
+        Err(ApiError::invalid(
+            "parameter 'index_code' must be an index code such as GPU_Index",
+        ))
+    }
 }

@@ -53,6 +53,8 @@ pub fn configure(cfg: &mut ServiceConfig, with_metrics: bool) {
             .service(webhooks::test)
             .service(webhooks::deliveries)
             .service(webhooks::replay)
+            .service(webhooks::rotate_secret)
+            .service(webhooks::recover)
             .service(webhooks::admin_list)
             .service(admin::list_users)
             .service(admin::create_user)

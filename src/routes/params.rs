@@ -223,6 +223,12 @@ pub struct FeedQuery {
     pub limit: Option<String>,
     #[param(schema_with = feed_wait)]
     pub wait: Option<String>,
+    /// only events of these types, comma-separated: `index.published`, `index.revised`
+    #[param(example = "index.revised")]
+    pub types: Option<String>,
+    /// only events of this index
+    #[param(example = "GPU_Index")]
+    pub index_code: Option<String>,
 }
 
 /// The longest a feed request waits, in whole seconds.

@@ -1,14 +1,17 @@
 //! `GET/POST /api/v1/webhooks`, `DELETE /api/v1/webhooks/{id}`, `POST
-//! /api/v1/webhooks/{id}/test`, `GET /api/v1/webhooks/{id}/deliveries` and `POST
-//! /api/v1/webhooks/{id}/deliveries/{delivery_id}/replay`: a signed-in member's webhook
-//! endpoints (D22), with the session and, for changes, its CSRF token, as `/keys`.
+//! /api/v1/webhooks/{id}/test`, `GET /api/v1/webhooks/{id}/deliveries`, `POST
+//! /api/v1/webhooks/{id}/deliveries/{delivery_id}/replay`, `POST
+//! /api/v1/webhooks/{id}/rotate-secret` and `POST /api/v1/webhooks/{id}/recover`: a
+//! signed-in member's webhook endpoints (D22, D27), with the session and, for changes,
+//! its CSRF token, as `/keys`.
 //! Someone else's endpoint is 404. The secret appears once, in the answer that made it.
 //! `GET /api/v1/admin/webhooks`: every account's, for administrators.
 
 use actix_web::http::StatusCode;
 use actix_web::{delete, get, post, web, Responder};
 use iq_actors::webhooks::{
-    AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, WebhookView,
+    AttemptView, CreatedWebhook, NewWebhook, OwnedWebhookView, Queued, Recover, Recovered,
+    RotatedSecret, WebhookView,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -107,7 +110,9 @@ pub async fn delete(
 /// Test a webhook
 ///
 /// Sends the endpoint a `webhook.test` message (signed like every other) within a
-/// second or so; its attempt appears in the delivery log. No body.
+/// second or so; its attempt appears in the delivery log. A test is attempted once,
+/// never retried. At most 5 a minute for an account (429 / 42901 with `Retry-After`).
+/// No body.
 #[utoipa::path(
     tag = "events",
     operation_id = "test_webhook",
@@ -115,6 +120,7 @@ pub async fn delete(
     responses(
         (status = 200, description = "The message is queued.", body = Queued),
         ResourceRefusals,
+        (status = 429, response = TooManyRequests),
     ),
     security(("session" = [], "csrf" = [])),
 )]
@@ -183,6 +189,70 @@ pub async fn replay(
         state
             .webhooks
             .replay(&guard.session.account, &id, &delivery)
+            .await?,
+    ))
+}
+
+/// Rotate a webhook's secret
+///
+/// A new signing secret, in this answer and nowhere else. For 24 hours every message
+/// carries two signatures in `webhook-signature`, the new secret's first, then the
+/// old one's (`v1,<new> v1,<old>`), so the receiver can switch at its own pace; then
+/// only the new one's. No body.
+#[utoipa::path(
+    tag = "events",
+    operation_id = "rotate_webhook_secret",
+    params(("id" = String, Path, description = "the endpoint's id")),
+    responses(
+        (
+            status = 200,
+            description = "The new secret, once.",
+            body = RotatedSecret,
+            headers(("Cache-Control" = String, description = "`no-store`: the body holds the secret")),
+        ),
+        ResourceRefusals,
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/webhooks/{id}/rotate-secret")]
+pub async fn rotate_secret(
+    guard: BackOffice<AnyUser>,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<impl Responder, HttpError> {
+    let rotated = state.webhooks.rotate_secret(&guard.author(), &id).await?;
+    Ok(Answer(rotated).unstored())
+}
+
+/// Recover failed deliveries
+///
+/// After an outage on the receiver's side: every delivery of an event since `since`
+/// (at most 7 days back) that failed, and, when the endpoint was disabled, those it
+/// left waiting, are sent again now with the same `webhook-id`, each with a fresh
+/// retry schedule; a disabled endpoint is enabled. Delivered ones and test messages
+/// are not sent again.
+#[utoipa::path(
+    tag = "events",
+    operation_id = "recover_webhook",
+    params(("id" = String, Path, description = "the endpoint's id")),
+    request_body(content = Recover, content_type = "application/json"),
+    responses(
+        (status = 200, description = "How many deliveries are queued again.", body = Recovered),
+        ResourceRefusals,
+    ),
+    security(("session" = [], "csrf" = [])),
+)]
+#[post("/webhooks/{id}/recover")]
+pub async fn recover(
+    guard: BackOffice<AnyUser>,
+    id: web::Path<String>,
+    body: Body<Recover>,
+    state: web::Data<AppState>,
+) -> Result<Answer<impl Serialize>, HttpError> {
+    Ok(Answer(
+        state
+            .webhooks
+            .recover(&guard.author(), &id, body.value()?)
             .await?,
     ))
 }

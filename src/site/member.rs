@@ -46,8 +46,8 @@ pub use security::{
 };
 pub use setup::{setup, setup_form};
 pub use webhooks::{
-    confirm_delete_webhook, create_webhook, delete_webhook, replay_delivery, test_webhook,
-    webhook_log, webhooks, HookLine,
+    confirm_delete_webhook, create_webhook, delete_webhook, recover_deliveries, replay_delivery,
+    rotate_secret, test_webhook, webhook_log, webhooks, HookLine,
 };
 
 /// The signed-in account and what it may see; without one, the way to the login page.

@@ -86,6 +86,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(member::replay_delivery),
         )
         .route(
+            "/account/webhooks/{id}/rotate",
+            web::post().to(member::rotate_secret),
+        )
+        .route(
+            "/account/webhooks/{id}/recover",
+            web::post().to(member::recover_deliveries),
+        )
+        .route(
             "/account/webhooks/{id}/delete",
             web::get().to(member::confirm_delete_webhook),
         )

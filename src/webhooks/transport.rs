@@ -9,14 +9,11 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::time::Duration;
 
 use iq_actors::webhooks::destination::{check_url, is_public};
-use iq_actors::webhooks::{Answered, Transport};
+use iq_actors::webhooks::{Answered, Transport, SEND_TIMEOUT};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-/// The whole attempt, connection to the answer's last byte kept.
-const TIMEOUT: Duration = Duration::from_secs(15);
 /// The part of an answer kept for the delivery log.
 const KEEP_BYTES: usize = 1024;
 
@@ -30,7 +27,7 @@ impl HttpTransport {
         crate::tls::install_crypto();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
+            .timeout(SEND_TIMEOUT)
             .no_proxy()
             .user_agent(concat!("iq-webhooks/", env!("CARGO_PKG_VERSION")))
             .dns_resolver(PublicOnly { allow_private })
@@ -93,25 +90,45 @@ fn failed(error: String) -> Answered {
     }
 }
 
-/// What went wrong, in words, with the causes reqwest wraps (the resolver's refusal is
-/// one of them).
+/// What went wrong, for the member's delivery log, in a few fixed words (D27): "no
+/// public address", "could not connect", "timed out" or "failed". The resolver's and
+/// the socket's own words would tell a member which internal names exist, so they go
+/// to the service's log only, for its operators.
 fn describe(error: &reqwest::Error) -> String {
-    let kind = if error.is_timeout() {
+    let mut causes = String::new();
+    let mut source = std::error::Error::source(error);
+    let mut no_public_address = false;
+    while let Some(cause) = source {
+        no_public_address |= cause.is::<NoPublicAddress>();
+        causes.push_str(": ");
+        causes.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    let words = if no_public_address {
+        "no public address"
+    } else if error.is_timeout() {
         "timed out"
     } else if error.is_connect() {
-        "cannot connect"
+        "could not connect"
     } else {
         "failed"
     };
-    let mut text = kind.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text.chars().take(500).collect()
+    tracing::info!(cause = %causes.chars().take(500).collect::<String>(), "webhook {words}");
+    words.to_string()
 }
+
+/// The resolver's refusal of a name with no public address (told apart from a name
+/// that does not resolve at all, which is "could not connect").
+#[derive(Debug)]
+struct NoPublicAddress;
+
+impl std::fmt::Display for NoPublicAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no public address")
+    }
+}
+
+impl std::error::Error for NoPublicAddress {}
 
 /// Text fit for the log: valid UTF-8 (lossy), no NUL (PostgreSQL text holds none).
 fn printable(bytes: &[u8]) -> String {
@@ -135,7 +152,7 @@ impl Resolve for PublicOnly {
                 .filter(|a| allow_private || is_public(a.ip()))
                 .collect();
             if kept.is_empty() {
-                return Err(format!("{host} resolves to no public address").into());
+                return Err(Box::new(NoPublicAddress) as Box<dyn std::error::Error + Send + Sync>);
             }
             let addrs: Addrs = Box::new(kept.into_iter());
             Ok(addrs)

@@ -114,11 +114,13 @@ pub enum Action {
     ImportAccepted,
     WebhookCreated,
     WebhookDeleted,
+    WebhookSecretRotated,
+    WebhookRecovered,
 }
 
 impl Action {
     /// Every action, in the order the back office lists them.
-    pub const ALL: [Action; 19] = [
+    pub const ALL: [Action; 21] = [
         Action::UserCreated,
         Action::UserChanged,
         Action::PasswordChanged,
@@ -138,6 +140,8 @@ impl Action {
         Action::ImportAccepted,
         Action::WebhookCreated,
         Action::WebhookDeleted,
+        Action::WebhookSecretRotated,
+        Action::WebhookRecovered,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -161,6 +165,8 @@ impl Action {
             Action::ImportAccepted => "import.accepted",
             Action::WebhookCreated => "webhook.created",
             Action::WebhookDeleted => "webhook.deleted",
+            Action::WebhookSecretRotated => "webhook.secret_rotated",
+            Action::WebhookRecovered => "webhook.recovered",
         }
     }
 

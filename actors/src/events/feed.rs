@@ -26,6 +26,8 @@ pub const MAX_WAIT: Duration = Duration::from_secs(30);
 pub const MAX_LIMIT: u32 = 1000;
 /// Events a page holds when the reader does not say.
 pub const DEFAULT_LIMIT: u32 = 100;
+/// The types of events, in the order they are documented.
+pub const EVENT_TYPES: [&str; 2] = ["index.published", "index.revised"];
 
 prefixed_id!(
     /// An event's id: `evt_` and a number, in the order events were committed. The same
@@ -105,6 +107,10 @@ pub struct FeedRequest {
     pub after: EventId,
     pub limit: u32,
     pub wait: Duration,
+    /// Only events of these types (each one of [`EVENT_TYPES`]); `None`: every type.
+    pub types: Option<Vec<String>>,
+    /// Only events of this index; `None`: every index the reader may see.
+    pub index_code: Option<String>,
 }
 
 #[derive(Clone)]
@@ -129,6 +135,7 @@ impl EventFeed {
         // Subscribed before the first read: a change between the read and the wait
         // still wakes it.
         let mut signal = self.signal.subscribe();
+        self.check(request).await?;
         let deadline = tokio::time::Instant::now() + request.wait.min(MAX_WAIT);
         let mut stop = std::pin::pin!(stop);
         loop {
@@ -147,6 +154,37 @@ impl EventFeed {
         }
     }
 
+    /// Refuses a cursor beyond the newest event (D27: a stale or made-up cursor would
+    /// otherwise skip every event up to it in silence) and an index filter naming no
+    /// index.
+    async fn check(&self, request: &FeedRequest) -> Result<(), ApiError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_one_named(
+                "events.feed_check",
+                "SELECT (SELECT coalesce(max(event_id), 0) FROM events), \
+                        $1::text IS NULL OR EXISTS (SELECT 1 FROM indexes WHERE index_code = $1)",
+                &[&request.index_code],
+            )
+            .await?;
+        let (newest, known): (i64, bool) = (row.try_get(0)?, row.try_get(1)?);
+        if request.after.0 > newest {
+            return Err(ApiError::invalid(format!(
+                "parameter 'after' is {} but the newest event is {}: pass a `next` this \
+                 feed answered, or leave after out to start from the first event",
+                request.after,
+                EventId(newest)
+            )));
+        }
+        if !known {
+            return Err(ApiError::invalid(format!(
+                "parameter 'index_code': no index {}",
+                request.index_code.as_deref().unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
     async fn fetch(&self, request: &FeedRequest) -> Result<Vec<Event>, ApiError> {
         let range: Option<Vec<&str>> = request
             .index_range
@@ -163,6 +201,8 @@ impl EventFeed {
                    AND (i.visibility IN ('aggregate', 'index_only') \
                         OR (i.visibility = 'member' AND $3)) \
                    AND ($4::text[] IS NULL OR e.index_code = ANY($4)) \
+                   AND ($6::text[] IS NULL OR e.event_type = ANY($6)) \
+                   AND ($7::text IS NULL OR e.index_code = $7) \
                  ORDER BY e.event_id LIMIT $5",
                 &[
                     &request.tier,
@@ -170,6 +210,8 @@ impl EventFeed {
                     &request.member_indexes,
                     &range,
                     &i64::from(request.limit),
+                    &request.types,
+                    &request.index_code,
                 ],
             )
             .await?;

@@ -19,7 +19,8 @@ mod outbox;
 mod signal;
 
 pub use feed::{
-    Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT,
+    Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, EVENT_TYPES,
+    MAX_LIMIT, MAX_WAIT,
 };
 pub use keeper::WindowKeeper;
 pub use outbox::record;

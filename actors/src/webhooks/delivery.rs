@@ -4,29 +4,33 @@
 //!   queues a delivery of each new event to each enabled endpoint of an active account
 //!   of the event's tier subscribed to its type, and moves the cursor. Event ids commit
 //!   in order (see `events::outbox`), so the cursor never passes an uncommitted event.
-//! - **Claim**: due deliveries are claimed with `FOR UPDATE SKIP LOCKED`, each claim
-//!   counting an attempt and leasing it for [`LEASE`]: any number of instances deliver
-//!   each attempt once; a claim whose instance died lapses and is taken again (at least
-//!   once, never lost).
-//! - **Send and record**: the message is signed (Standard Webhooks), sent through the
-//!   [`Transport`], and the attempt recorded: a 2xx delivers it; anything else is tried
-//!   again after [`RETRY_AFTER`] (with jitter) until the attempts run out; an endpoint
-//!   whose every attempt failed for [`DISABLE_AFTER`] is disabled, and says why.
+//! - **Claim**: due deliveries are claimed, each claim counting an attempt and leasing
+//!   it for [`LEASE`] (four times the longest an attempt can take, [`SEND_TIMEOUT`]):
+//!   any number of instances deliver each attempt once; a claim whose instance died
+//!   lapses and is taken again (at least once, never lost). Claims are made one at a
+//!   time across instances (a transaction-scoped advisory lock), so an endpoint never
+//!   has more than [`PER_ENDPOINT`] attempts in flight (D27).
+//! - **Send and record**: the message is signed (Standard Webhooks; during the 24 hours
+//!   after a rotation with the new and the old secret), sent through the [`Transport`],
+//!   and the attempt recorded with the instant it was sent and how long it took: a 2xx
+//!   delivers it; anything else is tried again after [`RETRY_AFTER`] (with jitter)
+//!   until the attempts run out, except a test message, attempted once (D27); an
+//!   endpoint whose every attempt failed for [`DISABLE_AFTER`] is disabled, and says
+//!   why.
 //!
-//! Sending happens outside any transaction: a slow receiver holds no lock and never
-//! slows an import or a query. Nothing here logs a secret or a body.
+//! `pump` runs these so that no attempt waits for another to finish. Sending happens
+//! outside any transaction: a slow receiver holds no lock and never slows an import or
+//! a query. Nothing here logs a secret or a body.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, SubsecRound, TimeDelta, Utc};
 use deadpool_postgres::Pool;
-use futures_util::stream::{self, StreamExt};
 use rand::Rng;
 use serde::Serialize;
-use tokio::sync::watch;
 use tracing::Instrument;
 
 use super::endpoints::TEST_TYPE;
@@ -38,8 +42,18 @@ use crate::events::{EventData, EventId};
 use crate::metrics::{metrics, DeliveryLabels};
 use crate::ApiError;
 
-/// How long a claimed attempt is an instance's alone: longer than the send timeout.
+/// The longest one attempt may take, connection to the answer's last byte: the
+/// service's transport gives up then.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long a claimed attempt is an instance's alone: four times the longest attempt,
+/// so a claim outlives its attempt and the recording after it.
 pub const LEASE: Duration = Duration::from_secs(60);
+const _: () = assert!(LEASE.as_secs() >= 4 * SEND_TIMEOUT.as_secs());
+/// Attempts in flight at once to one endpoint (D27): a slow endpoint holds at most
+/// these, never the deliverer.
+pub const PER_ENDPOINT: i64 = 4;
+/// The advisory lock that makes claims one at a time across instances (`"iqwh"`).
+const CLAIM_LOCK: i64 = 0x6971_7768;
 /// The waits before the 2nd, 3rd, ... attempt; after the last, the delivery fails.
 pub const RETRY_AFTER: [Duration; 7] = [
     Duration::from_secs(5),
@@ -52,27 +66,25 @@ pub const RETRY_AFTER: [Duration; 7] = [
 ];
 /// An endpoint failing every attempt this long is disabled.
 pub const DISABLE_AFTER: Duration = Duration::from_secs(5 * 24 * 3600);
-/// Deliveries claimed at once, and sent at once.
-const BATCH: i64 = 256;
-const IN_FLIGHT: usize = 64;
-/// How often the deliverer looks for due retries when nothing wakes it.
-const TICK: Duration = Duration::from_secs(1);
-/// Every this many ticks it dispatches even unwoken, and it measures the backlog three
-/// times as often.
-const SWEEP: u64 = 30;
-/// Every this many ticks (an hour) it deletes finished deliveries older than
-/// [`KEEP_DELIVERIES`], so the log stays the size of a month.
-const PRUNE: u64 = 3600;
+/// Deliveries one claim takes at most.
+pub(super) const BATCH: i64 = 256;
 /// How long a delivered or given-up delivery, and its attempts, stay in the log.
 pub const KEEP_DELIVERIES: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Deliveries one prune statement deletes at most (it repeats until fewer are left).
 const PRUNE_BATCH: i64 = 10_000;
 
 /// One attempt made, to be recorded.
-struct Attempt {
+pub(super) struct Attempt {
     delivery: DeliveryId,
     webhook: WebhookId,
     attempt: i32,
+    /// The claim's lease: the attempt is recorded only while the delivery still
+    /// carries it (a lapsed claim taken by another instance is that instance's).
+    lease: DateTime<Utc>,
+    /// Attempts before a recovery, not counted against the retry schedule.
+    recovered_attempts: i32,
+    test: bool,
+    sent_at: DateTime<Utc>,
     answered: Answered,
     ok: bool,
     latency_ms: i32,
@@ -84,6 +96,8 @@ struct Columns {
     delivery: Vec<i64>,
     webhook: Vec<i64>,
     attempt: Vec<i32>,
+    lease: Vec<DateTime<Utc>>,
+    sent_at: Vec<DateTime<Utc>>,
     status: Vec<Option<i32>>,
     latency: Vec<i32>,
     error: Vec<Option<String>>,
@@ -131,13 +145,18 @@ struct TestData {
 }
 
 /// A claimed attempt, with what it needs to be sent.
-struct Claimed {
+pub(super) struct Claimed {
     delivery: DeliveryId,
     webhook: WebhookId,
     attempt: i32,
+    lease: DateTime<Utc>,
+    recovered_attempts: i32,
     url: String,
     salt: Vec<u8>,
+    /// The salt before a rotation, while it still signs (24 hours).
+    previous_salt: Option<Vec<u8>>,
     message_id: String,
+    test: bool,
     body: Vec<u8>,
 }
 
@@ -181,60 +200,70 @@ impl Deliverer {
         Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
     }
 
-    /// Claims due attempts, sends them, records them; until none is due. Answers how
-    /// many were sent. A batch's attempts are recorded together, in one statement: a
-    /// commit per attempt would bound delivery by the database's commit rate.
-    pub async fn deliver_due(&self) -> Result<usize, ApiError> {
-        let mut sent = 0;
-        loop {
-            let claimed = self.claim().await?;
-            let count = claimed.len();
-            let attempts: Vec<Attempt> = stream::iter(claimed)
-                .map(|claimed| self.send(claimed))
-                .buffer_unordered(IN_FLIGHT)
-                .collect()
-                .await;
-            if !attempts.is_empty() {
-                self.record(&attempts).await?;
-            }
-            sent += count;
-            if i64::try_from(count).unwrap_or(0) < BATCH {
-                return Ok(sent);
-            }
-        }
-    }
-
-    async fn claim(&self) -> Result<Vec<Claimed>, ApiError> {
+    /// Claims at most `room` due attempts (at most [`BATCH`]), no endpoint's
+    /// beyond [`PER_ENDPOINT`] in flight, oldest due first. Under the claim lock, so
+    /// the count of an endpoint's attempts in flight is exact across instances; rows
+    /// another transaction holds (a replay, say) are skipped.
+    pub(super) async fn claim(&self, room: usize) -> Result<Vec<Claimed>, ApiError> {
         let now = self.clock.now();
-        let lease_end = now + TimeDelta::from_std(LEASE).unwrap_or_default();
-        let client = self.pool.get().await?;
-        let rows = client
+        // In whole microseconds, as the database keeps it: the recording matches it.
+        let lease_end = (now + TimeDelta::from_std(LEASE).unwrap_or_default()).trunc_subsecs(6);
+        let limit = i64::try_from(room).unwrap_or(BATCH).min(BATCH);
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        tx.execute_named(
+            "webhooks.claim_lock",
+            "SELECT pg_advisory_xact_lock($1)",
+            &[&CLAIM_LOCK],
+        )
+        .await?;
+        let rows = tx
             .query_named(
                 "webhooks.claim",
-                "WITH due AS (\
-                   SELECT d.delivery_id FROM webhook_deliveries d \
+                "WITH busy AS (\
+                   SELECT webhook_id, count(*) AS n FROM webhook_deliveries \
+                   WHERE state = 'pending' AND locked_until IS NOT NULL AND locked_until > $1 \
+                   GROUP BY webhook_id), \
+                 ranked AS (\
+                   SELECT d.delivery_id, coalesce(b.n, 0) + row_number() OVER (\
+                            PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.delivery_id\
+                          ) AS place \
+                   FROM webhook_deliveries d \
                    JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.disabled_at IS NULL \
+                   LEFT JOIN busy b ON b.webhook_id = d.webhook_id \
                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1 \
+                     AND (d.locked_until IS NULL OR d.locked_until <= $1)), \
+                 due AS (\
+                   SELECT d.delivery_id FROM webhook_deliveries d \
+                   WHERE d.delivery_id IN (SELECT delivery_id FROM ranked WHERE place <= $4) \
+                     AND d.state = 'pending' AND d.next_attempt_at <= $1 \
                      AND (d.locked_until IS NULL OR d.locked_until <= $1) \
-                   ORDER BY d.next_attempt_at LIMIT $3 \
+                   ORDER BY d.next_attempt_at, d.delivery_id LIMIT $3 \
                    FOR UPDATE OF d SKIP LOCKED), \
                  claimed AS (\
                    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = $2 \
                    FROM due WHERE d.delivery_id = due.delivery_id \
-                   RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts, d.created_at) \
+                   RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts, d.created_at, \
+                             d.recovered_attempts) \
                  SELECT c.delivery_id, c.webhook_id, c.event_id, c.attempts, c.created_at, \
-                        w.url, w.secret_salt, e.event_type, e.created_at AS event_at, \
+                        c.recovered_attempts, w.url, w.secret_salt, \
+                        CASE WHEN w.previous_until > $1 THEN w.previous_salt END AS previous_salt, \
+                        e.event_type, e.created_at AS event_at, \
                         e.index_code, e.trade_dates, e.published_at, e.reason \
                  FROM claimed c JOIN webhooks w ON w.webhook_id = c.webhook_id \
                  LEFT JOIN events e ON e.event_id = c.event_id",
-                &[&now, &lease_end, &BATCH],
+                &[&now, &lease_end, &limit, &PER_ENDPOINT],
             )
             .await?;
-        rows.iter().map(claimed).collect()
+        tx.commit().await?;
+        rows.iter().map(|row| claimed(row, lease_end)).collect()
     }
 
     /// Sends one claimed attempt, in a span named for its event (the message id).
-    async fn send(&self, claimed: Claimed) -> Attempt {
+    pub(super) async fn send(&self, claimed: Claimed) -> Attempt {
         let span = tracing::info_span!(
             "webhook.deliver",
             webhook.id = %claimed.webhook,
@@ -246,14 +275,23 @@ impl Deliverer {
             // Receivers check the timestamp against their own clock (Standard Webhooks
             // allows five minutes), so it is the real time, not the service's clock.
             let timestamp = SystemClock.now().timestamp();
-            let secret = self.secrets.secret(&claimed.salt);
+            let sent_at = self.clock.now();
+            let sign = |salt: &[u8]| {
+                self.secrets
+                    .secret(salt)
+                    .sign(&claimed.message_id, timestamp, &claimed.body)
+            };
+            // New first, then the old one while it still signs (D27): Standard
+            // Webhooks' receivers accept a message when any one signature verifies.
+            let mut signature = sign(&claimed.salt);
+            if let Some(previous) = &claimed.previous_salt {
+                signature.push(' ');
+                signature.push_str(&sign(previous));
+            }
             let headers = vec![
                 ("webhook-id", claimed.message_id.clone()),
                 ("webhook-timestamp", timestamp.to_string()),
-                (
-                    "webhook-signature",
-                    secret.sign(&claimed.message_id, timestamp, &claimed.body),
-                ),
+                ("webhook-signature", signature),
                 ("content-type", "application/json".to_string()),
             ];
             let started = Instant::now();
@@ -277,6 +315,10 @@ impl Deliverer {
                 delivery: claimed.delivery,
                 webhook: claimed.webhook,
                 attempt: claimed.attempt,
+                lease: claimed.lease,
+                recovered_attempts: claimed.recovered_attempts,
+                test: claimed.test,
+                sent_at,
                 answered,
                 ok,
                 latency_ms: i32::try_from(latency.as_millis()).unwrap_or(i32::MAX),
@@ -286,16 +328,19 @@ impl Deliverer {
         .await
     }
 
-    /// Records a batch of attempts: each attempt's row, its delivery's next state (done,
-    /// due again after its wait, or given up), and each endpoint's failure streak
-    /// (cleared by a success; five days of it disable the endpoint, saying why).
-    async fn record(&self, attempts: &[Attempt]) -> Result<(), ApiError> {
+    /// Records a batch of attempts: each attempt's row (when it was sent, how long it
+    /// took), its delivery's next state (done, due again after its wait, or given up;
+    /// a test message is never tried again), and each endpoint's failure streak
+    /// (cleared by a success; five days of it disable the endpoint, saying why). A
+    /// delivery whose lease lapsed and was claimed again keeps the newer claim's state.
+    pub(super) async fn record(&self, attempts: &[Attempt]) -> Result<(), ApiError> {
         let now = self.clock.now();
         let mut columns = Columns::default();
         for a in attempts {
-            let retry = usize::try_from(a.attempt - 1)
+            let retry = usize::try_from(a.attempt - a.recovered_attempts - 1)
                 .ok()
-                .and_then(|i| RETRY_AFTER.get(i));
+                .and_then(|i| RETRY_AFTER.get(i))
+                .filter(|_| !a.test);
             let (state, next, outcome) = match (a.ok, retry) {
                 (true, _) => ("delivered", now, "delivered"),
                 (false, Some(wait)) => ("pending", now + jittered(*wait), "retrying"),
@@ -308,6 +353,8 @@ impl Deliverer {
             columns.delivery.push(a.delivery.0);
             columns.webhook.push(a.webhook.0);
             columns.attempt.push(a.attempt);
+            columns.lease.push(a.lease);
+            columns.sent_at.push(a.sent_at);
             columns.status.push(a.answered.status.map(i32::from));
             columns.latency.push(a.latency_ms);
             columns.error.push(a.answered.error.clone());
@@ -332,19 +379,20 @@ impl Deliverer {
                 "WITH r AS (\
                    SELECT * FROM UNNEST($2::bigint[], $3::bigint[], $4::int[], $5::int[], \
                                         $6::int[], $7::text[], $8::text[], $9::text[], \
-                                        $10::timestamptz[], $11::bool[], $12::text[]) \
+                                        $10::timestamptz[], $11::bool[], $12::text[], \
+                                        $14::timestamptz[], $15::timestamptz[]) \
                      AS r(delivery, webhook, attempt, status, latency, error, answer, state, \
-                          next, ok, reason)), \
+                          next, ok, reason, lease, sent_at)), \
                  attempt AS (\
                    INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status, \
                                                  latency_ms, error, answer) \
-                   SELECT delivery, attempt, $1, status, latency, error, answer FROM r \
+                   SELECT delivery, attempt, sent_at, status, latency, error, answer FROM r \
                    ON CONFLICT DO NOTHING), \
                  delivery AS (\
                    UPDATE webhook_deliveries d SET state = r.state, next_attempt_at = r.next, \
                           locked_until = NULL, \
-                          delivered_at = CASE WHEN r.ok THEN $1 ELSE d.delivered_at END \
-                   FROM r WHERE d.delivery_id = r.delivery), \
+                          delivered_at = CASE WHEN r.ok THEN r.sent_at ELSE d.delivered_at END \
+                   FROM r WHERE d.delivery_id = r.delivery AND d.locked_until = r.lease), \
                  streak AS (\
                    SELECT webhook, bool_or(ok) AS any_ok, max(reason) AS reason \
                    FROM r GROUP BY webhook) \
@@ -371,47 +419,12 @@ impl Deliverer {
                     &columns.ok,
                     &columns.reason,
                     &disable_before,
+                    &columns.lease,
+                    &columns.sent_at,
                 ],
             )
             .await?;
         Ok(())
-    }
-
-    /// Dispatches and delivers until the bus stops. Events are only ever written with
-    /// an announcement on the bus, so it dispatches when `signal` moves (and every
-    /// [`SWEEP`] ticks, should an announcement be lost); it claims what is due every
-    /// tick, since retries come due with time alone.
-    pub async fn run(self, mut signal: watch::Receiver<u64>, mut stopping: watch::Receiver<bool>) {
-        let mut interval = tokio::time::interval(TICK);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut ticks: u64 = 0;
-        loop {
-            let announced = tokio::select! {
-                _ = interval.tick() => false,
-                _ = signal.changed() => true,
-                _ = stopping.wait_for(|stop| *stop) => return,
-            };
-            if announced || ticks % SWEEP == 0 {
-                if let Err(error) = self.dispatch().await {
-                    tracing::warn!(%error, "cannot queue webhook deliveries");
-                    continue;
-                }
-            }
-            if let Err(error) = self.deliver_due().await {
-                tracing::warn!(%error, "cannot deliver webhooks");
-            }
-            if ticks % (SWEEP / 3) == 0 {
-                if let Err(error) = self.measure_backlog().await {
-                    tracing::warn!(%error, "cannot measure the webhook backlog");
-                }
-            }
-            if ticks % PRUNE == PRUNE / 2 {
-                if let Err(error) = self.prune().await {
-                    tracing::warn!(%error, "cannot prune the webhook delivery log");
-                }
-            }
-            ticks += 1;
-        }
     }
 
     /// Deletes delivered and given-up deliveries (their attempts with them) older than
@@ -440,7 +453,7 @@ impl Deliverer {
     /// Sets the backlog's gauges: retries waiting, and the age of the oldest event (or
     /// test message) not yet delivered to one of its endpoints (what grows when
     /// receivers fail or delivery stalls).
-    async fn measure_backlog(&self) -> Result<(), ApiError> {
+    pub(super) async fn measure_backlog(&self) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
         let row = client
             .query_one_named(
@@ -466,7 +479,7 @@ fn jittered(wait: Duration) -> TimeDelta {
     TimeDelta::from_std(wait.mul_f64(factor)).unwrap_or_default()
 }
 
-fn claimed(row: &tokio_postgres::Row) -> Result<Claimed, ApiError> {
+fn claimed(row: &tokio_postgres::Row, lease: DateTime<Utc>) -> Result<Claimed, ApiError> {
     let delivery = DeliveryId(row.try_get("delivery_id")?);
     let webhook = WebhookId(row.try_get("webhook_id")?);
     let event: Option<i64> = row.try_get("event_id")?;
@@ -497,9 +510,13 @@ fn claimed(row: &tokio_postgres::Row) -> Result<Claimed, ApiError> {
         delivery,
         webhook,
         attempt: row.try_get("attempts")?,
+        lease,
+        recovered_attempts: row.try_get("recovered_attempts")?,
         url: row.try_get("url")?,
         salt: row.try_get("secret_salt")?,
+        previous_salt: row.try_get("previous_salt")?,
         message_id: super::message_id(event, delivery),
+        test: event.is_none(),
         body: body.map_err(ApiError::internal)?,
     })
 }

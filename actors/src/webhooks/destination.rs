@@ -5,6 +5,12 @@
 //! resolver keeps only public ones), so a name that later resolves to a private address
 //! (DNS rebinding) reaches nothing.
 //!
+//! An IPv6 address must lie in the global unicast space (`2000::/3`, D27) and outside
+//! its special blocks; an IPv4 address carried in IPv6 (mapped, or NAT64's well-known
+//! prefix) is judged as the IPv4 address it carries, and every other embedding
+//! (IPv4-compatible `::a.b.c.d`, the translated `::ffff:0:a.b.c.d`, site-local
+//! `fec0::/10`) lies outside the global space and is refused.
+//!
 //! Pure functions: nothing here resolves a name or opens a connection.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -17,8 +23,9 @@ use crate::ApiError;
 /// The longest URL an endpoint may have.
 pub const MAX_URL_CHARS: usize = 2048;
 
-/// Addresses that are not on the public internet (RFC 6890 and its successors).
-const NOT_PUBLIC: [&str; 24] = [
+/// Addresses that are not on the public internet (RFC 6890 and its successors); for
+/// IPv6, the special blocks inside [`GLOBAL_UNICAST`].
+const NOT_PUBLIC: [&str; 19] = [
     "0.0.0.0/8",
     "10.0.0.0/8",
     "100.64.0.0/10",
@@ -34,16 +41,16 @@ const NOT_PUBLIC: [&str; 24] = [
     "203.0.113.0/24",
     "224.0.0.0/4",
     "240.0.0.0/4",
-    "::/127",
-    "100::/64",
     "2001::/23",
     "2001:db8::/32",
     "2002::/16",
-    "fc00::/7",
-    "fe80::/10",
-    "ff00::/8",
-    "64:ff9b:1::/48",
+    "3fff::/20",
 ];
+
+/// IPv6's global unicast space: every other IPv6 address (loopback, unspecified,
+/// unique-local, link- and site-local, multicast, the embeddings of IPv4 other than
+/// those [`carried_v4`] reads) is not public.
+const GLOBAL_UNICAST: &str = "2000::/3";
 
 /// Whether `ip` is a public address. An IPv4 address carried in IPv6 (mapped, or
 /// NAT64's well-known prefix) is judged as the IPv4 address it carries.
@@ -51,15 +58,16 @@ pub fn is_public(ip: IpAddr) -> bool {
     let ip = match ip {
         IpAddr::V6(v6) => match carried_v4(v6) {
             Some(v4) => IpAddr::V4(v4),
+            None if !network(GLOBAL_UNICAST).contains(&IpAddr::V6(v6)) => return false,
             None => IpAddr::V6(v6),
         },
         v4 => v4,
     };
-    !NOT_PUBLIC.iter().any(|net| {
-        net.parse::<IpNet>()
-            .expect("the table's networks are valid")
-            .contains(&ip)
-    })
+    !NOT_PUBLIC.iter().any(|net| network(net).contains(&ip))
+}
+
+fn network(text: &str) -> IpNet {
+    text.parse().expect("the table's networks are valid")
 }
 
 fn carried_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
@@ -78,8 +86,9 @@ fn carried_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
 
 /// An endpoint's URL as registered: absolute, `https` (or `http` when private
 /// destinations are allowed), with a host, without user name, password or fragment, at
-/// most [`MAX_URL_CHARS`]; a host given as an address must be public unless allowed.
-/// The error names the field `url`.
+/// most [`MAX_URL_CHARS`] as given and as stored (normalised: a host in punycode, a
+/// path percent-encoded, which can be several times longer); a host given as an
+/// address must be public unless allowed. The error names the field `url`.
 pub fn check_url(text: &str, allow_private: bool) -> Result<Url, ApiError> {
     let refuse = |why: &str| Err(ApiError::invalid(format!("field 'url' {why}")));
     if text.chars().count() > MAX_URL_CHARS {
@@ -88,6 +97,12 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<Url, ApiError> {
     let Ok(url) = Url::parse(text) else {
         return refuse("must be an absolute URL such as https://example.com/hooks/iq");
     };
+    if url.as_str().len() > MAX_URL_CHARS {
+        return refuse(&format!(
+            "must be at most {MAX_URL_CHARS} characters once encoded (non-ASCII characters \
+             take up to 12 each)"
+        ));
+    }
     match url.scheme() {
         "https" => {}
         "http" if allow_private => {}
@@ -135,6 +150,12 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
             "64:ff9b::a00:1",
+            "::127.0.0.1",
+            "::8.8.8.8",
+            "::ffff:0:7f00:1",
+            "fec0::1",
+            "2001:db8::1",
+            "100::1",
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
@@ -143,6 +164,7 @@ mod tests {
             "8.8.8.8",
             "2606:4700::1111",
             "::ffff:8.8.8.8",
+            "2a00:1450:4001:81c::200e",
         ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
@@ -167,6 +189,17 @@ mod tests {
         assert!(check_url("http://127.0.0.1:9000/hook", true).is_ok());
         let long = format!("https://example.com/{}", "a".repeat(MAX_URL_CHARS));
         assert!(check_url(&long, false).is_err());
+        // Within the bound as typed, four times over it once percent-encoded.
+        let accented = format!("https://example.com/{}", "é".repeat(400));
+        let error = check_url(&accented, false).unwrap_err();
+        assert!(error.message.contains("once encoded"), "{}", error.message);
+        for bracketed in [
+            "https://[::127.0.0.1]/",
+            "https://[::ffff:0:7f00:1]/",
+            "https://[fec0::1]/",
+        ] {
+            assert!(check_url(bracketed, false).is_err(), "{bracketed}");
+        }
     }
 
     proptest::proptest! {

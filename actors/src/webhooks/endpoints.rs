@@ -1,5 +1,5 @@
-//! A member's webhook endpoints (D22): register (the secret shown once), list, delete,
-//! send a test message, read the delivery log, replay one delivery. Someone else's
+//! A member's webhook endpoints (D22, D27): register (the secret shown once), list,
+//! delete, rotate the secret, read the delivery log (`resend` sends again). Someone else's
 //! endpoint or delivery is 404, never 403, so ids cannot be probed. An account holds at
 //! most its tier's `max_webhooks`.
 //!
@@ -8,8 +8,9 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use deadpool_postgres::Pool;
 use serde::{Deserialize, Serialize};
 
@@ -20,14 +21,27 @@ use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::caller::Account;
 use crate::clock::Clock;
 use crate::db::Traced;
+use crate::events::EVENT_TYPES;
 use crate::{ApiError, ErrorCode};
 
-/// The event types an endpoint may subscribe to.
-pub const EVENT_TYPES: [&str; 2] = ["index.published", "index.revised"];
 /// The type of a test message.
 pub const TEST_TYPE: &str = "webhook.test";
 /// Deliveries a log page shows.
 pub const LOG_PAGE: i64 = 100;
+/// How long the secret before a rotation keeps signing beside the new one (D27).
+pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
+
+/// `POST /api/v1/webhooks/{id}/rotate-secret`: the new secret, shown once.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RotatedSecret {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "wh_12"))]
+    pub id: WebhookId,
+    /// `whsec_` and base64: the new signing secret, shown once
+    pub secret: String,
+    /// until when the old secret's signature is sent beside the new one's
+    pub previous_until: DateTime<Utc>,
+}
 
 /// `POST /api/v1/webhooks`.
 #[derive(Debug, Deserialize)]
@@ -104,6 +118,13 @@ pub struct OwnedWebhookView {
     pub last_attempt_at: Option<DateTime<Utc>>,
     pub last_status: Option<i32>,
     pub last_error: Option<String>,
+    /// attempts in the last 24 hours, and how many of them were answered with a 2xx
+    pub attempts_24h: i64,
+    pub delivered_24h: i64,
+    /// the 95th percentile of those attempts' latency; null without attempts
+    pub p95_latency_ms_24h: Option<i32>,
+    /// attempts being sent right now (at most 4)
+    pub in_flight: i64,
 }
 
 /// Endpoints the back office lists at most.
@@ -141,7 +162,7 @@ fn view(row: &tokio_postgres::Row) -> Result<WebhookView, ApiError> {
     })
 }
 
-fn not_found(what: &str) -> ApiError {
+pub(super) fn not_found(what: &str) -> ApiError {
     ApiError::new(ErrorCode::NotFound, format!("no such {what}"))
 }
 
@@ -246,20 +267,35 @@ impl Webhooks {
     }
 
     /// Every account's endpoints, those in trouble first (disabled, then failing
-    /// longest), at most [`ADMIN_LIST`]; for the back office.
+    /// longest), at most [`ADMIN_LIST`], each with its delivery health (the last 24
+    /// hours' attempts, answered and p95 latency, and what is in flight); for the back
+    /// office.
     pub async fn all(&self) -> Result<Vec<OwnedWebhookView>, ApiError> {
+        let now = self.clock.now();
+        let day_ago = now - TimeDelta::days(1);
         let client = self.pool.get().await?;
         let rows = client
             .query_named(
                 "webhooks.all",
                 &format!(
                     "SELECT {VIEW}, u.user_id, u.username, u.role, \
-                            d.pending, d.failed, a.attempted_at, a.status, a.error \
+                            d.pending, d.failed, d.in_flight, a.attempted_at, a.status, a.error, \
+                            h.attempts_24h, h.delivered_24h, h.p95_latency_ms_24h \
                      FROM webhooks w JOIN users u ON u.user_id = w.user_id \
                      CROSS JOIN LATERAL (\
                        SELECT count(*) FILTER (WHERE state = 'pending') AS pending, \
-                              count(*) FILTER (WHERE state = 'failed') AS failed \
+                              count(*) FILTER (WHERE state = 'failed') AS failed, \
+                              count(*) FILTER (WHERE state = 'pending' AND locked_until > $2) \
+                                AS in_flight \
                        FROM webhook_deliveries WHERE webhook_id = w.webhook_id) d \
+                     CROSS JOIN LATERAL (\
+                       SELECT count(*) AS attempts_24h, \
+                              count(*) FILTER (WHERE t.status BETWEEN 200 AND 299) AS delivered_24h, \
+                              (percentile_disc(0.95) WITHIN GROUP (ORDER BY t.latency_ms))::int \
+                                AS p95_latency_ms_24h \
+                       FROM webhook_attempts t \
+                       JOIN webhook_deliveries x ON x.delivery_id = t.delivery_id \
+                       WHERE x.webhook_id = w.webhook_id AND t.attempted_at > $3) h \
                      LEFT JOIN LATERAL (\
                        SELECT t.attempted_at, t.status, t.error FROM webhook_attempts t \
                        JOIN webhook_deliveries x ON x.delivery_id = t.delivery_id \
@@ -269,7 +305,7 @@ impl Webhooks {
                               w.failing_since, w.webhook_id DESC \
                      LIMIT $1"
                 ),
-                &[&ADMIN_LIST],
+                &[&ADMIN_LIST, &now, &day_ago],
             )
             .await?;
         rows.iter()
@@ -287,6 +323,10 @@ impl Webhooks {
                     last_attempt_at: row.try_get("attempted_at")?,
                     last_status: row.try_get("status")?,
                     last_error: row.try_get("error")?,
+                    attempts_24h: row.try_get("attempts_24h")?,
+                    delivered_24h: row.try_get("delivered_24h")?,
+                    p95_latency_ms_24h: row.try_get("p95_latency_ms_24h")?,
+                    in_flight: row.try_get("in_flight")?,
                 })
             })
             .collect()
@@ -352,23 +392,43 @@ impl Webhooks {
         Ok(id)
     }
 
-    /// Queues a `webhook.test` message to the endpoint, due now.
-    pub async fn test(&self, owner: &Account, id: &str) -> Result<Queued, ApiError> {
+    /// Gives the endpoint a new secret, shown this once (D27). The old one keeps
+    /// signing beside it for [`ROTATION_OVERLAP`], so the receiver can switch without
+    /// losing a message; a second rotation within that time ends the first one's
+    /// overlap (only the secret it replaces signs beside the new one).
+    pub async fn rotate_secret(&self, by: &Author, id: &str) -> Result<RotatedSecret, ApiError> {
+        let owner = by.owner()?;
         let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
-        let client = self.pool.get().await?;
-        let row = client
+        let salt = SecretKeeper::new_salt();
+        let now = self.clock.now();
+        let until = now + TimeDelta::from_std(ROTATION_OVERLAP).unwrap_or_default();
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let row = tx
             .query_opt_named(
-                "webhooks.test",
-                "INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at, created_at) \
-                 SELECT w.webhook_id, NULL, $3, $3 FROM webhooks w \
-                 WHERE w.webhook_id = $1 AND w.user_id = $2 \
-                 RETURNING delivery_id",
-                &[&id.0, &owner.user_id, &self.clock.now()],
+                "webhooks.rotate_secret",
+                &format!(
+                    "WITH w AS (UPDATE webhooks SET previous_salt = secret_salt, \
+                                       previous_until = $4, secret_salt = $3 \
+                                WHERE webhook_id = $1 AND user_id = $2 RETURNING *) \
+                     SELECT {VIEW} FROM w"
+                ),
+                &[&id.0, &owner.user_id, &salt, &until],
             )
             .await?
             .ok_or_else(|| not_found("webhook"))?;
-        Ok(Queued {
-            delivery_id: DeliveryId(row.try_get(0)?),
+        let webhook = view(&row)?;
+        let target = Target::new(Kind::Webhook, webhook.id);
+        by.record(
+            &*tx,
+            Entry::new(Action::WebhookSecretRotated, target).after(&webhook),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(RotatedSecret {
+            id: webhook.id,
+            secret: self.secrets.secret(&salt).to_text(),
+            previous_until: until,
         })
     }
 
@@ -408,40 +468,5 @@ impl Webhooks {
                 })
             })
             .collect()
-    }
-
-    /// Sends one delivery again, now, with the same `webhook-id`: a delivered or failed
-    /// one once more, one waiting for its next attempt at once. One being sent right now
-    /// is refused.
-    pub async fn replay(
-        &self,
-        owner: &Account,
-        id: &str,
-        delivery: &str,
-    ) -> Result<Queued, ApiError> {
-        let id = WebhookId::parse(id).ok_or_else(|| not_found("webhook"))?;
-        let delivery = DeliveryId::parse(delivery).ok_or_else(|| not_found("delivery"))?;
-        let client = self.pool.get().await?;
-        let replayed = client
-            .execute_named(
-                "webhooks.replay",
-                "UPDATE webhook_deliveries d SET state = 'pending', next_attempt_at = $4, \
-                        delivered_at = NULL \
-                 FROM webhooks w \
-                 WHERE d.delivery_id = $3 AND d.webhook_id = $1 AND w.webhook_id = d.webhook_id \
-                   AND w.user_id = $2 \
-                   AND (d.locked_until IS NULL OR d.locked_until <= $4)",
-                &[&id.0, &owner.user_id, &delivery.0, &self.clock.now()],
-            )
-            .await?;
-        if replayed == 0 {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                "no such delivery, or it is being sent right now",
-            ));
-        }
-        Ok(Queued {
-            delivery_id: delivery,
-        })
     }
 }

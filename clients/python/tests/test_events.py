@@ -1,6 +1,6 @@
-"""``events()`` and ``verify_webhook`` (decision D22): the feed long-polled page after
-page, ``next`` followed, the cursor file remembered and read back, bad arguments refused
-locally; webhook messages verified as the Standard Webhooks specification says."""
+"""``events()`` and ``verify_webhook`` (decisions D22, D27): the feed long-polled page
+after page, ``next`` followed, narrowed by type and index, the cursor file remembered and
+read back, bad arguments refused locally; webhook messages verified as the Standard Webhooks specification says."""
 
 from __future__ import annotations
 
@@ -68,6 +68,14 @@ def test_events_follow_next_and_stop_at_an_empty_page_when_not_following() -> No
     assert all(t >= 5 + 30 for t in transport.timeouts)
 
 
+def test_types_and_index_code_narrow_the_feed_on_every_request() -> None:
+    client, transport, _ = make_client(page([event(1, "index.revised")], "evt_1"), page([], "evt_1"))
+    got = list(client.events(follow=False, types=["index.revised"], index_code="GPU_Index"))
+    assert [e.id for e in got] == ["evt_1"]
+    for request in transport.requests:
+        assert "&types=index.revised&index_code=GPU_Index" in request.url, request.url
+
+
 def test_a_cursor_file_remembers_each_event_taken(tmp_path: Path) -> None:
     cursor = tmp_path / "events.cursor"
     client, transport, _ = make_client(page([event(7), event(8)], "evt_8"), page([], "evt_8"))
@@ -86,7 +94,8 @@ def test_a_cursor_file_remembers_each_event_taken(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "arguments",
     [{"after": "42"}, {"after": "evt_x"}, {"wait": 31}, {"wait": -1}, {"limit": 0},
-     {"limit": 1001}, {"wait": True}],
+     {"limit": 1001}, {"wait": True}, {"types": "index.revised"}, {"types": []},
+     {"types": ["index.deleted"]}, {"index_code": ""}],
 )
 def test_bad_arguments_are_refused_before_any_request(arguments: Dict[str, Any]) -> None:
     client, transport, _ = make_client()

@@ -1,5 +1,6 @@
 //! Webhooks (administrators): every account's endpoints with their state, deliveries
-//! waiting and given up, and the latest attempt, those in trouble first: where to look
+//! waiting, in flight and given up, the last day's delivery health and the latest
+//! attempt, those in trouble first: where to look
 //! when a member says they were not told. Read only: an endpoint is its owner's to
 //! change.
 
@@ -23,6 +24,9 @@ pub struct AdminHookLine {
     pub failed: i64,
     /// The latest attempt, in words; empty when none was made.
     pub last: String,
+    /// The last 24 hours in words: "12 of 14 answered 2xx, p95 180 ms", or "none".
+    pub health: String,
+    pub in_flight: i64,
 }
 
 impl From<OwnedWebhookView> for AdminHookLine {
@@ -39,7 +43,16 @@ impl From<OwnedWebhookView> for AdminHookLine {
                 }
             ),
         };
+        let health = match h.p95_latency_ms_24h {
+            None => "no attempt".to_owned(),
+            Some(p95) => format!(
+                "{} of {} answered 2xx, p95 {p95} ms",
+                h.delivered_24h, h.attempts_24h
+            ),
+        };
         AdminHookLine {
+            health,
+            in_flight: h.in_flight,
             owner_id: h.owner.user_id.to_string(),
             owner: h.owner.username.clone(),
             pending: h.pending,

@@ -1,7 +1,8 @@
-//! A member's webhooks on the website (D22): the endpoints with their state, adding one
-//! (the secret shown once, in the answer to the form that made it, with a copy button),
-//! a test message, the delivery log with a replay per delivery, and deleting one after
-//! a page that asks. Every form works without script and carries its CSRF token.
+//! A member's webhooks on the website (D22, D27): the endpoints with their state, adding
+//! one (the secret shown once, in the answer to the form that made it, with a copy
+//! button), a test message, the delivery log with a replay per delivery, rotating the
+//! secret (the new one shown once), recovering the failed deliveries since an instant,
+//! and deleting one after a page that asks. Every form works without script and carries its CSRF token.
 //!
 //! Every change goes through `Webhooks` as the JSON endpoints do. A secret must never
 //! appear in a URL or a cached page.
@@ -9,8 +10,11 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use iq_actors::caller::Account;
-use iq_actors::webhooks::{AttemptView, NewWebhook, WebhookView, EVENT_TYPES};
+use iq_actors::webhooks::{
+    AttemptView, NewWebhook, Recover, WebhookView, EVENT_TYPES, RECOVER_WITHIN,
+};
 use serde::Deserialize;
 
 use super::{member, refused, DeletedQuery};
@@ -105,6 +109,8 @@ struct HookCreated {
     chrome: Chrome,
     secret: String,
     line: HookLine,
+    /// For a rotated secret: until when the old one signs beside it.
+    rotated_until: Option<String>,
 }
 
 /// `POST /account/webhooks`: adds an endpoint and shows its secret, once.
@@ -125,6 +131,7 @@ pub async fn create_webhook(
                 chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
                 secret: created.secret,
                 line: HookLine::from(created.webhook),
+                rotated_until: None,
             };
             render(&page, StatusCode::OK, Caching::Private)
         }
@@ -176,11 +183,19 @@ struct HookLog {
     attempts: Vec<AttemptLine>,
     /// A test message or a replay was just queued.
     queued: bool,
+    /// Deliveries a recovery just queued again.
+    recovered: Option<i64>,
+    /// The recovery form's instant: a day ago, as `datetime-local` wants it (UTC), and
+    /// the earliest it accepts.
+    recover_from: String,
+    recover_earliest: String,
+    problem: Option<String>,
 }
 
 #[derive(Deserialize)]
 pub struct LogQuery {
     queued: Option<String>,
+    recovered: Option<i64>,
 }
 
 /// `GET /account/webhooks/{id}`: the endpoint's delivery log.
@@ -191,15 +206,87 @@ pub async fn webhook_log(
     state: web::Data<AppState>,
 ) -> PageResult {
     let (_, account) = member(&req, &state).await?;
-    let line = HookLine::from(state.webhooks.get(&account, &id).await?);
-    let attempts = state.webhooks.log(&account, &id).await?;
-    let page = HookLog {
-        chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
+    let mut page = log_page(&req, &state, &account, &id, None).await?;
+    page.queued = query.queued.is_some();
+    page.recovered = query.recovered;
+    render(&page, StatusCode::OK, Caching::Private)
+}
+
+async fn log_page(
+    req: &HttpRequest,
+    state: &AppState,
+    account: &Account,
+    id: &str,
+    problem: Option<String>,
+) -> Result<HookLog, PageError> {
+    let line = HookLine::from(state.webhooks.get(account, id).await?);
+    let attempts = state.webhooks.log(account, id).await?;
+    let now = state.site.clock.now();
+    let local = |at: DateTime<Utc>| at.format(RECOVER_INPUT).to_string();
+    Ok(HookLog {
+        chrome: Chrome::new(req, state, Some(account), "webhooks"),
         line,
         attempts: attempts.into_iter().map(AttemptLine::from).collect(),
-        queued: query.queued.is_some(),
+        queued: false,
+        recovered: None,
+        recover_from: local(now - TimeDelta::days(1)),
+        recover_earliest: local(now - TimeDelta::from_std(RECOVER_WITHIN).unwrap_or_default()),
+        problem,
+    })
+}
+
+/// What a `datetime-local` input sends and shows (to the minute; read as UTC here).
+const RECOVER_INPUT: &str = "%Y-%m-%dT%H:%M";
+
+/// `POST /account/webhooks/{id}/rotate`: a new secret, shown this once; the old one
+/// signs beside it for a day.
+pub async fn rotate_secret(
+    req: HttpRequest,
+    id: PathPart,
+    _: Form,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (_, account) = member(&req, &state).await?;
+    let rotated = state.webhooks.rotate_secret(&author(&account), &id).await?;
+    let page = HookCreated {
+        chrome: Chrome::new(&req, &state, Some(&account), "webhooks"),
+        secret: rotated.secret,
+        line: HookLine::from(state.webhooks.get(&account, &id).await?),
+        rotated_until: Some(minute(rotated.previous_until)),
     };
     render(&page, StatusCode::OK, Caching::Private)
+}
+
+/// `POST /account/webhooks/{id}/recover` with the form's `since` (UTC, to the minute):
+/// queues the failed deliveries since then again, and the log says how many.
+pub async fn recover_deliveries(
+    req: HttpRequest,
+    id: PathPart,
+    form: Form,
+    state: web::Data<AppState>,
+) -> PageResult {
+    let (_, account) = member(&req, &state).await?;
+    let typed = form.one("since").unwrap_or_default().trim();
+    let since = NaiveDateTime::parse_from_str(typed, RECOVER_INPUT)
+        .map(|at| at.and_utc().to_rfc3339())
+        .unwrap_or_else(|_| typed.to_owned());
+    match state
+        .webhooks
+        .recover(&author(&account), &id, Recover { since })
+        .await
+    {
+        Ok(recovered) => Ok(see_other(&format!(
+            "/account/webhooks/{id}?recovered={}",
+            recovered.requeued
+        ))
+        .finish()),
+        Err(error) => {
+            refused(error, |problem| {
+                log_page(&req, &state, &account, &id, Some(problem))
+            })
+            .await
+        }
+    }
 }
 
 /// `POST /account/webhooks/{id}/test`: queues a test message, then shows the log.

@@ -52,4 +52,23 @@ impl TestApp {
         self.send_as(owner, reqwest::Method::POST, &path, json!({}))
             .await
     }
+
+    /// `POST /api/v1/webhooks/{id}/rotate-secret`.
+    pub async fn rotate_webhook_secret(&self, owner: &Session, id: &str) -> Reply {
+        let path = format!("/api/v1/webhooks/{id}/rotate-secret");
+        self.send_as(owner, reqwest::Method::POST, &path, json!({}))
+            .await
+    }
+
+    /// `POST /api/v1/webhooks/{id}/recover` with `{"since": since}`.
+    pub async fn recover_webhook(&self, owner: &Session, id: &str, since: &str) -> Reply {
+        let path = format!("/api/v1/webhooks/{id}/recover");
+        self.send_as(
+            owner,
+            reqwest::Method::POST,
+            &path,
+            json!({ "since": since }),
+        )
+        .await
+    }
 }

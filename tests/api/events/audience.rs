@@ -11,9 +11,6 @@ use chrono::{TimeZone, Utc};
 use super::*;
 use crate::helpers::quotes::BASES;
 
-const PUBLISHED: &str = "index.published";
-const REVISED: &str = "index.revised";
-
 fn expected(kind: &str, codes: &[&str], days: &[&str]) -> BTreeMap<(String, String), Vec<String>> {
     codes
         .iter()

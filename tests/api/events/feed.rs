@@ -1,5 +1,6 @@
 //! The feed itself: a long poll returns within a second of an import and after `wait`
-//! when nothing comes; bad parameters are 40001; it needs a key that may read indexes;
+//! when nothing comes; `types` and `index_code` narrow it; bad parameters (a cursor
+//! beyond the newest event among them) are 40001; it needs a key that may read indexes;
 //! it counts toward no quota, and each key is held to the keyless limit a minute.
 
 use std::time::{Duration, Instant};
@@ -54,6 +55,12 @@ async fn bad_parameters_are_40001() {
         ("wait=31", "wait"),
         ("wait=-1", "wait"),
         ("since=20261101", "since"),
+        // Beyond the newest event (none yet): a stale cursor must not skip in silence.
+        ("after=evt_9999", "after"),
+        ("types=index.deleted", "types"),
+        ("types=index.published,", "types"),
+        ("index_code=No_Such_Index", "index_code"),
+        ("index_code=GPU%20Index", "index_code"),
     ] {
         let reply = app.events_with(&pro.key, query).await;
         reply.assert_error_mentioning(400, 40001, names);
@@ -109,4 +116,54 @@ async fn each_key_is_held_to_the_keyless_limit_a_minute() {
     assert!(refused.header("retry-after").is_some(), "{}", refused.body);
     // Another key has a minute of its own.
     events_of(&app.events_with(&two.key, "").await);
+}
+
+#[actix_web::test]
+async fn types_and_index_code_narrow_the_feed() {
+    let (app, admin, pro, _free) = imported().await;
+    let fix = [("20261110", "GPU_Index", "unit", "1", "2222")];
+    import(&app, &admin, "fix.csv", &fix).await;
+    let (every, newest) = all_events(&app, &pro, "evt_0").await;
+    let kinds = |events: &[Value]| {
+        let mut kinds: Vec<String> = events
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_string())
+            .collect();
+        kinds.dedup();
+        kinds
+    };
+    assert!(kinds(&every).contains(&REVISED.to_string()), "{every:?}");
+
+    let revised = events_of(
+        &app.events_with(&pro.key, "types=index.revised&limit=1000")
+            .await,
+    );
+    assert!(!revised.is_empty());
+    assert_eq!(kinds(&revised), [REVISED], "{revised:?}");
+    assert_eq!(
+        revised.len(),
+        every.iter().filter(|e| e["type"] == REVISED).count()
+    );
+
+    let gpu = events_of(
+        &app.events_with(&pro.key, "index_code=GPU_Index&limit=1000")
+            .await,
+    );
+    assert!(!gpu.is_empty());
+    assert!(
+        gpu.iter().all(|e| e["data"]["index_code"] == "GPU_Index"),
+        "{gpu:?}"
+    );
+
+    let both = events_of(
+        &app.events_with(
+            &pro.key,
+            "types=index.published,index.revised&index_code=GPU_Index&limit=1000",
+        )
+        .await,
+    );
+    assert_eq!(both, gpu);
+    // The newest event's id is a cursor like any other: nothing after it, no refusal.
+    let reply = app.events_with(&pro.key, &format!("after={newest}")).await;
+    assert!(events_of(&reply).is_empty(), "{}", reply.body);
 }

@@ -15,6 +15,9 @@ use serde_json::Value;
 use crate::helpers::quotes::{every_base_on, import, spawn_for_imports};
 use crate::helpers::{Key, Session, TestApp};
 
+const PUBLISHED: &str = "index.published";
+const REVISED: &str = "index.revised";
+
 /// Two weeks of open days: the free tier's cutoff (7 open days) on Friday 20 Nov 2026,
 /// the test clock's today, is Wed 11 Nov; on Wed 25 Nov it is Mon 16 Nov.
 const DAYS: [&str; 10] = [

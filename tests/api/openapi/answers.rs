@@ -424,6 +424,35 @@ async fn real_answers_match_the_document() {
         Some(&kim),
     )
     .await;
+    // Its secret rotated, its failed deliveries recovered (none), a bad instant refused.
+    tour.call(
+        post.clone(),
+        "/api/v1/webhooks/{id}/rotate-secret",
+        &format!("{one_hook}/rotate-secret"),
+        None,
+        Some(&kim),
+    )
+    .await;
+    let recover = "/api/v1/webhooks/{id}/recover";
+    let since = (iq_actors::clock::Clock::now(&*app.clock) - chrono::Duration::hours(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    tour.call(
+        post.clone(),
+        recover,
+        &format!("{one_hook}/recover"),
+        Some(json!({ "since": since })),
+        Some(&kim),
+    )
+    .await;
+    tour.call(
+        post.clone(),
+        recover,
+        &format!("{one_hook}/recover"),
+        Some(json!({ "since": "yesterday" })),
+        Some(&kim),
+    )
+    .await
+    .assert_error(400, 40001);
     tour.call(
         Method::DELETE,
         "/api/v1/webhooks/{id}",

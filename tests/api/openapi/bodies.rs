@@ -96,6 +96,11 @@ fn documented_request_bodies_are_the_ones_the_domain_reads() {
             "/api/v1/auth/password",
             field_names::<a::PasswordChange>(),
         ),
+        (
+            "POST",
+            "/api/v1/webhooks/{id}/recover",
+            field_names::<iq_actors::webhooks::Recover>(),
+        ),
     ];
     let conformance = Conformance { doc: &doc };
     for (method, path, operation) in operations(&doc) {

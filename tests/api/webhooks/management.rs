@@ -148,6 +148,13 @@ async fn a_private_address_is_refused_without_allow_private() {
         receiver.url.replace("http://", "https://"),
         "https://10.1.2.3/hook".to_string(),
         "https://[::1]/hook".to_string(),
+        // Outside IPv6's global unicast space (D27): IPv4-compatible, translated,
+        // site-local.
+        "https://[::127.0.0.1]/hook".to_string(),
+        "https://[::ffff:0:7f00:1]/hook".to_string(),
+        "https://[fec0::1]/hook".to_string(),
+        // 420 characters as typed, over 2,048 once percent-encoded as stored (D27).
+        format!("https://hooks.example.com/{}", "é".repeat(400)),
     ] {
         app.create_webhook(&member, json!({"url": url, "events": ["index.published"]}))
             .await
@@ -210,7 +217,20 @@ async fn administrators_see_every_accounts_endpoints_and_their_failures() {
     let row = &all.data()[0];
     assert_eq!(row["id"], id, "{}", all.body);
     assert_eq!(row["owner"]["username"], "fio");
-    assert_eq!(row["pending"], 1, "the retry waits: {}", all.body);
+    // A test message is attempted once (D27): given up, nothing waiting.
+    assert_eq!(
+        (&row["pending"], &row["failed"], &row["in_flight"]),
+        (&json!(0), &json!(1), &json!(0)),
+        "{}",
+        all.body
+    );
+    assert_eq!(
+        (&row["attempts_24h"], &row["delivered_24h"]),
+        (&json!(1), &json!(0)),
+        "{}",
+        all.body
+    );
+    assert!(row["p95_latency_ms_24h"].is_number(), "{}", all.body);
     assert!(row["failing_since"].is_string(), "{}", all.body);
     assert!(!all.body.to_string().contains("whsec_"));
     app.get_as(&member, "/api/v1/admin/webhooks")
@@ -221,6 +241,7 @@ async fn administrators_see_every_accounts_endpoints_and_their_failures() {
     assert_eq!(page.status, 200, "{}", page.html);
     page.assert_has(&format!(r#"data-webhook-id="{id}""#));
     page.assert_has("HTTP 503");
+    page.assert_has("0 of 1 answered 2xx");
     page.assert_has("failing since");
 }
 

@@ -13,6 +13,9 @@ use serde_json::Value;
 /// One message as it arrived.
 #[derive(Debug, Clone)]
 pub struct Received {
+    /// The query string of the URL it was sent to (endpoints of one receiver differ
+    /// by it).
+    pub query: String,
     pub id: String,
     pub timestamp: String,
     pub signature: String,
@@ -31,6 +34,8 @@ struct Shared {
     status: AtomicU16,
     /// Bytes of the answer's body.
     body_bytes: std::sync::atomic::AtomicUsize,
+    /// Never answers (a silent receiver): the sender gives up after its timeout.
+    silent: std::sync::atomic::AtomicBool,
 }
 
 pub struct Receiver {
@@ -67,12 +72,17 @@ impl Receiver {
                         // that sees it and changes the answer changes the next one.
                         let status = shared.status.load(Ordering::SeqCst);
                         let bytes = shared.body_bytes.load(Ordering::SeqCst);
+                        let silent = shared.silent.load(Ordering::SeqCst);
                         shared.received.lock().unwrap().push(Received {
+                            query: request.query_string().to_string(),
                             id: header("webhook-id"),
                             timestamp: header("webhook-timestamp"),
                             signature: header("webhook-signature"),
                             body,
                         });
+                        if silent {
+                            actix_web::rt::time::sleep(Duration::from_secs(120)).await;
+                        }
                         HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
                             // A redirect points back here: one followed would be received.
                             .insert_header(("location", "/hook"))
@@ -92,6 +102,11 @@ impl Receiver {
             shared,
             handle,
         }
+    }
+
+    /// Takes every message and never answers.
+    pub fn go_silent(&self) {
+        self.shared.silent.store(true, Ordering::SeqCst);
     }
 
     pub fn answer_with(&self, status: u16) {

@@ -271,10 +271,14 @@ class ClientCore:
             headers=self._headers(body=False),
         )
 
-    def _events_request(self, after: Optional[str], limit: int, wait: int) -> HTTPRequest:
+    def _events_request(
+        self, after: Optional[str], limit: int, wait: int, filters: str = ""
+    ) -> HTTPRequest:
         """``GET /api/v1/events`` after ``after``, holding an empty answer ``wait``
-        seconds (never counted against a quota)."""
+        seconds (never counted against a quota); ``filters`` is the ``types`` and
+        ``index_code`` query text (``check_filters``)."""
         query = f"limit={limit}&wait={wait}" + ("" if after is None else f"&after={after}")
+        query += filters
         return HTTPRequest(
             method="GET",
             url=f"{self.base_url}/api/v1/events?{query}",
@@ -430,6 +434,7 @@ class ClientCore:
         limit: int,
         follow: bool,
         cursor: Optional[Any],
+        filters: str = "",
     ) -> Flow[None]:
         """``events()``: each event emitted as it arrives, long-polling; the id of each
         one the caller has taken written to ``cursor`` (when given), so the next run
@@ -437,7 +442,7 @@ class ClientCore:
         if after is None and cursor is not None:
             after = check_after((yield Work(functools.partial(read_cursor, cursor))))
         while True:
-            envelope = yield from self._send(self._events_request(after, limit, wait))
+            envelope = yield from self._send(self._events_request(after, limit, wait, filters))
             try:
                 page: EventPage = parse_page(envelope.data)
             except (ValueError, KeyError, TypeError) as error:

@@ -33,6 +33,7 @@ from typing import (
     Literal,
     Mapping,
     Optional,
+    Sequence,
     TypeVar,
     Union,
     cast,
@@ -42,7 +43,7 @@ from typing import (
 from ._core import ClientCore
 from ._sansio import Flow
 from .errors import LocalValidationError
-from .events import check_after
+from .events import check_after, check_filters
 from .frames import DateMode, DecimalMode
 from .sync import PathArg, SyncFormat, SyncJob
 from .validation import FieldsArg, ParamsArg, merge_params, validate_query
@@ -401,6 +402,8 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         limit: int = 100,
         follow: bool = True,
         cursor: Optional[PathArg] = None,
+        types: Optional[Sequence[str]] = None,
+        index_code: Optional[str] = None,
     ) -> Any:
         """What the service tells this key's owner, oldest first: an iterator of
         :class:`iq_client.Event` (on :class:`iq_client.AsyncClient`, an async iterator:
@@ -418,6 +421,8 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
                 event the caller has taken, its id is written there, and a later
                 call with the same file goes on after it (an event being handled
                 when the program stopped comes again: at least once).
+            types: only events of these types (``["index.revised"]``, say).
+            index_code: only events of this index.
 
         >>> for event in client.events(cursor="iq-events.cursor"):
         ...     if event.type == "index.revised":
@@ -428,7 +433,8 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
             raise LocalValidationError(f"wait must be an integer from 0 to 30, got {wait!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise LocalValidationError(f"limit must be an integer from 1 to 1000, got {limit!r}")
-        return self._iterate(self._events(after, wait, limit, follow, cursor))
+        filters = check_filters(types, index_code)
+        return self._iterate(self._events(after, wait, limit, follow, cursor, filters))
 
     # -- a local copy ---------------------------------------------------------------
 

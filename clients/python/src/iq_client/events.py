@@ -22,8 +22,9 @@ import json
 import os
 import re
 import time
+import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import IQError, LocalValidationError
 
@@ -71,6 +72,27 @@ def check_after(after: Optional[str]) -> Optional[str]:
     raise LocalValidationError(
         f"after must be an event id such as 'evt_42' (a page's next), got {after!r}"
     )
+
+
+#: The types of events the feed tells (``types=`` narrows it to some of them).
+EVENT_TYPES = ("index.published", "index.revised")
+
+
+def check_filters(types: Optional[Sequence[str]], index_code: Optional[str]) -> str:
+    """The feed's ``types`` and ``index_code`` as query text (empty when neither is
+    given), or :class:`LocalValidationError` for a type the feed does not tell."""
+    query = ""
+    if types is not None:
+        if isinstance(types, str) or not all(t in EVENT_TYPES for t in types) or not types:
+            raise LocalValidationError(
+                f"types must be a list of event types from {list(EVENT_TYPES)}, got {types!r}"
+            )
+        query += "&types=" + ",".join(types)
+    if index_code is not None:
+        if not isinstance(index_code, str) or not index_code:
+            raise LocalValidationError(f"index_code must be an index code, got {index_code!r}")
+        query += "&index_code=" + urllib.parse.quote(index_code, safe="")
+    return query
 
 
 def _instant(text: Any, name: str) -> _dt.datetime:
