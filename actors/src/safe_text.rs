@@ -18,12 +18,15 @@ pub fn is_forbidden(c: char) -> bool {
 }
 
 /// Why a name would be run by a spreadsheet, if it would: a text that starts with `=`,
-/// `+` or `@` is a formula to Excel and LibreOffice when a CSV answer or a DataFrame
+/// `+`, `-` or `@` (OWASP's list; D28 added `-`: `-2+3+cmd|' /C calc'!A0` runs a
+/// command) is a formula to Excel and LibreOffice when a CSV answer or a DataFrame
 /// export is opened there (`=HYPERLINK(...)` sends the sheet's cells to another site).
 /// Such names are refused rather than escaped, so every answer serves them as they are.
+/// (Tab and carriage return, OWASP's other two, are control characters, refused by
+/// [`is_forbidden`].)
 pub fn formula_like(name: &str) -> Option<String> {
     let first = name.chars().next()?;
-    matches!(first, '=' | '+' | '@').then(|| {
+    matches!(first, '=' | '+' | '-' | '@').then(|| {
         format!(
             "starts with '{first}', which a spreadsheet would run as a formula: remove or \
              replace the first character"
@@ -70,10 +73,16 @@ mod tests {
 
     #[test]
     fn formulas_are_told_by_their_first_character() {
-        for name in ["=HYPERLINK(\"http://x\",\"y\")", "@SUM(1+1)", "+1+1"] {
+        for name in [
+            "=HYPERLINK(\"http://x\",\"y\")",
+            "@SUM(1+1)",
+            "+1+1",
+            "-2+3+cmd|' /C calc'!A0",
+            "-1",
+        ] {
             assert!(formula_like(name).is_some(), "{name}");
         }
-        for name in ["B200", "-1", "a=b", "", " =x", "H100 @ 80GB"] {
+        for name in ["B200", "a=b", "", " =x", "H100 @ 80GB", "H100 - 80GB"] {
             assert_eq!(formula_like(name), None, "{name}");
         }
         assert_eq!(

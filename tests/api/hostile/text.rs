@@ -23,19 +23,21 @@ async fn imported_specifications_a_spreadsheet_would_run_or_that_hold_controls_a
         ),
         ("@SUM(1+1)", "starts with '@'"),
         ("+1+1", "starts with '+'"),
+        ("-2+3+cmd|' /C calc'!A0", "starts with '-'"),
         ("B200\u{1B}[31m", "U+001B"),
         ("B200\u{7}", "U+0007"),
         ("B200\u{8}", "U+0008"),
         ("B200\u{202E}", "U+202E"),
         ("B200\r\nx", "U+000D"),
+        ("B200\u{85}", "U+0085"),
     ];
-    // Eight rows of one day and index whose weights sum to 1: the names are the only
+    // Ten rows of one day and index whose weights sum to 1: the names are the only
     // problems.
     let rows: String = names
         .iter()
         .map(|(name, _)| {
             format!(
-                "20261102,GPU_Index,\"{}\",0.125,100\n",
+                "20261102,GPU_Index,\"{}\",0.1,100\n",
                 name.replace('"', "\"\"")
             )
         })
@@ -65,6 +67,7 @@ async fn an_index_name_a_spreadsheet_would_run_or_with_controls_is_refused() {
         "=HYPERLINK(\"http://x\",\"y\")",
         "@SUM(1)",
         "+1",
+        "-1+2",
         "GPU\u{1B}[2J",
         "GPU\u{202E}",
     ] {

@@ -234,6 +234,7 @@ fn control_characters_bidi_overrides_and_formulas_in_a_specification_are_row_err
         ),
         ("@SUM(1+1)", "starts with '@'"),
         ("+1+1", "starts with '+'"),
+        ("-2+3+cmd|' /C calc'!A0", "starts with '-'"),
         ("B200\u{1B}[2J", "the control character U+001B"),
         ("B200\u{7}", "the control character U+0007"),
         ("B200\u{8}x", "the control character U+0008"),
@@ -256,7 +257,7 @@ fn control_characters_bidi_overrides_and_formulas_in_a_specification_are_row_err
         );
     }
     // Names a spreadsheet shows as text stay accepted, exactly as written.
-    for name in ["-1", "H100 @ 80GB", "a=b", "B200 \u{4E2D}"] {
+    for name in ["H100 - 80GB", "H100 @ 80GB", "a=b", "B200 \u{4E2D}"] {
         assert_eq!(import(&one_row(2, name)).expect(name), 1, "{name:?}");
     }
 }
