@@ -45,7 +45,8 @@
       var source = document.getElementById(button.getAttribute("data-copy"));
       if (!source || !navigator.clipboard) return;
       navigator.clipboard.writeText(source.textContent.trim()).then(function () {
-        button.textContent = "Copied";
+        // The page says the word in its own language (the zh-CN guide: 已复制).
+        button.textContent = button.getAttribute("data-copied") || "Copied";
       });
     });
   });

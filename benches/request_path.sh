@@ -20,6 +20,9 @@
 #   - throughput with span export to an OTLP/HTTP sink / without, every request traced
 #     and one in BENCH_TRACE_RATIO (two more instances of the service on the same
 #     database, run in the same rounds);
+#   - CPU per cached request on Tushare's wire (POST /tushare, the same index_daily call
+#     with the key as the body's token) / the same cached key query on /api/v1/query,
+#     run in the same rounds on the service (issue 48: at most 1.05);
 #   - user-space instructions per cached key query, counted by callgrind on an instance
 #     of its own, untraced, every request traced and one in BENCH_TRACE_RATIO: the one
 #     figure that is the same on a busy and a quiet machine, to compare two builds
@@ -292,6 +295,10 @@ capture_answers() {
     capture visitor POST /api/v1/query -H 'Content-Type: application/json' \
         --data-binary "$query"
     capture healthz GET /healthz
+    capture tushare POST /tushare -H 'Content-Type: application/json' \
+        --data-binary "$tushare_query"
+    [[ $(jq '.data.items | length' "$tmp/tushare.body") == $(jq .data.returned "$tmp/key.body") ]] ||
+        fail "the /tushare call answered other rows than the key query: $(head -c 400 "$tmp/tushare.body")"
     jq -e '.data.returned > 0' "$tmp/key.body" >/dev/null ||
         fail "the key query returned no rows: $(cat "$tmp/key.body")"
     cmp -s "$tmp/key.type" "$tmp/visitor.type" ||
@@ -374,6 +381,7 @@ wrk_run() {
         esac ;;
     visitor) ;;
     healthz) method=GET path=/healthz body="" ;;
+    tushare) path=/tushare body=$tushare_query ;; # the key is the body's token
     esac
     local TIMEFORMAT='%U %S'
     { time WRK_METHOD=$method WRK_BODY=$body WRK_API_KEY=$key WRK_DELAY_MS=$delay \
@@ -420,11 +428,15 @@ measure() {
 run_rounds() {
     local round shape targets
     for ((round = 1; round <= rounds; round++)); do
-        for shape in key visitor healthz; do
+        for shape in key visitor healthz tushare; do
             targets=(service)
             [[ $shape == key ]] && targets+=(traced sampled)
-            [[ -n $base_pid ]] && targets+=(base)
-            targets+=(nginx)
+            # Tushare's wire is compared with the key query on the service alone: nginx
+            # answers no /tushare, and an older base build may have none.
+            if [[ $shape != tushare ]]; then
+                [[ -n $base_pid ]] && targets+=(base)
+                targets+=(nginx)
+            fi
             if ((round % 2 == 0)); then
                 targets=($(printf '%s\n' "${targets[@]}" | tac))
             fi
@@ -567,6 +579,11 @@ main() {
     say "service threads (id name): $(for task in /proc/"$service_pid"/task/*; do
         printf '%s %s, ' "${task##*/}" "$(cat "$task/comm")"; done)"
     make_pro_key "$service_port" api_key
+    # The same call on Tushare's wire, as the official SDK sends it (D24): the key as
+    # the body's token, the code as ts_code, fields as an (empty) string.
+    tushare_query=$(jq -cn --arg code "$index_code" --arg start "$(date -d '30 days ago' +%Y%m%d)" \
+        --arg token "$api_key" \
+        '{api_name: "index_daily", token: $token, params: {ts_code: $code, start_date: $start}, fields: ""}')
     capture_answers
     start_nginx
     say "nginx: pid $nginx_pid on port $nginx_port (OTLP sink on $sink_port)"
@@ -595,6 +612,7 @@ main() {
         for shape in key visitor; do
             wrk_run "$shape" "$target" 2 >/dev/null
         done
+        [[ $target == service ]] && wrk_run tushare service 2 >/dev/null
     done
     : >"$tmp/service.log"
     : >"$tmp/traced.log"

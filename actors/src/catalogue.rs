@@ -6,10 +6,12 @@
 //!
 //! SQL templates use placeholders the builder fills: `{where}` (the filters),
 //! `{cutoff}` (the caller's delay cutoff date), `{detailed}` (the indexes whose
-//! detail fields the caller may see), and `{index_daily}` / `{index_quotes}` (the
-//! table, or with `as_of` the rows current at that instant: D17).
+//! detail fields the caller may see), `{index_daily}` / `{index_quotes}` (the
+//! table, or with `as_of` the rows current at that instant: D17), and
+//! `{periods:week}` / `{periods:month}` (a period dataset's rows, [`periods`]).
 
 mod datasets;
+pub mod periods;
 #[cfg(feature = "openapi")]
 mod schema;
 mod tushare;

@@ -64,14 +64,7 @@ t0=$(date +%s.%N)
 echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"
 psql "$DATABASE_URL" -qXc "VACUUM ANALYZE"
 
-port=$(free_port)
-mport=$(free_port)
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$DATABASE_URL" \
-  KEY_SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(36))')" \
-  LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$mport" WORKERS="${WORKERS:-2}" \
-  RUST_LOG=warn "$bin" serve >"$work/service.log" 2>&1 &
-service_pid=$!
-wait_ready "$service_pid" "$work/service.log"
+serve
 # A professional member's key (all eight indexes, no delay, 5000 rows a page).
 key=$(pro_key "deep pages")
 

@@ -89,35 +89,6 @@ two_rounds daily revisions daily_after revisions_after
 # Through the service, as a client sees it: the page cache off (PAGE_CACHE_MB=0), so
 # every request reads the database and renders its rows (two timestamps a row for
 # revisions); REQUESTS of each, alternating, on one keep-alive connection.
-port=$(free_port)
-mport=$(free_port)
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$DATABASE_URL" PAGE_CACHE_MB=0 \
-  KEY_SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(36))')" \
-  LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$mport" WORKERS=2 \
-  RUST_LOG=warn "$bin" serve >"$work/service.log" 2>&1 &
-service_pid=$!
-wait_ready "$service_pid" "$work/service.log"
+serve PAGE_CACHE_MB=0
 key=$(pro_key "revisions bench" raise)
-python3 - "$port" "$key" "$page" "${REQUESTS:-200}" <<'PY'
-import http.client, json, statistics, sys, time
-port, key, page, requests = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-conn = http.client.HTTPConnection("127.0.0.1", int(port))
-def ask(api_name):
-    body = json.dumps({"api_name": api_name, "limit": page})
-    t = time.perf_counter()
-    conn.request("POST", "/api/v1/query", body, {"Content-Type": "application/json", "X-API-Key": key})
-    answer = json.loads(conn.getresponse().read())
-    elapsed = time.perf_counter() - t
-    assert answer["code"] == 0 and answer["data"]["returned"] == page, answer
-    return elapsed
-times = {"index_daily": [], "index_revisions": []}
-for _ in range(5):  # warm-up: prepared statements, buffers
-    for name in times:
-        ask(name)
-for _ in range(requests):
-    for name in times:
-        times[name].append(ask(name))
-daily, revisions = (statistics.median(times[n]) * 1000 for n in times)
-print(f"service, {page} rows a page, median of {requests}: index_daily {daily:.2f} ms, "
-      f"index_revisions {revisions:.2f} ms, ratio {revisions / daily:.2f}")
-PY
+python3 "$here/pages.py" "$port" "$key" "$page" "${REQUESTS:-200}" index_revisions index_daily

@@ -16,6 +16,19 @@ wait_ready() {
   exit 1
 }
 
+# [SETTING=VALUE...]: the service `bin` on DATABASE_URL, on a free `port`, logging to
+# $work/service.log, two workers unless WORKERS says otherwise, with the settings given
+# (PAGE_CACHE_MB=0, say); sets `service_pid` and returns once it is ready.
+serve() {
+  port=$(free_port)
+  env -i PATH="$PATH" HOME="${HOME:-/tmp}" DATABASE_URL="$DATABASE_URL" \
+    KEY_SECRET="$(python3 -c 'import secrets; print(secrets.token_urlsafe(36))')" \
+    LISTEN_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$(free_port)" WORKERS="${WORKERS:-2}" \
+    RUST_LOG=warn "$@" "$bin" serve >"$work/service.log" 2>&1 &
+  service_pid=$!
+  wait_ready "$service_pid" "$work/service.log"
+}
+
 api() { # METHOD PATH BODY [curl options]: the answer, which must have code 0
   local answer
   answer=$(curl -sS -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' \

@@ -3,7 +3,8 @@
 //! week (or calendar month) of visible daily values, the last day's value and date,
 //! the first, the highest and the lowest, the previous period's last value, the change
 //! and `round6(change / pre_value x 100)`. An index that starts mid-week, the month in
-//! progress, and the same under `as_of` before a correction.
+//! progress, a delayed member's week cut short by its cutoff, and the same under
+//! `as_of` before a correction.
 
 use std::collections::BTreeMap;
 
@@ -198,6 +199,13 @@ async fn weekly_and_monthly_values_are_the_periods_of_the_daily_ones() {
     let months = served(&app, &key, "index_monthly", json!({})).await;
     let last = months.last().unwrap();
     assert_eq!(last.0, ("20261120".to_string(), "Server_Index".to_string()));
+
+    // A free member's cutoff (seven open days back: Wednesday 11 Nov) cuts its week
+    // short: the periods before it are kept ones, its own is grouped from its days.
+    let free = app.key_of_tier(&admin, "fiona", "free").await;
+    assert_periods(&app, &free, json!({})).await;
+    let weeks = served(&app, &free, "index_weekly", json!({})).await;
+    assert_eq!(weeks.last().unwrap().0 .0, "20261111", "{weeks:?}");
 
     // A correction of Server_Index on Tuesday 10 Nov moves its week (and the next
     // week's pre_value); as_of before it answers the periods as they stood.

@@ -123,26 +123,19 @@ const DAILY_DEFAULTS: &[&str] = &[
 
 /// The rows of a period dataset (D25): per index and calendar `$unit` (`'week'`, an
 /// ISO week from Monday, or `'month'`) of visible daily values, the last day's value,
-/// the first, the highest and the lowest, and the previous period's last value; its
-/// vintage is the newest of its days' and of the previous period's last day's (what
-/// its values depend on), for `updated_since`. The visible indexes and the params
-/// filter the periods (`{where}`), never the days a period's `pre_value` reads.
+/// the first, the highest and the lowest (`super::periods` says where they come from),
+/// and the previous period's last value; its vintage is the newest of its days' and of
+/// the previous period's last day's (what its values depend on), for `updated_since`.
+/// The visible indexes and the params filter the periods (`{where}`), never the days a
+/// period's `pre_value` reads.
 macro_rules! period_from {
     ($unit:literal) => {
         concat!(
             "FROM (SELECT p.*, lag(p.index_value) OVER w AS pre_value, \
                     greatest(p.newest_vintage, lag(p.last_vintage) OVER w) AS vintage \
-                  FROM (SELECT d.index_code, date_trunc('",
+                  FROM {periods:",
             $unit,
-            "', d.trade_date) AS period, \
-                          max(d.trade_date) AS trade_date, \
-                          (array_agg(d.index_value ORDER BY d.trade_date DESC))[1] AS index_value, \
-                          (array_agg(d.index_value ORDER BY d.trade_date))[1] AS open_value, \
-                          max(d.index_value) AS high_value, min(d.index_value) AS low_value, \
-                          max(d.vintage) AS newest_vintage, \
-                          (array_agg(d.vintage ORDER BY d.trade_date DESC))[1] AS last_vintage \
-                        FROM {index_daily} d WHERE d.trade_date <= {cutoff} \
-                        GROUP BY d.index_code, period) p \
+            "} p \
                   WINDOW w AS (PARTITION BY p.index_code ORDER BY p.period)) w \
              WHERE {where}"
         )

@@ -21,7 +21,11 @@ fn defaults_and_sort_keys_name_real_fields() {
             .iter()
             .any(|p| matches!(p.role, ParamRole::AsOf | ParamRole::UpdatedSince));
         assert_eq!(history_param, ds.versioned.is_some(), "{}", ds.api_name);
-        let versioned = ds.from.contains("{index_daily}") || ds.from.contains("{index_quotes}");
+        let versioned = ds.from.contains("{index_daily}")
+            || ds.from.contains("{index_quotes}")
+            || periods::UNITS
+                .iter()
+                .any(|unit| ds.from.contains(&periods::placeholder(unit)));
         assert_eq!(versioned, ds.versioned.is_some(), "{}", ds.api_name);
         // Fields computed on demand are never among the defaults.
         for f in ds.fields.iter().filter(|f| f.on_demand) {

@@ -28,7 +28,7 @@ use tokio_postgres::types::ToSql;
 
 use super::boundaries::Start;
 use super::keyset::{self, field_for, sort_columns};
-use crate::catalogue::{ParamRole, Versioned};
+use crate::catalogue::{periods, ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
 
@@ -278,9 +278,15 @@ pub fn build(
         ),
         None => ("index_daily".to_string(), "index_quotes".to_string()),
     };
-    let mut from = ds
-        .from
-        .replace("{where}", &where_clause)
+    let mut from = ds.from.replace("{where}", &where_clause);
+    for unit in periods::UNITS {
+        let placeholder = periods::placeholder(unit);
+        if from.contains(&placeholder) {
+            let as_of_daily = as_of_vintage.is_some().then_some(daily.as_str());
+            from = from.replace(&placeholder, &periods::rows(unit, as_of_daily));
+        }
+    }
+    let mut from = from
         .replace("{index_daily}", &daily)
         .replace("{index_quotes}", &quotes);
     if from.contains("{cutoff}") {

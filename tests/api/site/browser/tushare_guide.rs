@@ -1,7 +1,7 @@
 //! The Tushare guide in a real browser: reached from the examples page, in English and in
 //! Simplified Chinese, each a click from the other, each page declaring its language,
-//! its ids unique, its code naming the service's own address, nothing wider than the
-//! window.
+//! its ids unique, its copy buttons answering in its language, its code naming the
+//! service's own address, nothing wider than the window.
 
 use iq_test_support::browser::{Browser, Viewport};
 use serde_json::json;
@@ -47,6 +47,29 @@ async fn assert_guide(browser: &Browser, path: &str, lang: &str, address: &str) 
     assert_no_sideways_scroll(browser, &format!("{path} (names)")).await;
 }
 
+/// Clicks the copy button of the block `id` and answers what the button then says. The
+/// clipboard is replaced by one that accepts at once: a headless browser without focus
+/// refuses the real one, and what is checked here is the page's answer, in its language.
+async fn copy_says(browser: &Browser, id: &str) -> String {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         Object.defineProperty(navigator, 'clipboard',
+             {{ value: {{ writeText: () => Promise.resolve() }}, configurable: true }});
+         const button = document.querySelector('button[data-copy=\"{id}\"]');
+         const before = button.textContent;
+         new MutationObserver(() => {{
+             if (button.textContent !== before) done(button.textContent);
+         }}).observe(button, {{ childList: true, characterData: true, subtree: true }});
+         button.click();"
+    );
+    let said = browser
+        .client()
+        .execute_async(&script, vec![])
+        .await
+        .unwrap_or_else(|err| panic!("the copy button of {id}: {err}"));
+    said.as_str().unwrap_or_default().to_owned()
+}
+
 #[actix_web::test]
 async fn a_tushare_user_finds_the_guide_and_switches_its_language() {
     iq_test_support::require!(Browser);
@@ -57,12 +80,14 @@ async fn a_tushare_user_finds_the_guide_and_switches_its_language() {
     assert_unique_ids(&browser, "/examples").await;
     click_through(&browser, "#tushare-guide-link", "#guide-sdk").await;
     assert_guide(&browser, "/tushare-guide", "en", &app.address).await;
+    assert_eq!(copy_says(&browser, "guide-sdk").await, "Copied");
     scroll_to(&browser, "main").await;
     browser.screenshot("browser_tushare_guide_desktop").await;
 
     click_through(&browser, "#other-language", "#guide-sdk").await;
     assert_guide(&browser, "/zh-CN/tushare-guide", "zh-CN", &app.address).await;
     assert_eq!(browser.text_of("main h1").await, "从 Tushare 迁移");
+    assert_eq!(copy_says(&browser, "guide-sdk").await, "已复制");
     scroll_to(&browser, "main").await;
     browser.screenshot("browser_tushare_guide_zh_desktop").await;
 
