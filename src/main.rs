@@ -70,10 +70,15 @@ async fn main() -> ExitCode {
     // The set-up link is a secret: standard output, for the person who started the
     // service, and never the structured log.
     if let Some(path) = app.setup_path() {
+        let base = settings
+            .site
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{host}:{}", app.port()));
         println!(
-            "Set-up:  http://{host}:{port}{path}\n         \
-             (one-time link for a day: create the super administrator there)",
-            port = app.port()
+            "Set-up:  {base}{path}\n         \
+             (one-time link for a day: create the super administrator there; its token is \
+             also what SETUP_TOKEN_REQUIRED asks POST /api/v1/setup for)"
         );
     }
     tracing::info!(

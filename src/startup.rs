@@ -284,7 +284,10 @@ impl Application {
             tiers: Tiers::new(pool.clone(), change_bus.clone()),
             index_settings: IndexSettings::new(pool.clone(), change_bus.clone()),
             trusted_proxies: settings.http.trusted_proxies.clone(),
-            cookie_secure: settings.accounts.cookie_secure,
+            cookie_secure: settings
+                .accounts
+                .cookie_secure(settings.site.public_url.as_deref()),
+            setup_token_required: settings.accounts.setup_token_required,
             import_max_bytes: settings.imports.max_bytes(),
             calendar: Calendar::new(pool.clone(), change_bus.clone()),
             events: EventFeed::new(pool.clone(), change_signal),
@@ -305,6 +308,7 @@ impl Application {
                 clock: clock.clone(),
                 service_tz,
                 visitor_pages,
+                public_url: settings.site.public_url.clone(),
             },
         });
 

@@ -86,6 +86,10 @@ impl MinuteLimiter {
 #[derive(Hash)]
 pub enum Subject<'a> {
     Address(Option<std::net::IpAddr>),
+    /// A signed-in user, all their sessions together (D28: ten sessions must not give
+    /// ten times the limit).
+    User(i64),
+    /// A session cookie that names no session (it is refused right after).
     Session(&'a str),
     /// A key's id, on `GET /api/v1/events`.
     Key(&'a str),

@@ -6,6 +6,9 @@ use actix_web::HttpRequest;
 use iq_actors::accounts::{OpenedSession, SessionPolicy};
 
 pub const SESSION_COOKIE: &str = "iq_session";
+/// The device cookie (D28): a browser that signed in as a user before is not held by
+/// that user name's login bound.
+pub const DEVICE_COOKIE: &str = "iq_device";
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
 /// The session cookie's value, if the request carries one.
@@ -31,6 +34,27 @@ pub fn cookie(opened: &OpenedSession, secure: bool, policy: SessionPolicy) -> Co
         policy.absolute.num_seconds().max(0),
     ));
     cookie
+}
+
+/// The device cookie a sign-in sets (D28), for a year, when the login gave one; a
+/// logout leaves it (it opens nothing).
+pub fn device_cookie(opened: &OpenedSession, secure: bool) -> Option<Cookie<'static>> {
+    let token = opened.device.clone()?;
+    let mut cookie = Cookie::build(DEVICE_COOKIE, token)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .finish();
+    cookie.set_max_age(time::Duration::seconds(
+        iq_actors::accounts::device::DEVICE_VALID.num_seconds(),
+    ));
+    Some(cookie)
+}
+
+/// The device cookie's value, if the request carries one.
+pub fn device(req: &HttpRequest) -> Option<String> {
+    req.cookie(DEVICE_COOKIE).map(|c| c.value().to_string())
 }
 
 /// The cookie a logout sets: empty and already expired.

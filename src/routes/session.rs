@@ -29,7 +29,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "auth",
     operation_id = "setup",
-    request_body(content = Credentials, content_type = "application/json"),
+    request_body(content = SetupRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The super administrator.", body = UserView),
         (status = 400, response = BadRequest),
@@ -41,7 +41,7 @@ use crate::state::AppState;
 #[post("/setup")]
 pub async fn setup(
     req: HttpRequest,
-    body: Body<accounts::Credentials>,
+    body: Body<accounts::SetupRequest>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     let already = || ApiError::new(ErrorCode::Conflict, "the service is already initialised");
@@ -60,10 +60,29 @@ pub async fn setup(
     }
     let subject = Subject::Address(state.client_ip(&req));
     state.protection.admit(&state.protection.setup, subject)?;
-    let created = state
-        .accounts
-        .setup(&anonymous_author(), body.value()?)
-        .await?;
+    let (credentials, token) = body.value()?.split();
+    let created = match token {
+        // The printed link's token: the same check as the set-up page's.
+        Some(token) => {
+            state
+                .accounts
+                .setup_with_link(&anonymous_author(), &token, credentials)
+                .await?
+        }
+        None if state.setup_token_required => {
+            return Err(ApiError::forbidden(
+                "this service is set up with the token it printed at start: send it as \
+                 'token' (SETUP_TOKEN_REQUIRED)",
+            )
+            .into())
+        }
+        None => {
+            state
+                .accounts
+                .setup(&anonymous_author(), credentials)
+                .await?
+        }
+    };
     state.initialized.store(true, Ordering::Release);
     Ok(Answer(created))
 }
@@ -121,7 +140,7 @@ pub async fn login(
         .and_then(accounts::LoginStep::opened)
         .map_err(|error| match error.code {
             // The login limits (D23) hold until the next calendar minute.
-            ErrorCode::RateLimited => {
+            ErrorCode::RateLimited if error.retry_after.is_none() => {
                 HttpError::retry_after(error, state.protection.seconds_to_next_minute())
             }
             _ => HttpError::from(error),
@@ -131,15 +150,20 @@ pub async fn login(
         state.cookie_secure,
         state.accounts.session_policy(),
     );
+    let device = session::device_cookie(&opened, state.cookie_secure);
     let logged_in = LoggedIn {
         csrf_token: opened.csrf.expose().to_string(),
         expires_at: opened.expires_at,
         user: opened.account,
     };
     // The CSRF token is in the body: no cache may keep it.
-    Ok(Answer(logged_in)
+    let mut answer = Answer(logged_in)
         .unstored()
-        .append_header(("set-cookie", cookie.to_string())))
+        .append_header(("set-cookie", cookie.to_string()));
+    if let Some(device) = device {
+        answer = answer.append_header(("set-cookie", device.to_string()));
+    }
+    Ok(answer)
 }
 
 #[derive(Serialize, ToSchema)]

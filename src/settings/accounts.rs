@@ -15,10 +15,17 @@ pub struct AccountsConfig {
     #[arg(long, env, hide_env_values = true, value_parser = KeySecretParser)]
     pub key_secret: Option<KeySecret>,
 
-    /// Mark the session cookie `Secure` (set it whenever TLS is in front).
+    /// Mark the cookies `Secure` (set it whenever TLS is in front). Unset: on when
+    /// PUBLIC_URL is https, off otherwise.
+    #[arg(long, env, num_args = 0..=1, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub cookie_secure: Option<bool>,
+
+    /// `POST /api/v1/setup` also needs the set-up token printed at start (`{"token"}`),
+    /// so that no one else can claim a new service first (D28).
     #[arg(long, env, num_args = 0..=1, default_value_t = false, default_missing_value = "true",
           value_parser = clap::builder::BoolishValueParser::new())]
-    pub cookie_secure: bool,
+    pub setup_token_required: bool,
 
     /// A session unused this many minutes expires.
     #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..),
@@ -44,6 +51,13 @@ fn whole(units: i64) -> u32 {
 }
 
 impl AccountsConfig {
+    /// Whether cookies are `Secure`: COOKIE_SECURE when set, else whether the public
+    /// address is https (D28).
+    pub fn cookie_secure(&self, public_url: Option<&str>) -> bool {
+        self.cookie_secure
+            .unwrap_or_else(|| public_url.is_some_and(|url| url.starts_with("https://")))
+    }
+
     pub fn sessions(&self) -> SessionPolicy {
         SessionPolicy {
             idle: TimeDelta::minutes(i64::from(self.session_idle_minutes)),

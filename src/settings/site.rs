@@ -32,10 +32,28 @@ pub struct SiteConfig {
     #[arg(long, env, value_parser = seconds(1..), default_value_t = Seconds(Duration::from_secs(300)))]
     pub page_cache_ttl_secs: Seconds,
 
-    /// Queries and pages a visitor address or a session may ask for a minute without a
-    /// key; 0: no limit.
+    /// Queries and pages a visitor address or a signed-in user (all their sessions
+    /// together) may ask for a minute without a key; 0: no limit.
     #[arg(long, env, default_value_t = 300)]
     pub website_per_minute: u32,
+
+    /// The service's public address, such as https://indexes.example.com: reset and
+    /// set-up links and the examples' address are built from it, never from a
+    /// request's headers; when it is https, cookies are Secure unless COOKIE_SECURE=0.
+    /// Unset: from the request (a development machine).
+    #[arg(long, env, value_parser = public_url)]
+    pub public_url: Option<String>,
+}
+
+/// An absolute `http` or `https` URL with a host and nothing after it but `/`, kept
+/// without the trailing `/`.
+fn public_url(text: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
+    let bare = url.path() == "/" && url.query().is_none() && url.fragment().is_none();
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() || !bare {
+        return Err("must be http(s)://host[:port], such as https://indexes.example.com".into());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
 impl SiteConfig {

@@ -17,7 +17,6 @@ use super::respond::PageError;
 use super::visitor_cache::Admitted;
 use crate::front::{Browse, Membership};
 use crate::http::credentials;
-use crate::http::protection::Subject;
 use crate::state::AppState;
 
 pub struct Reading {
@@ -34,12 +33,9 @@ pub async fn read(
 ) -> Result<Reading, PageError> {
     let credentials = credentials::website(req);
     let client_ip = state.client_ip(req);
-    let subject = match &credentials {
-        iq_actors::caller::Credentials::Session(id) => Subject::Session(id),
-        _ => Subject::Address(client_ip),
-    };
     // A visitor's page served through the page cache was counted there already.
     if req.extensions().get::<Admitted>().is_none() {
+        let subject = state.keyless_subject(&credentials, client_ip).await?;
         state.protection.admit(&state.protection.website, subject)?;
     }
     let browsed = state

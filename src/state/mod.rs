@@ -39,6 +39,8 @@ pub struct AppState {
     pub index_settings: IndexSettings,
     pub trusted_proxies: Vec<IpNet>,
     pub cookie_secure: bool,
+    /// `SETUP_TOKEN_REQUIRED`: `POST /api/v1/setup` needs the printed token (D28).
+    pub setup_token_required: bool,
     /// The largest quote file an import accepts.
     pub import_max_bytes: usize,
     /// Quote imports, under the configured bounds.
@@ -80,12 +82,8 @@ impl AppState {
         client_ip: Option<std::net::IpAddr>,
         body: Ask,
     ) -> Result<QueryOutcome, HttpError> {
-        let keyless = match &credentials {
-            Credentials::ApiKey(_) => None,
-            Credentials::Session(id) => Some(Subject::Session(id)),
-            Credentials::Anonymous => Some(Subject::Address(client_ip)),
-        };
-        if let Some(subject) = keyless {
+        if !matches!(credentials, Credentials::ApiKey(_)) {
+            let subject = self.keyless_subject(&credentials, client_ip).await?;
             self.protection.admit(&self.protection.website, subject)?;
         }
         let message = RunQuery {
@@ -101,6 +99,23 @@ impl AppState {
         })
     }
 
+    /// Who a caller without a key is, for the website's per-minute limit (D15): its
+    /// address, or the user its session belongs to (D28: every session of a user
+    /// counts together).
+    pub(crate) async fn keyless_subject<'a>(
+        &self,
+        credentials: &'a Credentials,
+        client_ip: Option<std::net::IpAddr>,
+    ) -> Result<Subject<'a>, HttpError> {
+        Ok(match credentials {
+            Credentials::Session(id) => match self.accounts.session_owner(id).await? {
+                Some(user) => Subject::User(user),
+                None => Subject::Session(id),
+            },
+            _ => Subject::Address(client_ip),
+        })
+    }
+
     /// Where a login comes from: the client's address and its browser's `User-Agent`.
     pub(crate) fn origin(&self, req: &HttpRequest) -> iq_actors::accounts::Origin {
         iq_actors::accounts::Origin {
@@ -110,6 +125,7 @@ impl AppState {
                 .get(actix_web::http::header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
+            device: crate::http::session::device(req),
         }
     }
 }

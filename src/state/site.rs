@@ -22,9 +22,24 @@ pub struct Site {
     pub service_tz: chrono_tz::Tz,
     /// Rendered public pages for visitors.
     pub visitor_pages: VisitorPages,
+    /// `PUBLIC_URL`, without a trailing `/`.
+    pub public_url: Option<String>,
 }
 
 impl Site {
+    /// Where the service is, for the links a page shows (`https://host`): `PUBLIC_URL`
+    /// when set (D28: never from a request's headers, which a client chooses), else the
+    /// request's own scheme and host (a development machine).
+    pub fn base_url(&self, req: &actix_web::HttpRequest) -> String {
+        match &self.public_url {
+            Some(url) => url.clone(),
+            None => {
+                let info = req.connection_info();
+                format!("{}://{}", info.scheme(), info.host())
+            }
+        }
+    }
+
     /// Today in the service time zone (D5).
     pub fn today(&self) -> NaiveDate {
         service_today(self.clock.now(), self.service_tz)

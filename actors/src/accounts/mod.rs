@@ -13,6 +13,7 @@
 
 pub mod api_key;
 mod back_office;
+pub mod device;
 pub mod index_settings;
 mod keys;
 pub mod login_limit;
@@ -48,7 +49,7 @@ pub use sign_in::{LoginRequest, LoginStep, PendingLogin};
 pub use tiers::{TierSettings, Tiers};
 pub use two_factor::{Enrolment, TwoFactorProof, TwoFactorStatus};
 pub(crate) use users::super_admin_exists;
-pub use users::{Credentials, NewUser, UserDetail, UserPatch, UserSummary, UserView};
+pub use users::{Credentials, NewUser, SetupRequest, UserDetail, UserPatch, UserSummary, UserView};
 
 use self::api_key::KeyHasher;
 use crate::audit::{Action, Author, Entry, Kind, Target};
@@ -145,7 +146,7 @@ impl Accounts {
                 return Err(setup_link::dead());
             }
         }
-        let request = users::SetupRequest::prepare(credentials).await?;
+        let request = users::PreparedSetup::prepare(credentials).await?;
         self.write(Change::Auth, async |tx| {
             if let Some(presented) = link {
                 if !setup_link::holds(tx, presented).await? {
@@ -185,6 +186,13 @@ impl Accounts {
     pub async fn end_session(&self, owner: &Account, number: &str) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
         sessions::end(&**client, owner.user_id, number).await
+    }
+
+    /// Whose session the cookie `presented` is, if it is one (expired or not): the
+    /// keyless per-minute limit counts a user's sessions together (D28).
+    pub async fn session_owner(&self, presented: &str) -> Result<Option<i64>, ApiError> {
+        let client = self.pool.get().await?;
+        sessions::owner(&**client, presented).await
     }
 
     pub async fn logout(&self, session_id: &str) -> Result<(), ApiError> {

@@ -123,7 +123,8 @@ impl Accounts {
     }
 
     /// `POST /api/v1/admin/users/{id}/password-reset`: a one-time link for user `id`,
-    /// valid [`RESET_VALID`]; any earlier link of theirs stops working.
+    /// valid [`RESET_VALID`] and only while their password stays as it is (D28); any
+    /// earlier link of theirs stops working.
     pub async fn issue_reset(&self, by: &Author, user_id: &str) -> Result<ResetLink, ApiError> {
         let now = self.clock.now();
         let token = Token::generate();
@@ -137,10 +138,13 @@ impl Accounts {
                 &[&id],
             )
             .await?;
+            // Bound to the password as it is now (D28): once it changes, the link is dead.
             tx.execute_named(
                 "password_resets.insert",
-                "INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO password_resets (token_hash, user_id, created_at, expires_at, \
+                                              bound_to) \
+                 SELECT $1, $2, $3, $4, sha256(convert_to(u.password_hash, 'UTF8')) \
+                 FROM users u WHERE u.user_id = $2",
                 &[&token.digest().as_slice(), &id, &now, &expires_at],
             )
             .await?;
@@ -215,7 +219,8 @@ async fn live_reset(
     let digest = token::digest(presented);
     let statement = format!(
         "SELECT u.user_id, u.username, u.role FROM password_resets r JOIN users u USING (user_id) \
-         WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2{}",
+         WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2 \
+           AND r.bound_to = sha256(convert_to(u.password_hash, 'UTF8')){}",
         if lock { " FOR UPDATE OF r" } else { "" }
     );
     let Some(row) = client

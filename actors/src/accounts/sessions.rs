@@ -44,6 +44,8 @@ pub struct OpenedSession {
     pub csrf: Token,
     pub expires_at: DateTime<Utc>,
     pub account: Account,
+    /// A new device token for the browser (D28), when the session came from signing in.
+    pub device: Option<String>,
 }
 
 /// A session that is valid now.
@@ -102,7 +104,12 @@ pub struct Origin {
     pub address: Option<IpAddr>,
     /// The browser's `User-Agent`, as sent.
     pub user_agent: Option<String>,
+    /// The browser's device cookie, as sent (D28: [`super::device`]).
+    pub device: Option<String>,
 }
+
+/// Sessions a user may hold at once (D28).
+pub const MAX_SESSIONS: i64 = 10;
 
 /// The longest `User-Agent` kept with a session, in characters.
 const USER_AGENT_CHARS: usize = 200;
@@ -151,11 +158,23 @@ pub async fn open(
             &[&now],
         )
         .await?;
+    // At most MAX_SESSIONS a user (D28): a new one ends the oldest, so sessions cannot
+    // be piled up, and each keeps its owner's other protections meaningful.
+    client
+        .execute_named(
+            "sessions.keep_newest",
+            "DELETE FROM sessions WHERE user_id = $1 AND session_no NOT IN (\
+               SELECT session_no FROM sessions WHERE user_id = $1 \
+               ORDER BY created_at DESC, session_no DESC LIMIT $2)",
+            &[&account.user_id, &MAX_SESSIONS],
+        )
+        .await?;
     Ok(OpenedSession {
         id,
         csrf,
         expires_at,
         account,
+        device: None,
     })
 }
 
@@ -213,6 +232,17 @@ pub async fn resolve(
         two_factor: row.try_get("two_factor")?,
         csrf_digest: row.try_get("csrf_hash")?,
     }))
+}
+
+/// The user whose session `presented` is, if it is one.
+pub async fn owner(client: &impl Traced, presented: &str) -> Result<Option<i64>, ApiError> {
+    Ok(client
+        .query_opt_value_named(
+            "sessions.owner",
+            "SELECT user_id FROM sessions WHERE session_hash = $1",
+            &[&token::digest(presented).as_slice()],
+        )
+        .await?)
 }
 
 /// Ends a session (logout); ending one that does not exist is not an error.

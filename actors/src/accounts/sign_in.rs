@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
-use super::login_limit::Attempt;
+use super::login_limit::{Attempt, CodeFailures, CODES_PER_TICKET, CODES_PER_USER_HOUR};
 use super::password_change::stored_hash;
 use super::two_factor::{accepted_step, factor_of, generator, is_recovery_code, use_recovery_code};
-use super::{sessions, users, Accounts, Credentials, OpenedSession, Origin};
+use super::{device, sessions, users, Accounts, Credentials, OpenedSession, Origin};
 use crate::caller::Account;
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
@@ -104,7 +104,7 @@ impl Accounts {
         } = request;
         let credentials = Credentials { username, password };
         let (account, password_hash) =
-            users::login(&self.pool, &self.hasher, credentials, origin.address, now).await?;
+            users::login(&self.pool, &self.hasher, credentials, origin, now).await?;
         let factor = factor_of(&**self.pool.get().await?, &account).await?;
         let second = factor.is_some();
         if let Some((salt, last_step)) = factor {
@@ -114,12 +114,12 @@ impl Accounts {
                     username: account.username,
                 }));
             };
-            self.second_factor(&account, &salt, last_step, &code, origin, now)
+            self.second_factor(&account, (&salt, last_step), &code, origin, None, now)
                 .await?;
         }
         let client = self.pool.get().await?;
         let opened = sessions::open(&**client, account, now, self.policy, origin, second).await?;
-        Ok(LoginStep::Opened(opened))
+        Ok(LoginStep::Opened(self.with_device(opened, now)))
     }
 
     /// The website's second step: the ticket of a login whose password passed, and the
@@ -137,27 +137,61 @@ impl Accounts {
                 "this sign-in waited too long for its code; start again with the password",
             )
         };
-        let account = self.ticket_holder(ticket, now).await?.ok_or_else(expired)?;
+        let (account, expires) = self.ticket_holder(ticket, now).await?.ok_or_else(expired)?;
         let client = self.pool.get().await?;
         let (salt, last_step) = factor_of(&**client, &account).await?.ok_or_else(expired)?;
         drop(client);
-        self.second_factor(&account, &salt, last_step, code, origin, now)
+        let through = Some((ticket, expires));
+        self.second_factor(&account, (&salt, last_step), code, origin, through, now)
             .await?;
         let client = self.pool.get().await?;
-        sessions::open(&**client, account, now, self.policy, origin, true).await
+        let opened = sessions::open(&**client, account, now, self.policy, origin, true).await?;
+        Ok(self.with_device(opened, now))
     }
 
-    /// Checks `code` (a TOTP code or a recovery code) for `account`, using it up.
+    /// `opened` with a new device token for its browser (D28).
+    fn with_device(&self, mut opened: OpenedSession, now: DateTime<Utc>) -> OpenedSession {
+        opened.device = Some(device::issue(&self.hasher, &opened.account.username, now));
+        opened
+    }
+
+    /// Checks `code` (a TOTP code or a recovery code) for `account`, using it up; `ticket`
+    /// (with its expiry) when it came through the website's second step. A ticket that
+    /// has met [`CODES_PER_TICKET`] wrong codes is dead, and a user who has met
+    /// [`CODES_PER_USER_HOUR`] this hour is refused until the next (D28).
     async fn second_factor(
         &self,
         account: &Account,
-        salt: &[u8],
-        last_step: Option<i64>,
+        (salt, last_step): (&[u8], Option<i64>),
         code: &str,
         origin: &Origin,
+        ticket: Option<(&str, DateTime<Utc>)>,
         now: DateTime<Utc>,
     ) -> Result<(), ApiError> {
         let client = self.pool.get().await?;
+        let failures = CodeFailures::new(&self.hasher, &account.username, ticket, now);
+        match failures.exhausted(&**client).await? {
+            Some(true) => {
+                return Err(ApiError::new(
+                    ErrorCode::CredentialsExpired,
+                    format!(
+                        "this sign-in had {CODES_PER_TICKET} wrong codes; start again with the \
+                         password"
+                    ),
+                ))
+            }
+            Some(false) => {
+                let next_hour = 3600 - now.timestamp().rem_euclid(3600);
+                return Err(ApiError::limited(
+                    format!(
+                        "{CODES_PER_USER_HOUR} wrong two-factor codes this hour for this account; \
+                         try again in the next hour"
+                    ),
+                    next_hour,
+                ));
+            }
+            None => {}
+        }
         // Counted before the code is looked at, as a password is: past the login limits
         // no code is even checked (42901), so a sign-in ticket cannot be used to guess.
         let attempt = Attempt::new(&self.hasher, &account.username, origin.address, now);
@@ -183,6 +217,7 @@ impl Accounts {
             }
         };
         if !passed {
+            failures.count(&**client).await?;
             return Err(wrong_code());
         }
         attempt.release(&**client).await
@@ -205,13 +240,13 @@ impl Accounts {
             .collect()
     }
 
-    /// The account a ticket signs for, if it is genuine, not expired, and its password
-    /// has not changed since.
+    /// The account a ticket signs for, and when the ticket expires, if it is genuine, not
+    /// expired, and its password has not changed since.
     async fn ticket_holder(
         &self,
         ticket: &str,
         now: DateTime<Utc>,
-    ) -> Result<Option<Account>, ApiError> {
+    ) -> Result<Option<(Account, DateTime<Utc>)>, ApiError> {
         let Some((body, mac)) = ticket.rsplit_once('.') else {
             return Ok(None);
         };
@@ -237,6 +272,7 @@ impl Accounts {
             return Ok(None);
         }
         let view = users::find(&**client, &id.to_string()).await?;
-        Ok(view.active.then_some(view.account))
+        let expires = DateTime::from_timestamp(expires, 0).unwrap_or(now);
+        Ok(view.active.then_some((view.account, expires)))
     }
 }

@@ -3,8 +3,6 @@
 //! A failed login answers the same generic 40102 whether or not the user exists, after
 //! the same argon2 work. Passwords are hashed on the blocking pool and never logged.
 
-use std::net::IpAddr;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +31,40 @@ pub struct Credentials {
     /// 12 to 256 characters
     #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 256, format = Password))]
     pub password: String,
+}
+
+/// `POST /api/v1/setup`: the first super administrator's credentials and, where
+/// `SETUP_TOKEN_REQUIRED` is set (D28), the set-up token the service printed at start.
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SetupRequest {
+    /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 3, max_length = 64, pattern = "^[A-Za-z0-9._@-]{3,64}$")
+    )]
+    pub username: String,
+    /// 12 to 256 characters
+    #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 256, format = Password))]
+    pub password: String,
+    /// the token of the set-up link printed at start (`/setup?token=...`); required when
+    /// the service runs with `SETUP_TOKEN_REQUIRED`
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
+    pub token: Option<String>,
+}
+
+impl SetupRequest {
+    /// The credentials, and the token when one came.
+    pub fn split(self) -> (Credentials, Option<String>) {
+        let SetupRequest {
+            username,
+            password,
+            token,
+        } = self;
+        (Credentials { username, password }, token)
+    }
 }
 
 /// `POST /api/v1/admin/users`.
@@ -146,16 +178,16 @@ fn duplicate_or(error: tokio_postgres::Error, username: &str) -> ApiError {
 
 /// A set-up request checked and its password hashed, before any transaction: the
 /// slow hash never holds a connection or a lock.
-pub struct SetupRequest {
+pub struct PreparedSetup {
     username: String,
     hash: String,
 }
 
-impl SetupRequest {
-    pub async fn prepare(credentials: Credentials) -> Result<SetupRequest, ApiError> {
+impl PreparedSetup {
+    pub async fn prepare(credentials: Credentials) -> Result<PreparedSetup, ApiError> {
         check_username(&credentials.username)?;
         let hash = password::hash_bounded(credentials.password).await?;
-        Ok(SetupRequest {
+        Ok(PreparedSetup {
             username: credentials.username,
             hash,
         })
@@ -174,8 +206,8 @@ pub(crate) async fn super_admin_exists(client: &impl Traced) -> Result<bool, Api
 }
 
 /// Creates the first super administrator, once (then 40901). Run it in a transaction.
-pub async fn setup(tx: &impl Traced, request: SetupRequest) -> Result<UserView, ApiError> {
-    let SetupRequest { username, hash } = request;
+pub async fn setup(tx: &impl Traced, request: PreparedSetup) -> Result<UserView, ApiError> {
+    let PreparedSetup { username, hash } = request;
     // Two concurrent set-ups must not both see "no super administrator yet".
     tx.execute_named(
         "users.lock",
@@ -210,7 +242,7 @@ pub async fn login(
     pool: &deadpool_postgres::Pool,
     hasher: &KeyHasher,
     credentials: Credentials,
-    ip: Option<IpAddr>,
+    origin: &super::Origin,
     now: DateTime<Utc>,
 ) -> Result<(Account, String), ApiError> {
     let Credentials { username, password } = credentials;
@@ -225,7 +257,10 @@ pub async fn login(
             password::MAX_LEN
         )));
     }
-    let attempt = Attempt::new(hasher, &username, ip, now);
+    let mut attempt = Attempt::new(hasher, &username, origin.address, now);
+    if super::device::trusted(hasher, &username, origin.device.as_deref(), now) {
+        attempt = attempt.from_known_device();
+    }
     let row = {
         let client = pool.get().await?;
         attempt.reserve(&**client).await?;

@@ -198,11 +198,10 @@ pub async fn issue_reset(
     state: web::Data<AppState>,
 ) -> PageResult {
     let issued = state.accounts.issue_reset(&staff.author(), &id).await?;
-    let site = req.connection_info();
     let page = ResetLinkPage {
         chrome: staff.chrome(&req, &state),
         id: id.to_string(),
-        link: format!("{}://{}{}", site.scheme(), site.host(), issued.link),
+        link: format!("{}{}", state.site.base_url(&req), issued.link),
         username: issued.username,
         expires: minute(issued.expires_at),
     };

@@ -100,7 +100,12 @@ pub async fn login_code(req: HttpRequest, form: Form, state: web::Data<AppState>
 /// The session cookie set, and on to the account page.
 fn signed_in(state: &AppState, opened: &OpenedSession) -> PageResult {
     let cookie = session::cookie(opened, state.cookie_secure, state.accounts.session_policy());
-    Ok(see_other("/account").cookie(cookie).finish())
+    let mut response = see_other("/account");
+    response.cookie(cookie);
+    if let Some(device) = session::device_cookie(opened, state.cookie_secure) {
+        response.cookie(device);
+    }
+    Ok(response.finish())
 }
 
 /// A refused login step as the page `show` renders it with the problem in words;
@@ -121,7 +126,10 @@ fn refused(
         ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
         _ => error.message.clone(),
     };
-    let wait = state.protection.seconds_to_next_minute();
+    // The login limits hold to the next minute; a limit of its own says how long.
+    let wait = error
+        .retry_after
+        .unwrap_or_else(|| state.protection.seconds_to_next_minute());
     Ok(retry_after_if_limited(
         show(problem, status)?,
         error.code,

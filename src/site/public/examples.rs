@@ -26,10 +26,9 @@ struct Examples {
 /// `GET /examples`: curl and Python for the caller's own datasets and indexes.
 pub async fn examples(req: HttpRequest, state: web::Data<AppState>) -> PageResult {
     let reading = read(&req, &state, Vec::new()).await?;
-    let info = req.connection_info();
     let page = Examples {
         chrome: chrome(&req, &state, &reading, "examples"),
-        base_url: format!("{}://{}", info.scheme(), info.host()),
+        base_url: state.site.base_url(&req),
         index_code: reading
             .membership
             .indexes

@@ -38,7 +38,7 @@ pub async fn tushare_guide(req: HttpRequest, state: web::Data<AppState>) -> Page
     let reading = read(&req, &state, Vec::new()).await?;
     let page = English {
         chrome: chrome(&req, &state, &reading, NAV),
-        base_url: base_url(&req),
+        base_url: state.site.base_url(&req),
         signed_in: reading.signed_in(),
     };
     render(&page, StatusCode::OK, caching(&reading))
@@ -49,14 +49,8 @@ pub async fn tushare_guide_zh(req: HttpRequest, state: web::Data<AppState>) -> P
     let reading = read(&req, &state, Vec::new()).await?;
     let page = Chinese {
         chrome: chrome(&req, &state, &reading, NAV),
-        base_url: base_url(&req),
+        base_url: state.site.base_url(&req),
         signed_in: reading.signed_in(),
     };
     render(&page, StatusCode::OK, caching(&reading))
-}
-
-/// Where the service is, as `/examples` prints it: the request's scheme and host.
-fn base_url(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
 }

@@ -31,12 +31,27 @@ impl TestApp {
         password: &str,
         from: Option<&str>,
     ) -> (Reply, Option<Session>) {
+        self.login_with_device(username, password, from, None).await
+    }
+
+    /// [`TestApp::login_from`] from a browser holding the device cookie `device` (the
+    /// `iq_device=...` pair a sign-in set, D28).
+    pub async fn login_with_device(
+        &self,
+        username: &str,
+        password: &str,
+        from: Option<&str>,
+        device: Option<&str>,
+    ) -> (Reply, Option<Session>) {
         let body = json!({"username": username, "password": password});
         let mut request = self
             .request(reqwest::Method::POST, "/api/v1/auth/login")
             .json(&body);
         if let Some(address) = from {
             request = request.header("X-Forwarded-For", address);
+        }
+        if let Some(device) = device {
+            request = request.header("Cookie", device);
         }
         let reply = Self::reply(request.send().await.expect("request")).await;
         let session = reply
@@ -50,6 +65,16 @@ impl TestApp {
                 user_id: reply.data()["user"]["id"].as_str().unwrap().to_string(),
             });
         (reply, session)
+    }
+
+    /// The device cookie (`iq_device=...`) a successful sign-in's answer set.
+    pub fn device_cookie(reply: &Reply) -> String {
+        reply
+            .set_cookies
+            .iter()
+            .find(|c| c.starts_with("iq_device="))
+            .map(|c| c.split(';').next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no device cookie in {:?}", reply.set_cookies))
     }
 
     pub async fn login_ok(&self, username: &str) -> Session {

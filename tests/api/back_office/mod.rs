@@ -62,6 +62,7 @@ mod key_rotation;
 mod keys;
 mod keys_admin;
 mod passwords;
+mod protection;
 mod sessions;
 mod setup;
 mod sign_in_ticket;

@@ -223,3 +223,38 @@ async fn ones_sessions_are_listed_and_any_can_be_ended() {
     assert_eq!(app.list_keys(&other_user).await.code(), 0);
     assert_eq!(app.list_keys(&here).await.code(), 0);
 }
+
+#[actix_web::test]
+async fn a_reset_link_dies_when_its_owner_changes_the_password() {
+    let (app, root) = spawn_app().await.with_admin().await;
+    let bob = app.user(&root, "bob", "free").await;
+    let link = issue(&app, &root, &bob.user_id).await.data()["link"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The form opened while the link worked...
+    let page = app.page(&link).await;
+    assert_eq!(page.status, 200, "{}", page.html);
+    let changed = change(&app, &bob, PASSWORD, NEW_PASSWORD).await;
+    assert_eq!(changed.code(), 0, "{}", changed.body);
+    // ...sets nothing once bob changed his password: the link was for the old one.
+    let token = link.split_once("token=").unwrap().1;
+    let other = "yet another passphrase";
+    let dead = app
+        .post_form(
+            &page.cookie("iq_form").unwrap(),
+            "/reset",
+            &[
+                ("csrf", &page.csrf()),
+                ("token", token),
+                ("new_password", other),
+                ("confirm_password", other),
+            ],
+        )
+        .await;
+    assert_eq!(dead.status, 400, "{}", dead.html);
+    dead.assert_has("does not work");
+    assert_eq!(app.page(&link).await.status, 400);
+    assert_eq!(app.login("bob", NEW_PASSWORD).await.0.code(), 0);
+    app.login("bob", other).await.0.assert_error(401, 40102);
+}

@@ -67,3 +67,32 @@ async fn setup_creates_the_first_super_admin_once_and_flips_initialized() {
     let (refused, _) = app.login("another", PASSWORD).await;
     refused.assert_error(401, 40102);
 }
+
+#[actix_web::test]
+async fn with_setup_token_required_only_the_printed_token_sets_the_service_up() {
+    let app = spawn_with(Spawn::default().tuned(|s| s.accounts.setup_token_required = true)).await;
+    let root = json!({"username": "root", "password": PASSWORD});
+    app.post_json("/api/v1/setup", root.clone())
+        .await
+        .assert_error_mentioning(403, 40301, "token");
+    let mut guessed = root.clone();
+    guessed["token"] = json!("not-the-printed-token");
+    app.post_json("/api/v1/setup", guessed)
+        .await
+        .assert_error_mentioning(400, 40001, "does not work");
+    assert_eq!(app.config().await.data()["initialized"], json!(false));
+    // The token a start printed (its digest is what the service keeps).
+    let printed = "printedToken0123456789";
+    app.db
+        .execute(
+            "INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, now())",
+            &[&iq_actors::accounts::token::digest(printed).as_slice()],
+        )
+        .await
+        .unwrap();
+    let mut with_token = root;
+    with_token["token"] = json!(printed);
+    let done = app.post_json("/api/v1/setup", with_token).await;
+    assert_eq!((done.status, done.code()), (200, 0), "{}", done.body);
+    assert_eq!(app.config().await.data()["initialized"], json!(true));
+}

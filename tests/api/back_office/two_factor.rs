@@ -77,7 +77,7 @@ pub(crate) async fn enrol(app: &TestApp, session: &Session) -> (String, Vec<Stri
     (secret, codes)
 }
 
-async fn login_with(app: &TestApp, username: &str, code: Option<&str>) -> Reply {
+pub(crate) async fn login_with(app: &TestApp, username: &str, code: Option<&str>) -> Reply {
     let mut body = json!({"username": username, "password": PASSWORD});
     if let Some(code) = code {
         body["code"] = json!(code);
@@ -126,13 +126,21 @@ async fn once_set_up_every_login_needs_a_fresh_code_or_an_unused_recovery_code()
     let right = post(&code_for(&secret, app.clock.now())).await;
     assert_eq!(right.status, 303, "{}", right.html);
     assert_eq!(right.header("location"), Some("/account"));
-    // Guessing with a waiting code form meets the login limits before any code is
-    // checked: past five wrong codes a minute, even the right one is refused.
+    // Guessing with waiting code forms meets the login limits before any code is
+    // checked: past five wrong codes a minute, even the right one is refused (two
+    // tickets, so that neither dies of its own five first).
     app.clock.advance(Duration::minutes(1));
-    for _ in 0..5 {
+    let second = app.post_login(&pre, &form.csrf(), "tess", PASSWORD).await;
+    second.assert_has(r#"id="code-form""#);
+    for _ in 0..3 {
         assert_eq!(post("000001").await.status, 401);
     }
-    let limited = post(&code_for(&secret, app.clock.now())).await;
+    for _ in 0..2 {
+        let wrong = app.post_login_code(&pre, &second, "000001").await;
+        assert_eq!(wrong.status, 401);
+    }
+    let right = code_for(&secret, app.clock.now());
+    let limited = app.post_login_code(&pre, &second, &right).await;
     assert_eq!(limited.status, 429, "{}", limited.html);
     assert!(limited.header("retry-after").is_some());
     // A ticket lasts five minutes.

@@ -83,4 +83,15 @@ fn secrets_from_the_secret_and_every_setting_a_real_one() {
         "TRUSTED_PROXIES is set, or every visitor shares the Ingress controller's address"
     );
     assert_eq!(settings.get("COOKIE_SECURE").map(String::as_str), Some("1"));
+    // Links from the public address, and the service claimed only with its token (D28).
+    assert!(
+        settings
+            .get("PUBLIC_URL")
+            .is_some_and(|v| v.starts_with("https://")),
+        "PUBLIC_URL is the https address the Ingress serves"
+    );
+    assert_eq!(
+        settings.get("SETUP_TOKEN_REQUIRED").map(String::as_str),
+        Some("1")
+    );
 }

@@ -56,6 +56,18 @@ fn traffic_reaches_http_and_prometheus_reaches_metrics() {
             assert_eq!(backend["port"], json!({"name": "http"}), "never /metrics");
         }
     }
+    // PUBLIC_URL names the host the Ingress serves (D28: links are built from it).
+    let hosts: Vec<&str> = ingress["spec"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|rule| rule["host"].as_str())
+        .collect();
+    let public = settings["PUBLIC_URL"].trim_start_matches("https://");
+    assert!(
+        hosts.contains(&public),
+        "PUBLIC_URL {public} among {hosts:?}"
+    );
     let body = ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-body-size"]
         .as_str()
         .expect("the Ingress's body-size limit");

@@ -52,7 +52,7 @@ fn documented_request_bodies_are_the_ones_the_domain_reads() {
     use iq_actors::accounts as a;
     let doc: Value = serde_json::from_str(iq_service::routes::json()).unwrap();
     let bodies: Vec<(&str, &str, BTreeSet<String>)> = vec![
-        ("POST", "/api/v1/setup", field_names::<a::Credentials>()),
+        ("POST", "/api/v1/setup", field_names::<a::SetupRequest>()),
         (
             "POST",
             "/api/v1/auth/login",
