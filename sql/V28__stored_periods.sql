@@ -1,10 +1,10 @@
 -- Weekly and monthly values (D25) kept as the daily values change, so a page of them
 -- reads as many rows as it answers: `index_periods` holds each index's weeks and
--- months, grouped from `index_daily` by the triggers below in the statement that
--- changes it. A current query reads the periods that end before the caller's cutoff's
--- own period from here, and groups that one period (which the cutoff may cut short)
--- from the daily rows; a point-in-time query (`as_of`) groups the daily rows as they
--- were, as before.
+-- months, with the previous period's close, grouped from `index_daily` by the
+-- triggers below in the statement that changes it. A current query reads the periods
+-- that start before the caller's cutoff's own period from here, and groups that one
+-- period (which the cutoff may cut short) from the daily rows; a point-in-time query
+-- (`as_of`) groups the daily rows as they were, as before.
 
 -- The first day of the week (ISO: Monday; 1900-01-01 was one) or month `day` is in.
 CREATE FUNCTION period_start(unit text, day date) RETURNS date
@@ -34,15 +34,22 @@ CREATE TABLE index_periods (
     open_value     numeric(24, 6) NOT NULL,
     high_value     numeric(24, 6) NOT NULL,
     low_value      numeric(24, 6) NOT NULL,
-    -- The newest vintage among the period's days, and its last day's (D17: what
-    -- `updated_since` compares).
+    -- The previous period's close (NULL for an index's first period).
+    pre_value      numeric(24, 6),
+    -- The newest vintage among the period's days, and its last day's; `vintage` is the
+    -- newer of the first and the previous period's last day's, what the period's
+    -- values depend on (D17: what `updated_since` compares).
     newest_vintage bigint NOT NULL,
     last_vintage   bigint NOT NULL,
+    vintage        bigint NOT NULL,
     PRIMARY KEY (unit, index_code, period_start)
 );
+-- A page in the datasets' order: by day, then index.
+CREATE INDEX index_periods_in_order ON index_periods (unit, trade_date, index_code);
 
 -- Groups again the weeks and months of each (index, day) given from `index_daily` as
--- it is now: a period with no day left goes.
+-- it is now (a period with no day left goes), then sets the previous close and the
+-- vintage of each of them and of the period after each (whose previous close it is).
 CREATE FUNCTION refresh_index_periods(codes text[], days date[]) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -59,17 +66,41 @@ BEGIN
         USING unnest(units, keys_code, keys_start) AS t(unit, index_code, period_start)
         WHERE p.unit = t.unit AND p.index_code = t.index_code
           AND p.period_start = t.period_start;
-    INSERT INTO index_periods
+    INSERT INTO index_periods (unit, index_code, period_start, trade_date, index_value,
+                               open_value, high_value, low_value, newest_vintage,
+                               last_vintage, vintage)
         SELECT t.unit, t.index_code, t.period_start, max(d.trade_date),
                (array_agg(d.index_value ORDER BY d.trade_date DESC))[1],
                (array_agg(d.index_value ORDER BY d.trade_date))[1],
                max(d.index_value), min(d.index_value), max(d.vintage),
-               (array_agg(d.vintage ORDER BY d.trade_date DESC))[1]
+               (array_agg(d.vintage ORDER BY d.trade_date DESC))[1], max(d.vintage)
         FROM unnest(units, keys_code, keys_start) AS t(unit, index_code, period_start)
         JOIN index_daily d ON d.index_code = t.index_code
                           AND d.trade_date >= t.period_start
                           AND d.trade_date < period_end(t.unit, t.period_start)
         GROUP BY t.unit, t.index_code, t.period_start;
+    WITH touched AS (
+        SELECT * FROM unnest(units, keys_code, keys_start) AS t(unit, index_code, period_start)
+    ), affected AS (
+        SELECT unit, index_code, period_start FROM touched
+        UNION
+        SELECT n.unit, n.index_code, n.period_start
+        FROM touched t CROSS JOIN LATERAL (
+            SELECT q.unit, q.index_code, q.period_start FROM index_periods q
+            WHERE q.unit = t.unit AND q.index_code = t.index_code
+              AND q.period_start > t.period_start
+            ORDER BY q.period_start LIMIT 1) n
+    )
+    UPDATE index_periods p
+        SET pre_value = prev.index_value,
+            vintage = greatest(p.newest_vintage, prev.last_vintage)
+        FROM affected a LEFT JOIN LATERAL (
+            SELECT q.index_value, q.last_vintage FROM index_periods q
+            WHERE q.unit = a.unit AND q.index_code = a.index_code
+              AND q.period_start < a.period_start
+            ORDER BY q.period_start DESC LIMIT 1) prev ON true
+        WHERE p.unit = a.unit AND p.index_code = a.index_code
+          AND p.period_start = a.period_start;
 END
 $$;
 

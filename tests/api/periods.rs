@@ -220,6 +220,21 @@ async fn weekly_and_monthly_values_are_the_periods_of_the_daily_ones() {
         served(&app, &key, "index_weekly", json!({})).await,
         served(&app, &key, "index_weekly", json!({"as_of": before})).await
     );
+    // Since the first import, the corrected week changed (its high, low and, through
+    // Tuesday, its days) and November: nothing else. The next week's pre_value is
+    // Friday 13 Nov's level, which a correction of Tuesday leaves as it was (D26:
+    // levels are ratios to the base day).
+    let since = json!({"updated_since": before});
+    let changed = |rows: Vec<Row>| rows.into_iter().map(|r| r.0).collect::<Vec<_>>();
+    let server = |date: &str| (date.to_string(), "Server_Index".to_string());
+    assert_eq!(
+        changed(served(&app, &key, "index_weekly", since.clone()).await),
+        [server("20261113")]
+    );
+    assert_eq!(
+        changed(served(&app, &key, "index_monthly", since).await),
+        [server("20261120")]
+    );
     // Date params bound the periods' trade_date; the pre_value still reads the period
     // before.
     let bounded = served(

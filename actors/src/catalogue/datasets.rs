@@ -123,22 +123,13 @@ const DAILY_DEFAULTS: &[&str] = &[
 
 /// The rows of a period dataset (D25): per index and calendar `$unit` (`'week'`, an
 /// ISO week from Monday, or `'month'`) of visible daily values, the last day's value,
-/// the first, the highest and the lowest (`super::periods` says where they come from),
-/// and the previous period's last value; its vintage is the newest of its days' and of
-/// the previous period's last day's (what its values depend on), for `updated_since`.
-/// The visible indexes and the params filter the periods (`{where}`), never the days a
+/// the first, the highest and the lowest, and the previous period's last value, with a
+/// vintage for `updated_since` (`super::periods` says where they come from). The
+/// visible indexes and the params filter the periods (`{where}`), never the days a
 /// period's `pre_value` reads.
 macro_rules! period_from {
     ($unit:literal) => {
-        concat!(
-            "FROM (SELECT p.*, lag(p.index_value) OVER w AS pre_value, \
-                    greatest(p.newest_vintage, lag(p.last_vintage) OVER w) AS vintage \
-                  FROM {periods:",
-            $unit,
-            "} p \
-                  WINDOW w AS (PARTITION BY p.index_code ORDER BY p.period)) w \
-             WHERE {where}"
-        )
+        concat!("FROM {periods:", $unit, "} w WHERE {where}")
     };
 }
 

@@ -1,16 +1,19 @@
-//! The rows a period dataset (D25) groups its weeks or months from: its `{periods:week}`
+//! The rows a period dataset (D25) reads its weeks or months from: its `{periods:week}`
 //! or `{periods:month}` placeholder, filled by the SQL builder.
 //!
 //! Each row is one index's period up to the caller's cutoff: `index_code`, `period`
 //! (its first day), `trade_date` (its last day with a value, so far), `index_value` (that
-//! day's), `open_value`, `high_value`, `low_value`, `newest_vintage` (the newest of its
-//! days') and `last_vintage` (its last day's).
+//! day's), `open_value`, `high_value`, `low_value`, `pre_value` (the previous period's
+//! close) and `vintage` (the newest of its days' and of the previous period's last
+//! day's: what its values depend on, for `updated_since`).
 //!
-//! - Current rows: the periods that end before the cutoff's own period come from
-//!   `index_periods` (grouped when the daily values change, migration V28), and the
-//!   cutoff's period is grouped from `index_daily` here, since a delayed caller's cutoff
-//!   may cut it short; a page reads about as many rows as it answers.
-//! - With `as_of` (D17): every period is grouped from the daily rows as they were then.
+//! - Current rows: the periods that start before the cutoff's own period come from
+//!   `index_periods` (grouped when the daily values change, with their previous close:
+//!   migration V28), and the cutoff's period is grouped from `index_daily` here, since a
+//!   delayed caller's cutoff may cut it short; a page reads about as many rows as it
+//!   answers, and no window runs over an index's history.
+//! - With `as_of` (D17): every period is grouped from the daily rows as they were then,
+//!   and a window gives each its previous close.
 //!
 //! Static SQL only: the unit is one of two literals, and the cutoff is a placeholder.
 
@@ -18,7 +21,8 @@
 pub const UNITS: [&str; 2] = ["week", "month"];
 
 /// The grouping of daily rows `daily` (a table or a subquery, aliased `d`) with
-/// `condition` on them, by index and `unit`.
+/// `condition` on them, by index and `unit`: every column but `pre_value` and
+/// `vintage`, with `newest_vintage` and `last_vintage` from which a vintage is made.
 fn grouped(unit: &str, daily: &str, condition: &str) -> String {
     format!(
         "SELECT d.index_code, period_start('{unit}', d.trade_date) AS period, \
@@ -33,20 +37,37 @@ fn grouped(unit: &str, daily: &str, condition: &str) -> String {
     )
 }
 
+/// The columns every variant answers, in order (`g` a grouped row).
+const COLUMNS: &str = "g.index_code, g.period, g.trade_date, g.index_value, g.open_value, \
+                       g.high_value, g.low_value";
+
 /// The period rows of `unit` as a parenthesised subquery: `as_of_daily` is the daily
 /// rows current at `as_of` when one was given (the builder's `rows_at`), else `None`.
 /// It reads `{cutoff}`, which the builder fills after.
 pub fn rows(unit: &str, as_of_daily: Option<&str>) -> String {
     debug_assert!(UNITS.contains(&unit), "unknown period unit {unit}");
     match as_of_daily {
-        Some(daily) => format!("({})", grouped(unit, daily, "d.trade_date <= {cutoff}")),
+        Some(daily) => format!(
+            "(SELECT {COLUMNS}, lag(g.index_value) OVER w AS pre_value, \
+                     greatest(g.newest_vintage, lag(g.last_vintage) OVER w) AS vintage \
+              FROM ({}) g \
+              WINDOW w AS (PARTITION BY g.index_code ORDER BY g.period))",
+            grouped(unit, daily, "d.trade_date <= {cutoff}")
+        ),
         None => format!(
             "(SELECT s.index_code, s.period_start AS period, s.trade_date, s.index_value, \
-                     s.open_value, s.high_value, s.low_value, s.newest_vintage, \
-                     s.last_vintage \
+                     s.open_value, s.high_value, s.low_value, s.pre_value, s.vintage \
               FROM index_periods s \
               WHERE s.unit = '{unit}' AND s.period_start < period_start('{unit}', {{cutoff}}) \
-              UNION ALL {})",
+              UNION ALL \
+              SELECT {COLUMNS}, prev.index_value AS pre_value, \
+                     greatest(g.newest_vintage, prev.last_vintage) AS vintage \
+              FROM ({}) g \
+              LEFT JOIN LATERAL (\
+                SELECT q.index_value, q.last_vintage FROM index_periods q \
+                WHERE q.unit = '{unit}' AND q.index_code = g.index_code \
+                  AND q.period_start < g.period \
+                ORDER BY q.period_start DESC LIMIT 1) prev ON true)",
             grouped(
                 unit,
                 "index_daily",
@@ -81,6 +102,10 @@ mod tests {
                 assert!(text.contains(&format!("period_start('{unit}'")), "{text}");
             }
             assert!(now.contains("FROM index_periods s") && now.contains("FROM index_daily d"));
+            assert!(
+                !now.contains(" OVER "),
+                "no window over stored periods: {now}"
+            );
             assert!(then.contains("FROM (SELECT * FROM daily_then) d"));
             assert!(!then.contains("index_periods"), "{then}");
         }
