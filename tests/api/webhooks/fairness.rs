@@ -1,7 +1,8 @@
 //! Fair delivery (D27): a member whose endpoints never answer holds only their own
 //! attempts, at most four in flight an endpoint, and never delays another member's
-//! delivery by more than two seconds; a test message is sent once, never retried, and
-//! an account sends at most five a minute.
+//! delivery by more than two seconds; two instances under load send no attempt twice;
+//! a test message is sent once, never retried, and an account sends at most five a
+//! minute.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -102,4 +103,41 @@ async fn a_test_message_is_sent_once_and_an_account_sends_five_a_minute() {
     // A minute later the account may test again.
     app.clock.advance(Span::seconds(61));
     assert_eq!(app.test_webhook(&member, id).await.code(), 0);
+}
+
+#[actix_web::test]
+async fn two_instances_under_load_send_no_attempt_twice() {
+    let (app, admin, _key) = spawn_for_imports().await;
+    let _other = app.another_instance().await;
+    let receiver = Receiver::start();
+    // Slow answers keep many attempts in flight on both instances at once.
+    receiver.answer_slowly(Duration::from_millis(300));
+    let mut endpoints = 0;
+    for member in ["una", "ugo", "ulla"] {
+        let session = app.member(member, "pro").await;
+        for n in 0..10 {
+            let url = format!("{}?{member}={n}", receiver.url);
+            app.new_webhook(&session, &url, &BOTH).await;
+            endpoints += 1;
+        }
+    }
+    // Two days of every base: 7 events each, to each of the 30 endpoints.
+    import(
+        &app,
+        &admin,
+        "days.csv",
+        &every_base_on(&["20261109", "20261110"]),
+    )
+    .await;
+    let expected = endpoints * 7;
+    receiver.wait_for(expected, Duration::from_secs(60)).await;
+    receiver
+        .assert_no_more_than(expected, Duration::from_secs(3), "an attempt sent twice")
+        .await;
+    let mut seen = BTreeMap::new();
+    for message in receiver.received() {
+        *seen.entry((message.query, message.id)).or_insert(0) += 1;
+    }
+    assert_eq!(seen.len(), expected, "each (endpoint, event) once");
+    assert!(seen.values().all(|&n| n == 1), "{seen:?}");
 }

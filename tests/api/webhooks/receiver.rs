@@ -36,6 +36,9 @@ struct Shared {
     body_bytes: std::sync::atomic::AtomicUsize,
     /// Never answers (a silent receiver): the sender gives up after its timeout.
     silent: std::sync::atomic::AtomicBool,
+    /// Milliseconds each answer waits, at most (a slow receiver; each waits a share
+    /// of it that varies from message to message).
+    slow_ms: std::sync::atomic::AtomicU64,
 }
 
 pub struct Receiver {
@@ -83,6 +86,12 @@ impl Receiver {
                         if silent {
                             actix_web::rt::time::sleep(Duration::from_secs(120)).await;
                         }
+                        let slow = shared.slow_ms.load(Ordering::SeqCst);
+                        if slow > 0 {
+                            let count = shared.received.lock().unwrap().len() as u64;
+                            let wait = count.wrapping_mul(7919) % slow;
+                            actix_web::rt::time::sleep(Duration::from_millis(wait)).await;
+                        }
                         HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
                             // A redirect points back here: one followed would be received.
                             .insert_header(("location", "/hook"))
@@ -102,6 +111,12 @@ impl Receiver {
             shared,
             handle,
         }
+    }
+
+    /// Waits up to `most` before each answer.
+    pub fn answer_slowly(&self, most: Duration) {
+        let ms = u64::try_from(most.as_millis()).unwrap_or(u64::MAX);
+        self.shared.slow_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Takes every message and never answers.

@@ -1,6 +1,7 @@
 //! A member's webhooks in a real browser: adding one (the secret shown once, with its
 //! copy button), sending it a test message that arrives signed, reading the delivery
-//! log, and deleting it after the page that asks.
+//! log, rotating its secret and recovering its failed deliveries from the log's forms,
+//! and deleting it after the page that asks.
 
 use std::time::Duration;
 
@@ -59,6 +60,36 @@ async fn a_member_adds_tests_reads_and_deletes_a_webhook() {
         "the attempt: {row}"
     );
     browser.screenshot("browser_webhook_log_desktop").await;
+
+    // Rotating shows the new secret once and says how long the old one still signs.
+    let log = browser.current_url().await;
+    click_through(&browser, "#rotate-secret", "#rotation-overlap").await;
+    let rotated = browser.text_of("#new-secret").await;
+    assert!(
+        rotated.starts_with("whsec_") && rotated != secret,
+        "{rotated}"
+    );
+    assert!(browser
+        .text_of("#rotation-overlap")
+        .await
+        .contains("two signatures"));
+    browser.goto(&log).await;
+    browser.wait_for("#recover-form").await;
+    // Recovering since a day ago (the form's own value): nothing failed, nothing resent.
+    click_through(
+        &browser,
+        "#recover-form button[type=submit]",
+        "#webhook-recovered",
+    )
+    .await;
+    assert!(
+        browser
+            .text_of("#webhook-recovered")
+            .await
+            .starts_with("0 deliveries"),
+        "{}",
+        browser.text_of("#webhook-recovered").await
+    );
 
     // Never shown again; deleting asks first.
     open(&browser, &app, "/account/webhooks", "tr[data-webhook-id]").await;
