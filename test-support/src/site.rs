@@ -19,6 +19,25 @@ impl PageReply {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// The text of the page's `<code id="{id}">`, its entities read back: a code
+    /// example as a reader copies it.
+    pub fn code_block(&self, id: &str) -> String {
+        let start_tag = format!(r#"<code id="{id}">"#);
+        let start = self
+            .html
+            .find(&start_tag)
+            .unwrap_or_else(|| panic!("no code block {id}"))
+            + start_tag.len();
+        let end = start + self.html[start..].find("</code>").expect("its end");
+        self.html[start..end]
+            .replace("&#34;", "\"")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
+    }
+
     /// The CSRF token of the page's forms.
     pub fn csrf(&self) -> String {
         self.field_value("csrf")

@@ -106,6 +106,12 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<Url, ApiError> {
     match url.scheme() {
         "https" => {}
         "http" if allow_private => {}
+        "http" => {
+            return refuse(
+                "must be an https URL (http is allowed only on a private network, with the \
+                 service started with WEBHOOK_ALLOW_PRIVATE=1)",
+            )
+        }
         _ => return refuse("must be an https URL"),
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -122,7 +128,10 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<Url, ApiError> {
     };
     if let Some(ip) = address {
         if !allow_private && !is_public(ip) {
-            return refuse("must reach a public address");
+            return refuse(
+                "must reach a public address (a receiver on a private network needs the \
+                 service started with WEBHOOK_ALLOW_PRIVATE=1)",
+            );
         }
     }
     Ok(url)

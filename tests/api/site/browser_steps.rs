@@ -64,12 +64,35 @@ pub(super) async fn mark_page(browser: &Browser) {
 }
 
 /// Waits for a page other than the one [`mark_page`] marked, with an element matching
-/// `css`, to be shown and loaded.
+/// `css`, to be shown and loaded; its ids are unique.
 pub(super) async fn next_page(browser: &Browser, css: &str) {
     browser
         .wait_for(&format!("html:not([data-left]) {css}"))
         .await;
     loaded(browser).await;
+    assert_unique_ids(browser).await;
+}
+
+/// Asserts that no two elements of the page shown share an id: a link to one, a
+/// label's `for` or a copy button's `data-copy` would find the wrong one. Every page a
+/// browser test reaches through [`open`] or [`click_through`] is checked.
+pub(super) async fn assert_unique_ids(browser: &Browser) {
+    let repeated = js(
+        browser,
+        "const seen = new Set(), twice = new Set();
+         document.querySelectorAll('[id]').forEach(e => {
+             if (seen.has(e.id)) twice.add(e.id);
+             seen.add(e.id);
+         });
+         return [...twice];",
+    )
+    .await;
+    let page = browser.current_url().await;
+    assert_eq!(
+        repeated,
+        serde_json::json!([]),
+        "{page}: ids used more than once"
+    );
 }
 
 /// Clicks the element matching `target` and waits for the page it leads to, with an
@@ -85,6 +108,7 @@ pub(super) async fn open(browser: &Browser, app: &TestApp, path: &str, css: &str
     browser.goto(&format!("{}{path}", app.address)).await;
     browser.wait_for(css).await;
     loaded(browser).await;
+    assert_unique_ids(browser).await;
 }
 
 /// Asserts the browser shows the page at `path` (with its query, if any).

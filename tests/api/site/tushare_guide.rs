@@ -14,20 +14,6 @@ const AUTUMN: &str = "INSERT INTO trade_calendar (trade_date) \
     SELECT d::date FROM generate_series('2026-10-01'::date, '2026-11-30'::date, '1 day') AS d \
     WHERE extract(isodow FROM d) < 6;";
 
-/// The text of `<code id="{id}">` in `html`, its entities read back.
-fn code_block(html: &str, id: &str) -> String {
-    let start_tag = format!(r#"<code id="{id}">"#);
-    let start = html.find(&start_tag).expect("the code block") + start_tag.len();
-    let end = start + html[start..].find("</code>").expect("its end");
-    html[start..end]
-        .replace("&#34;", "\"")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-}
-
 #[actix_web::test]
 async fn the_guides_example_prints_the_last_five_weekly_closes() {
     iq_test_support::require!(Python);
@@ -43,9 +29,9 @@ async fn the_guides_example_prints_the_last_five_weekly_closes() {
 
     let english = app.page("/tushare-guide").await;
     let chinese = app.page("/zh-CN/tushare-guide").await;
-    let script = code_block(&english.html, "guide-example");
+    let script = english.code_block("guide-example");
     assert_eq!(
-        code_block(&chinese.html, "guide-example"),
+        chinese.code_block("guide-example"),
         script,
         "the two guides print different examples"
     );

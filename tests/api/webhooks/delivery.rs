@@ -339,3 +339,47 @@ async fn an_endpoint_failing_for_five_days_is_disabled_and_says_why() {
         )
         .await;
 }
+
+#[actix_web::test]
+async fn the_examples_shell_check_verifies_a_delivery_and_refuses_a_changed_body() {
+    let (app, member, receiver, _id) = hooked_member("sven").await;
+    let hook = app
+        .new_webhook(&member, &format!("{}?second", receiver.url), &BOTH)
+        .await;
+    let secret = hook["secret"].as_str().unwrap().to_string();
+    let id = hook["id"].as_str().unwrap().to_string();
+    assert_eq!(app.test_webhook(&member, &id).await.code(), 0);
+    let received = receiver.wait_for(1, Duration::from_secs(10)).await;
+    let message = received.iter().find(|m| m.query == "second").unwrap();
+    let script = app
+        .page("/examples")
+        .await
+        .code_block("example-webhook-shell");
+    let work = tempfile::tempdir().unwrap();
+    let run = |body: &[u8]| {
+        let file = work.path().join("body.json");
+        std::fs::write(&file, body).unwrap();
+        Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("ID", &message.id)
+            .env("TIMESTAMP", &message.timestamp)
+            .env("SIGNATURE", &message.signature)
+            .env("IQ_WEBHOOK_SECRET", &secret)
+            .env("BODY", &file)
+            .output()
+            .expect("sh")
+    };
+    let genuine = run(&message.body);
+    let said = String::from_utf8_lossy(&genuine.stdout);
+    assert!(
+        genuine.status.success() && said.trim() == "verified",
+        "{said}{}",
+        String::from_utf8_lossy(&genuine.stderr)
+    );
+    let mut changed = message.body.to_vec();
+    changed.push(b' ');
+    let forged = run(&changed);
+    assert!(!forged.status.success());
+    assert_eq!(String::from_utf8_lossy(&forged.stdout).trim(), "forged");
+}

@@ -160,6 +160,13 @@ async fn a_private_address_is_refused_without_allow_private() {
             .await
             .assert_error_mentioning(400, 40001, "url");
     }
+    // The refusal says which setting a private network's receiver needs.
+    app.create_webhook(
+        &member,
+        json!({"url": "https://10.1.2.3/hook", "events": ["index.published"]}),
+    )
+    .await
+    .assert_error_mentioning(400, 40001, "WEBHOOK_ALLOW_PRIVATE=1");
     // A name is checked where it connects: `localhost` resolves to loopback only.
     let port = receiver
         .url

@@ -8,7 +8,7 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::back_office::two_factor::enrol;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
-use crate::site::browser_steps::{assert_at, click_through, open};
+use crate::site::browser_steps::{assert_at, click_through, label_of, log_in_with_the_form, open};
 
 /// The login form with the password, then the code page with `code`, to the account.
 async fn log_in_with_code(
@@ -52,5 +52,26 @@ async fn a_member_signs_in_with_a_code_and_then_with_a_recovery_code() {
     open(&browser, &app, "/account/security", "#two-factor-on").await;
     let status = browser.text_of("#two-factor-on").await;
     assert!(status.contains("9 recovery code(s) left"), "{status}");
+    browser.close().await;
+}
+
+#[actix_web::test]
+async fn the_set_up_form_labels_its_own_password_field() {
+    iq_test_support::require!(Browser);
+    let (app, _) = spawn_with_fixture().await.with_member("tom", "pro").await;
+    let browser = Browser::open(Viewport::Desktop).await;
+    log_in_with_the_form(&browser, &app, "tom").await;
+    open(&browser, &app, "/account/security", "#start-two-factor").await;
+    // The change-password form and the set-up form side by side: ids stay unique
+    // (click_through checks), and each password label points at its own field.
+    click_through(&browser, "#start-two-factor button", "#confirm-two-factor").await;
+    assert_eq!(
+        label_of(&browser, "two-factor-password").await,
+        serde_json::json!("Password")
+    );
+    assert_eq!(
+        label_of(&browser, "confirm-password").await,
+        serde_json::json!("New password again")
+    );
     browser.close().await;
 }
