@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lighthouse gate for the website: runs Lighthouse (npm lighthouse@12.2.3, Debian's
 # Chromium, the default phone profile) on the home page, an index page, the methodology,
-# the Tushare guide and /docs of a freshly started service, and fails when any of
+# the Tushare guide in English and in Chinese, and /docs of a freshly started service, and fails when any of
 # performance, accessibility, best practices or SEO scores below 95 on any of them.
 #
 # Usage: .ci/lighthouse.sh [path/to/iq-service]   (default: target/debug/iq-service)
@@ -20,6 +20,7 @@ pages=(
   "index /indexes/GPU_Index"
   "methodology /methodology"
   "tushare-guide /tushare-guide"
+  "tushare-guide-zh /zh-CN/tushare-guide"
   "docs /docs"
 )
 

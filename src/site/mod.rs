@@ -24,6 +24,7 @@ mod member;
 mod path_part;
 mod pre_session;
 pub mod public;
+mod qr_code;
 mod reading;
 pub mod respond;
 mod session;

@@ -58,6 +58,8 @@ struct SecurityPage {
     two_factor: TwoFactorStatus,
     /// A second factor being set up, waiting for its first code.
     enrolment: Option<Enrolment>,
+    /// The set-up link as a QR code (inline SVG), while one is being set up.
+    enrolment_qr: Option<String>,
     /// Recovery codes just issued, shown this once.
     recovery_codes: Vec<String>,
     /// A problem of the two-factor forms.
@@ -97,7 +99,11 @@ async fn page(
     } else {
         state.accounts.pending_two_factor(account).await?
     };
+    let enrolment_qr = enrolment.as_ref().and_then(|e| {
+        crate::site::qr_code::svg_of(&e.otpauth_uri, "QR code of the authenticator link")
+    });
     Ok(SecurityPage {
+        enrolment_qr,
         chrome: Chrome::new(req, state, Some(account), "security"),
         sessions: sessions.into_iter().map(SessionLine::from).collect(),
         problem,

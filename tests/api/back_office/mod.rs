@@ -11,6 +11,15 @@ use crate::helpers::{
     now, spawn_app, spawn_with, spawn_with_fixture, Reply, Session, Spawn, TestApp, PASSWORD,
 };
 
+/// An instance that takes `X-Forwarded-For` from the test (127.0.0.1 is a trusted
+/// proxy), so one test can log in from several addresses.
+async fn spawn_behind_a_proxy() -> TestApp {
+    spawn_with(
+        Spawn::default().tuned(|s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]),
+    )
+    .await
+}
+
 /// The three scopes of the public datasets, sorted.
 const ALL_SCOPES: [&str; 3] = ["calendar:read", "index:read", "quote:read"];
 

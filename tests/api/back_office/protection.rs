@@ -5,15 +5,6 @@
 
 use super::*;
 
-/// An instance that takes `X-Forwarded-For` from the test (127.0.0.1 is a trusted
-/// proxy), so one test can log in from several addresses.
-async fn spawn_behind_a_proxy() -> TestApp {
-    spawn_with(
-        Spawn::default().tuned(|s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]),
-    )
-    .await
-}
-
 #[actix_web::test]
 async fn a_known_device_signs_in_while_many_addresses_fail_for_its_name() {
     let app = spawn_behind_a_proxy().await;

@@ -205,15 +205,6 @@ async fn an_active_session_still_ends_after_twelve_hours() {
     assert!(app.clock.now() - start > Duration::hours(12));
 }
 
-/// An instance that takes `X-Forwarded-For` from the test (127.0.0.1 is a trusted
-/// proxy), so one test can log in from several addresses.
-async fn spawn_behind_a_proxy() -> TestApp {
-    spawn_with(
-        Spawn::default().tuned(|s| s.http.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]),
-    )
-    .await
-}
-
 #[actix_web::test]
 async fn five_failures_for_a_name_from_one_address_block_that_pair_until_the_next_minute() {
     let app = spawn_behind_a_proxy().await;

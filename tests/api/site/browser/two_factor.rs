@@ -8,7 +8,9 @@ use iq_test_support::browser::{Browser, Viewport};
 
 use crate::back_office::two_factor::enrol;
 use crate::helpers::{spawn_with_fixture, PASSWORD};
-use crate::site::browser_steps::{assert_at, click_through, label_of, log_in_with_the_form, open};
+use crate::site::browser_steps::{
+    assert_at, click_through, js, label_of, log_in_with_the_form, open,
+};
 
 /// The login form with the password, then the code page with `code`, to the account.
 async fn log_in_with_code(
@@ -56,7 +58,7 @@ async fn a_member_signs_in_with_a_code_and_then_with_a_recovery_code() {
 }
 
 #[actix_web::test]
-async fn the_set_up_form_labels_its_own_password_field() {
+async fn the_set_up_form_shows_a_qr_code_and_labels_its_own_password_field() {
     iq_test_support::require!(Browser);
     let (app, _) = spawn_with_fixture().await.with_member("tom", "pro").await;
     let browser = Browser::open(Viewport::Desktop).await;
@@ -65,6 +67,25 @@ async fn the_set_up_form_labels_its_own_password_field() {
     // The change-password form and the set-up form side by side: ids stay unique
     // (click_through checks), and each password label points at its own field.
     click_through(&browser, "#start-two-factor button", "#confirm-two-factor").await;
+    // The link as a QR code, drawn on the server, shown and labelled.
+    let qr = browser.find("#two-factor-qr svg").await;
+    assert!(qr.is_displayed().await.unwrap());
+    assert_eq!(
+        js(
+            &browser,
+            "return document.querySelector('#two-factor-qr svg').getAttribute('role')"
+        )
+        .await,
+        serde_json::json!("img")
+    );
+    let size = js(
+        &browser,
+        "const r = document.querySelector('#two-factor-qr svg').getBoundingClientRect();
+         return [Math.round(r.width), Math.round(r.height)];",
+    )
+    .await;
+    assert_eq!(size, serde_json::json!([200, 200]), "the QR code's size");
+    browser.screenshot("browser_two_factor_qr_desktop").await;
     assert_eq!(
         label_of(&browser, "two-factor-password").await,
         serde_json::json!("Password")
