@@ -150,7 +150,7 @@ fn pyproject_stamp() -> String {
 /// `target/python-venv` with the client installed (editable, with its test extra).
 fn build_venv() -> PathBuf {
     let mut requirement = OsString::from(client_dir());
-    requirement.push("[test]");
+    requirement.push("[test,lint]");
     python_venv::build(&Venv {
         name: "python-venv",
         what: "the Python client",
@@ -173,6 +173,37 @@ fn python() -> PathBuf {
             _ => build_venv(),
         })
         .clone()
+}
+
+// --- the linters ---------------------------------------------------------------------
+
+/// Runs `python -m MODULE ARGS` in `clients/python`; the exit status's success and
+/// everything it printed.
+fn in_client(python: &Path, module: &str, args: &[&str]) -> (bool, String) {
+    let mut command = Command::new(python);
+    command
+        .arg("-m")
+        .arg(module)
+        .args(args)
+        .current_dir(client_dir());
+    run_until(
+        &mut command,
+        &format!("{} -m {module}", python.display()),
+        Instant::now() + PYTEST_DEADLINE,
+        || format!("{module} was killed after {PYTEST_DEADLINE:?}"),
+    )
+}
+
+/// The client's code as CI holds it: ruff's rules and mypy's strict mode (both set in
+/// `pyproject.toml`, the tools pinned in its `lint` extra).
+#[test]
+fn the_python_client_passes_ruff_and_mypy_strict() {
+    iq_test_support::require!(Python);
+    let python = python();
+    let (clean, said) = in_client(&python, "ruff", &["check", "."]);
+    assert!(clean, "ruff check:\n{said}");
+    let (typed, said) = in_client(&python, "mypy", &[]);
+    assert!(typed, "mypy --strict:\n{said}");
 }
 
 // --- the run against the service -----------------------------------------------------

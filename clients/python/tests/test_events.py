@@ -1,6 +1,7 @@
 """``events()`` and ``verify_webhook`` (decisions D22, D27): the feed long-polled page
 after page, ``next`` followed, narrowed by type and index, the cursor file remembered and
-read back, bad arguments refused locally; webhook messages verified as the Standard Webhooks specification says."""
+read back, bad arguments refused locally; webhook messages verified as the Standard
+Webhooks specification says."""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from test_async import make as make_async
 
 from iq_client import Event, LocalValidationError, WebhookVerificationError, verify_webhook
 from iq_client.transport import HTTPResponse
 
 from fakes import make_client
-from test_async import make as make_async
 
 
 def event(n: int, kind: str = "index.published") -> Dict[str, Any]:
@@ -60,7 +61,9 @@ def test_events_follow_next_and_stop_at_an_empty_page_when_not_following() -> No
     assert got[2].type == "index.revised"
     assert got[2].reason is None and got[0].reason is None
     assert got[0].trade_dates == (dt.date(2026, 11, 19), dt.date(2026, 11, 20))
-    assert got[0].published_at == dt.datetime(2026, 11, 20, 10, 0, 3, 498000, tzinfo=dt.timezone.utc)
+    assert got[0].published_at == dt.datetime(
+        2026, 11, 20, 10, 0, 3, 498000, tzinfo=dt.timezone.utc
+    )
     urls = [r.url for r in transport.requests]
     assert urls[0] == "http://iq.test/api/v1/events?limit=2&wait=5"
     assert urls[1].endswith("&after=evt_2") and urls[2].endswith("&after=evt_3")
@@ -69,7 +72,9 @@ def test_events_follow_next_and_stop_at_an_empty_page_when_not_following() -> No
 
 
 def test_types_and_index_code_narrow_the_feed_on_every_request() -> None:
-    client, transport, _ = make_client(page([event(1, "index.revised")], "evt_1"), page([], "evt_1"))
+    client, transport, _ = make_client(
+        page([event(1, "index.revised")], "evt_1"), page([], "evt_1")
+    )
     got = list(client.events(follow=False, types=["index.revised"], index_code="GPU_Index"))
     assert [e.id for e in got] == ["evt_1"]
     for request in transport.requests:

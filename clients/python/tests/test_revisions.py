@@ -9,12 +9,12 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from test_async import make as make_async
 
 from iq_client import LocalValidationError
 from iq_client.catalogue import dataset
 
 from fakes import documented_defaults, make_client, ok
-from test_async import make as make_async
 
 FIELDS = list(dataset("index_revisions").default_fields)
 ROW = [

@@ -27,22 +27,45 @@ from ._version import __version__
 from .aio import AsyncClient
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
-from .events import Event, WebhookVerificationError, verify_webhook
+
 # Re-exported (`as`) for type checkers; __all__ takes them from errors.__all__ below.
 from .errors import (
     APIError as APIError,
+)
+from .errors import (
     AuthenticationError as AuthenticationError,
+)
+from .errors import (
     Conflict as Conflict,
+)
+from .errors import (
     InvalidRequest as InvalidRequest,
+)
+from .errors import (
     IQError as IQError,
+)
+from .errors import (
     LocalValidationError as LocalValidationError,
+)
+from .errors import (
     NotFound as NotFound,
+)
+from .errors import (
     PermissionDenied as PermissionDenied,
+)
+from .errors import (
     QuotaExhausted as QuotaExhausted,
+)
+from .errors import (
     RateLimited as RateLimited,
+)
+from .errors import (
     ServerError as ServerError,
+)
+from .errors import (
     TransportError as TransportError,
 )
+from .events import Event, WebhookVerificationError, verify_webhook
 from .export import escape_formulas, to_csv
 from .membership import (
     KeylessProtection,

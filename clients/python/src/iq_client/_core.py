@@ -30,8 +30,8 @@ from ._version import __version__
 from .catalogue import list_datasets, list_fields, list_params
 from .credentials import check_api_key, check_base_url, key_hint
 from .envelope import Envelope, read_envelope
-from .events import EventPage, check_after, parse_page, read_cursor, write_cursor
 from .errors import APIError, LocalValidationError
+from .events import EventPage, check_after, parse_page, read_cursor, write_cursor
 from .frames import DateMode, DecimalMode, check_modes, concat, to_frame
 from .membership import Membership, parse_membership
 from .paging import CsvPage, Page, Pager, csv_line, progress_bar

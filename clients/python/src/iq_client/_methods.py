@@ -118,8 +118,11 @@ if TYPE_CHECKING:
         as_of: InstantLike
         updated_since: InstantLike
 
-    class _Daily(_Calendar[Fmt], _Latest[Fmt], total=False):
-        pass
+    # One parent only: a TypedDict with two parents that share fields is refused by
+    # mypy --strict, so the point-in-time pair is written out again here.
+    class _Daily(_Calendar[Fmt], total=False):
+        as_of: InstantLike
+        updated_since: InstantLike
 
     class _Quote(_Daily[Fmt], total=False):
         specification: Optional[str]

@@ -9,8 +9,9 @@ two and fails when they differ; regenerate the file with
 Nothing here sends a request::
 
     >>> import iq_client
-    >>> iq_client.list_datasets()
-    ['index_basic', 'index_daily', 'index_weekly', 'index_monthly', 'index_latest', 'index_quote', 'index_revisions', 'trade_calendar']
+    >>> iq_client.list_datasets()  # doctest: +NORMALIZE_WHITESPACE
+    ['index_basic', 'index_daily', 'index_weekly', 'index_monthly', 'index_latest',
+     'index_quote', 'index_revisions', 'trade_calendar']
     >>> iq_client.list_params("index_daily")["name"].tolist()
     ['index_code', 'trade_date', 'start_date', 'end_date', 'as_of', 'updated_since']
 """

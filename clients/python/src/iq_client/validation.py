@@ -301,7 +301,8 @@ def check_int(name: str, value: Any, minimum: int) -> int:
         raise LocalValidationError(
             f"{name} must be an integer of at least {minimum}, got {value!r}"
         )
-    return value
+    checked: int = value
+    return checked
 
 
 def merge_params(params: ParamsArg, keyword_params: Mapping[str, Any]) -> Dict[str, Any]:
