@@ -18,29 +18,15 @@ use super::envelope::{failure, status_for};
 use super::RequestId;
 
 /// An `ApiError` on its way out as an HTTP response, with `Retry-After` when the
-/// refusal says when to come back.
+/// refusal says when to come back (`ApiError::retry_after`, set where the limit is).
 #[derive(Debug)]
 pub struct HttpError {
     pub error: ApiError,
-    /// Seconds to wait (a 429).
-    pub retry_after: Option<i64>,
-}
-
-impl HttpError {
-    pub fn retry_after(error: ApiError, seconds: i64) -> Self {
-        HttpError {
-            error,
-            retry_after: Some(seconds),
-        }
-    }
 }
 
 impl From<ApiError> for HttpError {
     fn from(error: ApiError) -> Self {
-        HttpError {
-            retry_after: error.retry_after,
-            error,
-        }
+        HttpError { error }
     }
 }
 
@@ -63,7 +49,7 @@ impl ResponseError for HttpError {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = failure(&RequestId::current(), &self.error);
-        if let Some(seconds) = self.retry_after {
+        if let Some(seconds) = self.error.retry_after {
             response
                 .headers_mut()
                 .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use iq_actors::clock::Clock;
-use iq_actors::{ApiError, ErrorCode};
+use iq_actors::ApiError;
 use moka::sync::Cache;
 
 use super::error::HttpError;
@@ -105,6 +105,10 @@ pub struct Protection {
     /// `GET /api/v1/events` per key, at the keyless limit (D22: the feed counts toward
     /// no quota, so it is protected like a caller without a key).
     pub events: MinuteLimiter,
+    /// Whose each session seen is (by the SHA-256 of its id, never the id): the
+    /// website's limit counts a user's sessions together (D28), and a session's owner
+    /// never changes, so it is read from the database once per session, not per call.
+    pub session_owners: Cache<[u8; 32], i64>,
 }
 
 /// Set-up attempts per address per minute before the service is initialised.
@@ -117,13 +121,11 @@ impl Protection {
             website: MinuteLimiter::new(website_per_minute),
             setup: MinuteLimiter::new(SETUP_PER_MINUTE),
             events: MinuteLimiter::new(website_per_minute),
+            session_owners: Cache::builder()
+                .max_capacity(SUBJECTS)
+                .time_to_idle(Duration::from_secs(3600))
+                .build(),
         }
-    }
-
-    /// Seconds until the next calendar minute of the service clock (at least 1): when a
-    /// per-minute refusal made elsewhere (the login limit) may be tried again.
-    pub fn seconds_to_next_minute(&self) -> i64 {
-        60 - self.clock.now().timestamp().rem_euclid(60)
     }
 
     /// Counts a call against `limiter`; a refusal (429 / 42901 with `Retry-After`)
@@ -139,11 +141,8 @@ impl Protection {
         limiter
             .admit(subject, self.clock.now())
             .map_err(|retry_after| {
-                let error = ApiError::new(
-                    ErrorCode::RateLimited,
-                    format!("more than {} {advice}", limiter.limit()),
-                );
-                HttpError::retry_after(error, retry_after)
+                let message = format!("more than {} {advice}", limiter.limit());
+                HttpError::from(ApiError::limited(message, retry_after))
             })
     }
 }

@@ -137,14 +137,7 @@ pub async fn login(
         .accounts
         .login(body.value()?, &state.origin(&req))
         .await
-        .and_then(accounts::LoginStep::opened)
-        .map_err(|error| match error.code {
-            // The login limits (D23) hold until the next calendar minute.
-            ErrorCode::RateLimited if error.retry_after.is_none() => {
-                HttpError::retry_after(error, state.protection.seconds_to_next_minute())
-            }
-            _ => HttpError::from(error),
-        })?;
+        .and_then(accounts::LoginStep::opened)?;
     let cookie = session::cookie(
         &opened,
         state.cookie_secure,
@@ -236,13 +229,7 @@ pub async fn change_password(
             body.value()?,
             state.client_ip(&req),
         )
-        .await
-        .map_err(|error| match error.code {
-            ErrorCode::RateLimited => {
-                HttpError::retry_after(error, state.protection.seconds_to_next_minute())
-            }
-            _ => HttpError::from(error),
-        })?;
+        .await?;
     Ok(Answer(changed))
 }
 

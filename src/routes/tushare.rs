@@ -117,7 +117,7 @@ async fn answer(
         Ok(outcome) => outcome,
         Err(refused) => {
             let mut response = envelope::tushare_failure(&request_id, &refused.error);
-            if let Some(seconds) = refused.retry_after {
+            if let Some(seconds) = refused.error.retry_after {
                 response
                     .headers_mut()
                     .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));

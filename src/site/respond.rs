@@ -193,7 +193,7 @@ impl From<ApiError> for PageError {
 
 impl From<crate::http::HttpError> for PageError {
     fn from(error: crate::http::HttpError) -> Self {
-        let retry_after = error.retry_after;
+        let retry_after = error.error.retry_after;
         PageError {
             retry_after,
             ..PageError::from(error.error)
@@ -282,14 +282,10 @@ pub fn framework_refusal(status: u16) -> HttpResponse {
     ))
 }
 
-/// A page answering a refusal of `code`: with `Retry-After` (the seconds until the next
-/// calendar minute, `seconds`) when it is a per-minute refusal, as every 429 carries.
-pub fn retry_after_if_limited(
-    mut response: HttpResponse,
-    code: ErrorCode,
-    seconds: i64,
-) -> HttpResponse {
-    if code == ErrorCode::RateLimited {
+/// A page answering `error`: with `Retry-After` when the refusal says when to come back
+/// (a limit's 429 always does), as the JSON answer would.
+pub fn retry_after_if_limited(mut response: HttpResponse, error: &ApiError) -> HttpResponse {
+    if let Some(seconds) = error.retry_after {
         if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
             response.headers_mut().insert(RETRY_AFTER, value);
         }

@@ -107,12 +107,20 @@ impl AppState {
         credentials: &'a Credentials,
         client_ip: Option<std::net::IpAddr>,
     ) -> Result<Subject<'a>, HttpError> {
-        Ok(match credentials {
-            Credentials::Session(id) => match self.accounts.session_owner(id).await? {
-                Some(user) => Subject::User(user),
-                None => Subject::Session(id),
-            },
-            _ => Subject::Address(client_ip),
+        let Credentials::Session(id) = credentials else {
+            return Ok(Subject::Address(client_ip));
+        };
+        let digest = iq_actors::accounts::token::digest(id);
+        if let Some(user) = self.protection.session_owners.get(&digest) {
+            return Ok(Subject::User(user));
+        }
+        Ok(match self.accounts.session_owner(id).await? {
+            Some(user) => {
+                self.protection.session_owners.insert(digest, user);
+                Subject::User(user)
+            }
+            // An unknown session is refused right after; it is counted by its cookie.
+            None => Subject::Session(id),
         })
     }
 

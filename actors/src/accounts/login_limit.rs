@@ -23,7 +23,7 @@ use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
 use super::api_key::KeyHasher;
 use crate::db::Traced;
-use crate::{ApiError, ErrorCode};
+use crate::ApiError;
 
 /// Failed logins allowed per (user name, client address) per calendar minute: what one
 /// person mistyping a password meets.
@@ -88,6 +88,8 @@ fn subjects(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>) -> Vec<(Stri
 pub struct Attempt {
     subjects: Vec<(String, i32)>,
     minute: DateTime<Utc>,
+    /// Seconds from the attempt to the next calendar minute: when a refusal ends.
+    seconds_left: i64,
 }
 
 impl Attempt {
@@ -96,6 +98,7 @@ impl Attempt {
         Attempt {
             subjects: subjects(hasher, username, ip),
             minute: minute(now),
+            seconds_left: 60 - now.timestamp().rem_euclid(60),
         }
     }
 
@@ -132,9 +135,9 @@ impl Attempt {
             )
             .await?;
         if over {
-            return Err(ApiError::new(
-                ErrorCode::RateLimited,
+            return Err(ApiError::limited(
                 "too many failed logins; try again in the next minute",
+                self.seconds_left,
             ));
         }
         Ok(())

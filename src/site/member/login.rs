@@ -66,7 +66,7 @@ pub async fn login(req: HttpRequest, form: Form, state: web::Data<AppState>) -> 
     match state.accounts.login(request, &state.origin(&req)).await {
         Ok(LoginStep::Opened(opened)) => signed_in(&state, &opened),
         Ok(LoginStep::NeedsCode(pending)) => code_page(&req, &state, pending, None, StatusCode::OK),
-        Err(error) => refused(&state, &error, |problem, status| {
+        Err(error) => refused(&error, |problem, status| {
             login_page(&req, &state, username, Some(problem), status)
         }),
     }
@@ -90,7 +90,7 @@ pub async fn login_code(req: HttpRequest, form: Form, state: web::Data<AppState>
             Some(error.message),
             StatusCode::UNAUTHORIZED,
         ),
-        Err(error) => refused(&state, &error, |problem, status| {
+        Err(error) => refused(&error, |problem, status| {
             let pending = PendingLogin { username, ticket };
             code_page(&req, &state, pending, Some(problem), status)
         }),
@@ -110,11 +110,7 @@ fn signed_in(state: &AppState, opened: &OpenedSession) -> PageResult {
 
 /// A refused login step as the page `show` renders it with the problem in words;
 /// `Retry-After` on a 429; a fault of the service stays a fault.
-fn refused(
-    state: &AppState,
-    error: &ApiError,
-    show: impl FnOnce(String, StatusCode) -> PageResult,
-) -> PageResult {
+fn refused(error: &ApiError, show: impl FnOnce(String, StatusCode) -> PageResult) -> PageResult {
     let status = crate::http::envelope::status_for(error.code);
     if status.is_server_error() {
         return Err(error.clone().into());
@@ -126,15 +122,7 @@ fn refused(
         ErrorCode::InvalidCredentials => "Wrong user name or password.".to_owned(),
         _ => error.message.clone(),
     };
-    // The login limits hold to the next minute; a limit of its own says how long.
-    let wait = error
-        .retry_after
-        .unwrap_or_else(|| state.protection.seconds_to_next_minute());
-    Ok(retry_after_if_limited(
-        show(problem, status)?,
-        error.code,
-        wait,
-    ))
+    Ok(retry_after_if_limited(show(problem, status)?, error))
 }
 
 #[derive(Template)]

@@ -181,7 +181,7 @@ async fn refused(
     error: iq_actors::ApiError,
     part: Part,
 ) -> PageResult {
-    let code = error.code;
+    let limited = error.clone();
     let answer = super::refused(error, |message| async move {
         let message = message
             .replace("field 'current_password'", "The password")
@@ -195,8 +195,7 @@ async fn refused(
         Ok(page)
     })
     .await?;
-    let wait = state.protection.seconds_to_next_minute();
-    Ok(retry_after_if_limited(answer, code, wait))
+    Ok(retry_after_if_limited(answer, &limited))
 }
 
 /// `POST /account/sessions/{id}/end`: ends one of the member's sessions; ending this

@@ -17,11 +17,13 @@
 //! Nothing here commits, and nothing here does index arithmetic itself: that is the
 //! pure [`super::recalc`].
 
+mod changes;
 mod composites;
 mod copy_in;
 mod recalculation;
 mod writer;
 
+pub use changes::{IndexChanges, Recalculated};
 pub use composites::{composites, Composite};
 pub(crate) use copy_in::copy_rows;
-pub use writer::{IndexChanges, QuoteWriter, Recalculated};
+pub use writer::QuoteWriter;

@@ -3,7 +3,7 @@
 //! composite's inputs, and `index_daily` deleted from the range on and written anew
 //! with each row's vintage and what it changed.
 //!
-//! Called by [`super::writer::QuoteWriter::recalculate`] in its order; the values come
+//! Called by `QuoteWriter::recalculate` (the writer) in its order; the values come
 //! from the pure `quotes::recalc`. This must never decide which indexes or dates are
 //! recalculated (the writer does), nor commit.
 
@@ -13,9 +13,9 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use tokio_postgres::Transaction;
 
+use super::changes::IndexChanges;
 use super::composites::Composite;
 use super::copy_in::copy_rows;
-use super::writer::IndexChanges;
 use crate::db::Traced;
 use crate::quotes::history::{DailyBefore, DailyVersion, DailyVersions};
 use crate::quotes::recalc::{composite_index, ratio_index, weighted_price, DailyRow, Previous};

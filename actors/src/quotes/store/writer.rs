@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
 use tokio_postgres::Transaction;
 
+use super::changes::{IndexChanges, Recalculated};
 use super::composites::Composite;
 use super::copy_in::copy_rows;
 use super::recalculation::{
@@ -22,37 +22,6 @@ use crate::db::Traced;
 use crate::quotes::history::{DailyVersions, QuoteVersions};
 use crate::quotes::recalc::QuoteRow;
 use crate::ApiError;
-
-/// What a write changed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Recalculated {
-    pub quotes: usize,
-    pub daily_rows: usize,
-    /// Earliest recalculated date of each index.
-    pub from: BTreeMap<String, NaiveDate>,
-    /// What changed for each recalculated index (the composite included), by code.
-    pub changes: Vec<IndexChanges>,
-}
-
-/// What one write changed for one index.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct IndexChanges {
-    pub index_code: String,
-    /// Days of quotes of the index the batch held that had none before.
-    #[cfg_attr(feature = "openapi", schema(format = Int64))]
-    pub quote_days_added: usize,
-    /// Days of quotes of the index the batch replaced (whatever their new values).
-    #[cfg_attr(feature = "openapi", schema(format = Int64))]
-    pub quote_days_replaced: usize,
-    /// `index_daily` rows of the index written that did not exist before.
-    #[cfg_attr(feature = "openapi", schema(format = Int64))]
-    pub daily_rows_added: usize,
-    /// `index_daily` rows of the index that existed and now hold another value in any
-    /// column (rows rewritten with the same values are not counted).
-    #[cfg_attr(feature = "openapi", schema(format = Int64))]
-    pub daily_rows_revised: usize,
-}
 
 /// One batch of quotes written piece by piece, then recalculated once: an import
 /// stores each piece of the file as soon as it is validated, while the rest is still
