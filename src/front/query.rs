@@ -167,7 +167,7 @@ impl Handler<RunQuery> for FrontActor {
                         key_id,
                         api_name,
                         code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
-                        rows: result.as_ref().map_or(0, |page| page.returned) as i32,
+                        rows: result.as_ref().map_or(0, |page| page.place.returned) as i32,
                         latency_us: started.elapsed().as_micros() as i64,
                         called_at: clock.now(),
                     },

@@ -8,8 +8,7 @@
 
 use std::borrow::Cow;
 
-use actix_web::http::header::ACCEPT;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpResponse, HttpResponseBuilder};
 use iq_actors::dataset::Page;
 use iq_actors::ApiError;
 use serde::Deserialize;
@@ -17,33 +16,10 @@ use serde_json::Value;
 
 use super::envelope::BusinessCode;
 
-/// Whether the request asks for CSV: a media range `text/csv` in `Accept` that is not
-/// refused with `q=0`.
-pub fn wanted(req: &HttpRequest) -> bool {
-    req.headers()
-        .get_all(ACCEPT)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|range| {
-            let mut parts = range.split(';').map(str::trim);
-            let media = parts.next().unwrap_or_default();
-            let refused = parts.any(|p| {
-                p.strip_prefix("q=")
-                    .and_then(|q| q.parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            media.eq_ignore_ascii_case("text/csv") && !refused
-        })
-}
-
 #[derive(Deserialize)]
 struct PageData {
     fields: Vec<String>,
     items: Vec<Vec<Value>>,
-    limit: u64,
-    offset: u64,
-    returned: u64,
-    has_more: bool,
 }
 
 /// The page as a CSV answer.
@@ -58,15 +34,22 @@ pub fn answer(page: &Page) -> Result<HttpResponse, ApiError> {
     for item in &data.items {
         push_line(&mut body, item.iter().map(cell));
     }
-    let mut response = HttpResponse::Ok()
-        .insert_header(("content-type", "text/csv; charset=utf-8"))
-        .insert_header(("x-limit", data.limit.to_string()))
-        .insert_header(("x-offset", data.offset.to_string()))
-        .insert_header(("x-returned", data.returned.to_string()))
-        .insert_header(("x-has-more", data.has_more.to_string()))
-        .body(body);
+    let mut builder = HttpResponse::Ok();
+    builder.insert_header(("content-type", "text/csv; charset=utf-8"));
+    with_place(&mut builder, page);
+    let mut response = builder.body(body);
     response.extensions_mut().insert(BusinessCode(0));
     Ok(response)
+}
+
+/// The page's place in the headers of an answer that is not the envelope (D18, D29).
+pub fn with_place(builder: &mut HttpResponseBuilder, page: &Page) {
+    let place = page.place;
+    builder
+        .insert_header(("x-limit", place.limit.to_string()))
+        .insert_header(("x-offset", place.offset.to_string()))
+        .insert_header(("x-returned", place.returned.to_string()))
+        .insert_header(("x-has-more", place.has_more.to_string()));
 }
 
 pub fn cell(value: &Value) -> Cow<'_, str> {
@@ -100,7 +83,6 @@ pub fn quote(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::test::TestRequest;
 
     #[test]
     fn cells_are_quoted_only_when_they_must_be() {
@@ -110,23 +92,5 @@ mod tests {
         assert_eq!(quote("line\nbreak"), "\"line\nbreak\"");
         // Never altered otherwise: a formula-looking cell stays as the data holds it.
         assert_eq!(quote("=1+2"), "=1+2");
-    }
-
-    #[test]
-    fn accept_is_read_as_media_ranges() {
-        let asks = |accept: &str| {
-            wanted(
-                &TestRequest::default()
-                    .insert_header((ACCEPT, accept))
-                    .to_http_request(),
-            )
-        };
-        assert!(asks("text/csv"));
-        assert!(asks("application/json;q=0.5, Text/CSV"));
-        assert!(asks("text/csv; charset=utf-8"));
-        assert!(!asks("application/json"));
-        assert!(!asks("text/csv;q=0"));
-        assert!(!asks("text/csvx"));
-        assert!(!wanted(&TestRequest::default().to_http_request()));
     }
 }

@@ -7,8 +7,11 @@
 use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError};
 
 use crate::front::Ask;
+use crate::http::page_format::{self, PageFormat};
 use crate::http::request_context::QueryDataset;
-use crate::http::{compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId};
+use crate::http::{
+    columnar_answer, compress, credentials, csv_answer, envelope, json_body, rate_limit, RequestId,
+};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -37,7 +40,11 @@ use crate::state::AppState;
 /// row of `data.fields`, then one RFC 4180 line per item (CRLF line ends), each cell
 /// exactly the JSON value (`null` an empty cell, never escaped for spreadsheets), and
 /// the page in the headers `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More`.
-/// Errors stay JSON envelopes.
+/// With `Accept: application/vnd.apache.arrow.stream` it is an Arrow IPC stream, with
+/// `Accept: application/vnd.apache.parquet` a Parquet file: one column per field of
+/// `data.fields`, decimals `decimal128(38, scale)` (exact), dates `date32`, instants
+/// UTC timestamps in microseconds, text UTF-8, the same four headers. Errors stay JSON
+/// envelopes.
 #[utoipa::path(
     tag = "query",
     operation_id = "query",
@@ -51,20 +58,23 @@ use crate::state::AppState;
             status = 200,
             description = "One page of rows: the envelope, or with `Accept: text/csv` the \
                            page as CSV (a header row of `data.fields`, then one RFC 4180 line \
-                           per item; `X-Limit`, `X-Offset`, `X-Returned` and `X-Has-More` \
-                           carry the rest of `data`).",
+                           per item), or its columns as an Arrow IPC stream or a Parquet \
+                           file; in those three `X-Limit`, `X-Offset`, `X-Returned` and \
+                           `X-Has-More` carry the rest of `data`.",
             content(
                 (QueryPage = "application/json"),
                 (
                     String = "text/csv; charset=utf-8",
                     example = json!("trade_date,index_value\r\n20260105,1003.417711\r\n")
                 ),
+                (Vec<u8> = "application/vnd.apache.arrow.stream"),
+                (Vec<u8> = "application/vnd.apache.parquet"),
             ),
             headers(
-                ("X-Limit" = u32, description = "CSV answers only: `data.limit`, the page size used."),
-                ("X-Offset" = u64, description = "CSV answers only: `data.offset`, the rows skipped."),
-                ("X-Returned" = u32, description = "CSV answers only: `data.returned`, the rows in the body."),
-                ("X-Has-More" = bool, description = "CSV answers only: `data.has_more`, `true` or `false`."),
+                ("X-Limit" = u32, description = "CSV, Arrow and Parquet answers only: `data.limit`, the page size used."),
+                ("X-Offset" = u64, description = "CSV, Arrow and Parquet answers only: `data.offset`, the rows skipped."),
+                ("X-Returned" = u32, description = "CSV, Arrow and Parquet answers only: `data.returned`, the rows in the body."),
+                ("X-Has-More" = bool, description = "CSV, Arrow and Parquet answers only: `data.has_more`, `true` or `false`."),
             ),
         ),
         (status = 400, response = inline(BadRequest)),
@@ -104,12 +114,20 @@ pub async fn query(
         Ok(outcome) => outcome,
         Err(refused) => return refused.error_response(),
     };
+    // The page in the form asked for (D18, D29); refusals stay envelopes.
     let mut response = match &outcome.result {
-        // CSV when asked for (D18); refusals stay envelopes.
-        Ok(page) if csv_answer::wanted(&req) => {
-            csv_answer::answer(page).unwrap_or_else(|error| envelope::failure(&request_id, &error))
+        Ok(page) => match page_format::asked(&req) {
+            PageFormat::Json => Ok(envelope::success_page(
+                &request_id,
+                page,
+                compress::accepts_gzip(&req),
+            )),
+            PageFormat::Csv => csv_answer::answer(page),
+            PageFormat::Columnar(format) => {
+                columnar_answer::answer(page, format, compress::accepts_gzip(&req))
+            }
         }
-        Ok(page) => envelope::success_page(&request_id, page, compress::accepts_gzip(&req)),
+        .unwrap_or_else(|error| envelope::failure(&request_id, &error)),
         Err(error) => envelope::failure(&request_id, error),
     };
     if let Some((status, refused)) = &outcome.quota {

@@ -8,6 +8,7 @@ mod helpers;
 mod back_office;
 mod browser_smoke;
 mod calendar;
+mod columnar_answers;
 mod composite;
 mod compression;
 mod cors;

@@ -46,3 +46,42 @@ pub fn run_until(
         None => (false, format!("{output}\n{}", killed())),
     }
 }
+
+/// Runs `script` (`python -c`) with `args` and `env` beside the machine's, on a thread
+/// of its own since the service answers on the test's; what it printed, once it has
+/// succeeded within two minutes (`what` names it in messages).
+pub async fn script(
+    python: std::path::PathBuf,
+    what: &'static str,
+    script: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> String {
+    let mut command = Command::new(python);
+    command.arg("-c").arg(script).args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let (ok, output) = actix_web::rt::task::spawn_blocking(move || {
+        run_until(
+            &mut command,
+            what,
+            Instant::now() + Duration::from_secs(120),
+            || format!("the {what} script did not finish within two minutes"),
+        )
+    })
+    .await
+    .expect("the script's thread");
+    assert!(ok, "the {what} script failed:\n{output}");
+    output
+}
+
+/// The last line of `output` that is a JSON object: what a script printed as its answer.
+pub fn last_json(output: &str) -> serde_json::Value {
+    let line = output
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("no JSON line in:\n{output}"));
+    serde_json::from_str(line).expect("the script's JSON")
+}

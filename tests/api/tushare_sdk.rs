@@ -4,13 +4,10 @@
 //! the values the native API answers, and the service's message raised for a bad
 //! token, a free key's delay, and a member index.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::helpers::quotes::{every_base_on, import, spawn_for_imports};
-use crate::python_run::run_until;
+use crate::python_run;
 use crate::python_venv::{self, Venv};
 
 /// The version Tushare users have; its `DataApi` is what the tests drive.
@@ -80,23 +77,7 @@ pub(crate) async fn run_script(script: &str, args: &[&str], env: &[(&str, &str)]
         })
     })
     .await;
-    let mut command = Command::new(python);
-    command.arg("-c").arg(script).args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let (ok, output) = actix_web::rt::task::spawn_blocking(move || {
-        run_until(
-            &mut command,
-            "tushare",
-            Instant::now() + Duration::from_secs(120),
-            || "the Tushare script did not finish within two minutes".into(),
-        )
-    })
-    .await
-    .expect("the script's thread");
-    assert!(ok, "the Tushare script failed:\n{output}");
-    output
+    python_run::script(python, "tushare", script, args, env).await
 }
 
 #[actix_web::test]
@@ -112,12 +93,7 @@ async fn the_official_tushare_package_runs_unchanged_but_for_its_url() {
         &[],
     )
     .await;
-    let line = output
-        .lines()
-        .rev()
-        .find(|l| l.starts_with('{'))
-        .expect("its JSON");
-    let out: Value = serde_json::from_str(line).unwrap();
+    let out = python_run::last_json(&output);
     let frame = |name: &str| {
         let f = &out[name];
         assert!(f.get("raised").is_none(), "{name} raised: {f}");

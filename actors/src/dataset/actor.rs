@@ -261,7 +261,7 @@ impl DatasetActor {
         let span = Span::current();
         tracing::record_all!(
             span,
-            dataset.rows = page.returned,
+            dataset.rows = page.place.returned,
             dataset.cache.hit = !lookup.loaded
         );
         Ok(page)

@@ -4,9 +4,11 @@
 mod actor;
 mod boundaries;
 mod cell_text;
+mod columnar;
 mod keyset;
 mod page;
 mod sql;
 
 pub use actor::{DatasetActor, DatasetSettings, Describe, Entitlements, Fetch};
-pub use page::Page;
+pub use columnar::{data_type, Columnar, Encoded};
+pub use page::{Page, Place};

@@ -12,18 +12,34 @@ use tokio_postgres::types::FromSql;
 use tokio_postgres::Row;
 
 use super::cell_text::{fixed, wire_date, Numeric};
+use super::columnar::{Columnar, Encoded, Encodings};
 use crate::catalogue::{FieldDef, ValueKind, Wire};
 use crate::gzip::Deflated;
 use crate::ApiError;
 
 /// A rendered page: the JSON of `data`, ready to be embedded in the envelope. Kept
 /// serialised so a cache hit costs no re-encoding, and compressed at most once, by the
-/// first answer that asks for gzip ([`Page::deflated`]).
+/// first answer that asks for gzip ([`Page::deflated`]). Its columns (D29) are encoded
+/// from that JSON when first asked for, and kept too ([`Page::columnar`]).
 #[derive(Debug)]
 pub struct Page {
     pub data: Box<RawValue>,
-    pub returned: usize,
+    /// Where the page is in its walk: `data`'s `limit`, `offset`, `returned` and
+    /// `has_more`, for answers that carry them in headers (D18, D29).
+    pub place: Place,
+    /// The fields shown, in order: what the columns of [`Page::columnar`] are.
+    fields: Box<[&'static FieldDef]>,
     deflated: OnceLock<Deflated>,
+    encodings: Encodings,
+}
+
+/// A page's place in its walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub limit: u32,
+    pub offset: u64,
+    pub returned: usize,
+    pub has_more: bool,
 }
 
 #[derive(Serialize)]
@@ -97,10 +113,10 @@ impl Page {
         has_more: bool,
     ) -> Result<Page, ApiError> {
         let returned = items.rows.len();
-        let fields = fields.iter().map(|f| f.name).collect();
+        let names = fields.iter().map(|f| f.name).collect();
         let data = match wire {
             Wire::Native => serde_json::value::to_raw_value(&PageData {
-                fields,
+                fields: names,
                 items,
                 limit,
                 offset,
@@ -108,15 +124,22 @@ impl Page {
                 has_more,
             }),
             Wire::Tushare => serde_json::value::to_raw_value(&TusharePageData {
-                fields,
+                fields: names,
                 items,
                 has_more,
             }),
         };
         Ok(Page {
             data: data.map_err(ApiError::internal)?,
-            returned,
+            place: Place {
+                limit,
+                offset,
+                returned,
+                has_more,
+            },
+            fields: fields.into(),
             deflated: OnceLock::new(),
+            encodings: Encodings::default(),
         })
     }
 
@@ -125,6 +148,12 @@ impl Page {
     pub fn deflated(&self) -> &Deflated {
         self.deflated
             .get_or_init(|| Deflated::piece(self.data.get().as_bytes()))
+    }
+
+    /// The page's rows in `format` (D29): the first call encodes, every later one (a
+    /// cache hit) reuses it.
+    pub fn columnar(&self, format: Columnar) -> Result<&Encoded, ApiError> {
+        self.encodings.get(format, &self.fields, self.data.get())
     }
 }
 
