@@ -36,33 +36,7 @@ source "$here/service.sh"
 create_database "iq_deep_pages_bench_$$"
 echo "binary: $bin"
 
-# Quotes: 100 specifications of weight 0.01 per index and day (the weights of a day sum
-# to 1), as many weekdays as ROWS needs.
-end_date=$(python3 - "$work" "$rows" <<'PY'
-import datetime, random, sys
-random.seed(14)
-out, rows = sys.argv[1], int(sys.argv[2])
-codes = ["Server_Index", "Server_Rental_Index", "GPU_Index", "DRAM_Index", "SSD_Index",
-         "CPU_Index", "OI_Index"]
-per_day = len(codes) * 100
-d, n, last = datetime.date(2021, 1, 4), 0, None
-with open(f"{out}/quotes.csv", "w") as f:
-    f.write("trade_date,index_code,specification,weight,price\n")
-    while n < rows:
-        if d.weekday() < 5:
-            for c in codes:
-                for s in range(100):
-                    f.write(f"{d:%Y%m%d},{c},spec {s:03d},0.01,{1000 + s * 10 + random.randint(0, 99)}.{random.randint(0, 99):02d}\n")
-            n, last = n + per_day, d
-        d += datetime.timedelta(days=1)
-print(f"{last:%Y%m%d}")
-PY
-)
-open_weekdays 2021-01-04 "$(date -d "$end_date +30 days" +%F)"
-t0=$(date +%s.%N)
-"$bin" import "$work/quotes.csv" >"$work/import.log" 2>&1 || { cat "$work/import.log"; exit 1; }
-echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"
-psql "$DATABASE_URL" -qXc "VACUUM ANALYZE"
+load_quotes "$rows"
 
 serve
 # A professional member's key (all eight indexes, no delay, 5000 rows a page).

@@ -61,3 +61,16 @@ pro_key() {
   api POST /api/v1/keys "{\"name\":\"$1\"}" -b "$work/pro" -H "X-CSRF-Token: $csrf" |
     jq_ 'd["data"]["key"]'
 }
+
+# ROWS: about ROWS quotes (quotes.py: 7 indexes x 100 specifications a weekday from
+# 2021-01-04) imported with `bin import` into DATABASE_URL, weekdays opened a month past
+# them, the tables analysed; sets `end_date` to the last day with quotes. Before `serve`.
+load_quotes() {
+  end_date=$(python3 "$(dirname "${BASH_SOURCE[0]}")/quotes.py" "$work" "$1")
+  open_weekdays 2021-01-04 "$(date -d "$end_date +30 days" +%F)"
+  local t0
+  t0=$(date +%s.%N)
+  "$bin" import "$work/quotes.csv" >"$work/import.log" 2>&1 || { cat "$work/import.log"; exit 1; }
+  echo "import: $(psql "$DATABASE_URL" -AtXc 'SELECT count(*) FROM index_quotes') rows in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; end_date $end_date"
+  psql "$DATABASE_URL" -qXc "VACUUM ANALYZE"
+}

@@ -10,10 +10,7 @@
 //! The integration tests get the service and their keys through `IQ_TEST_*`
 //! variables (see `clients/python/tests/test_integration.py`).
 
-use std::collections::hash_map::DefaultHasher;
-use std::ffi::OsString;
 use std::fs;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -22,8 +19,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::helpers::{now, spawn_with_demo, Key, TestApp};
-use crate::python_run::run_until;
-use crate::python_venv::{self, Venv};
+use crate::python_run::{self, run_until};
+use crate::python_venv;
 
 /// How long the whole pytest run may take before it is killed.
 const PYTEST_DEADLINE: Duration = Duration::from_secs(300);
@@ -138,34 +135,21 @@ fn catalogue_differences_are_named_by_path() {
 
 // --- the Python environment ----------------------------------------------------------
 
-/// A hash of `pyproject.toml`: the venv is reinstalled when it changes.
-fn pyproject_stamp() -> String {
-    let pyproject = client_dir().join("pyproject.toml");
-    let text = fs::read(&pyproject).unwrap_or_else(|e| panic!("read {}: {e}", pyproject.display()));
-    let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
-    format!("{:016x}\n", hasher.finish())
-}
-
-/// `target/python-venv` with the client installed (editable, with its test extra).
+/// `target/python-venv` with the client installed (editable, with its test and lint
+/// extras).
 fn build_venv() -> PathBuf {
-    let mut requirement = OsString::from(client_dir());
-    requirement.push("[test,lint]");
-    python_venv::build(&Venv {
-        name: "python-venv",
-        what: "the Python client",
-        stamp_file: ".iq-client-stamp",
-        stamp: pyproject_stamp(),
-        requirements: vec!["--editable".into(), requirement],
-        no_venv_hint: "the Python client's tests need python3 with the venv module \
-                       (Debian: apt-get install python3-venv), or IQ_PYTHON set to an \
-                       interpreter that has `pip install -e 'clients/python[test]'` done.",
-        pip_hint: "is PyPI reachable? set IQ_PYTHON to use a prepared interpreter instead",
-    })
+    python_venv::editable(
+        "python-venv",
+        &client_dir(),
+        "test,lint",
+        "the Python client's tests need python3 with the venv module \
+         (Debian: apt-get install python3-venv), or IQ_PYTHON set to an \
+         interpreter that has `pip install -e 'clients/python[test]'` done.",
+    )
 }
 
 /// The interpreter to run the client's tests with: `IQ_PYTHON`, or the venv.
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON
         .get_or_init(|| match std::env::var_os("IQ_PYTHON") {
@@ -180,12 +164,14 @@ fn python() -> PathBuf {
 /// Runs `python -m MODULE ARGS` in `clients/python`; the exit status's success and
 /// everything it printed.
 fn in_client(python: &Path, module: &str, args: &[&str]) -> (bool, String) {
+    in_dir(python, &client_dir(), module, args)
+}
+
+/// Runs `python -m MODULE ARGS` in `dir`; the exit status's success and everything it
+/// printed.
+pub(crate) fn in_dir(python: &Path, dir: &Path, module: &str, args: &[&str]) -> (bool, String) {
     let mut command = Command::new(python);
-    command
-        .arg("-m")
-        .arg(module)
-        .args(args)
-        .current_dir(client_dir());
+    command.arg("-m").arg(module).args(args).current_dir(dir);
     run_until(
         &mut command,
         &format!("{} -m {module}", python.display()),
@@ -194,7 +180,7 @@ fn in_client(python: &Path, module: &str, args: &[&str]) -> (bool, String) {
     )
 }
 
-/// The client's code as CI holds it: ruff's rules and mypy's strict mode (both set in
+/// The client's code as CI holds it: ruff's rules and format, and mypy's strict mode (set in
 /// `pyproject.toml`, the tools pinned in its `lint` extra).
 #[test]
 fn the_python_client_passes_ruff_and_mypy_strict() {
@@ -202,6 +188,8 @@ fn the_python_client_passes_ruff_and_mypy_strict() {
     let python = python();
     let (clean, said) = in_client(&python, "ruff", &["check", "."]);
     assert!(clean, "ruff check:\n{said}");
+    let (formatted, said) = in_client(&python, "ruff", &["format", "--check", "."]);
+    assert!(formatted, "ruff format --check:\n{said}");
     let (typed, said) = in_client(&python, "mypy", &[]);
     assert!(typed, "mypy --strict:\n{said}");
 }
@@ -211,19 +199,7 @@ fn the_python_client_passes_ruff_and_mypy_strict() {
 /// Runs `python -m pytest` in `clients/python` with `env`; the exit status's success
 /// and everything it printed.
 fn pytest(python: &Path, env: &[(String, String)]) -> (bool, String) {
-    let mut command = Command::new(python);
-    command
-        .args(["-m", "pytest", "-q", "tests"])
-        .current_dir(client_dir())
-        .env_remove("IQ_API_KEY")
-        .env_remove("IQ_BASE_URL")
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    run_until(
-        &mut command,
-        &format!("{} -m pytest", python.display()),
-        Instant::now() + PYTEST_DEADLINE,
-        || format!("pytest was killed after {PYTEST_DEADLINE:?}"),
-    )
+    python_run::pytest(python, &client_dir(), env, PYTEST_DEADLINE)
 }
 
 /// The keys the Python integration tests use, as `IQ_TEST_*` variables.

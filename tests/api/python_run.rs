@@ -85,3 +85,27 @@ pub fn last_json(output: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no JSON line in:\n{output}"));
     serde_json::from_str(line).expect("the script's JSON")
 }
+
+/// Runs `python -m pytest -q tests` in `dir` with `env` (and without the machine's
+/// `IQ_API_KEY` and `IQ_BASE_URL`), killed after `deadline`; the exit status's success
+/// and everything it printed.
+pub fn pytest(
+    python: &std::path::Path,
+    dir: &std::path::Path,
+    env: &[(String, String)],
+    deadline: Duration,
+) -> (bool, String) {
+    let mut command = Command::new(python);
+    command
+        .args(["-m", "pytest", "-q", "tests"])
+        .current_dir(dir)
+        .env_remove("IQ_API_KEY")
+        .env_remove("IQ_BASE_URL")
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    run_until(
+        &mut command,
+        &format!("{} -m pytest", python.display()),
+        Instant::now() + deadline,
+        || format!("pytest was killed after {deadline:?}"),
+    )
+}

@@ -52,6 +52,32 @@ impl<'a> Venv<'a> {
     }
 }
 
+/// A hash of `file`, as a venv's stamp: the venv is reinstalled when the file changes.
+pub fn file_stamp(file: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let text = fs::read(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    format!("{:016x}\n", hasher.finish())
+}
+
+/// `target/NAME` with the Python package in `dir` installed editable with `extras`
+/// (`test,lint`), again whenever its `pyproject.toml` changes; its interpreter.
+pub fn editable(name: &str, dir: &Path, extras: &str, no_venv_hint: &str) -> PathBuf {
+    let mut requirement = OsString::from(dir);
+    requirement.push(format!("[{extras}]"));
+    let what = format!("{}[{extras}]", dir.display());
+    build(&Venv {
+        name,
+        what: &what,
+        stamp_file: ".iq-editable-stamp",
+        stamp: file_stamp(&dir.join("pyproject.toml")),
+        requirements: vec!["--editable".into(), requirement],
+        no_venv_hint,
+        pip_hint: "is PyPI reachable? set IQ_PYTHON to use a prepared interpreter instead",
+    })
+}
+
 pub fn run_quietly(command: &mut Command) -> Result<(), String> {
     let shown = format!("{command:?}");
     match command.stdin(Stdio::null()).output() {

@@ -87,6 +87,35 @@ def ok(fields: Sequence[str], items: Sequence[Sequence[Any]], **place: Any) -> H
     )
 
 
+def arrow_ok(types: Dict[str, Any], rows: Sequence[Sequence[Any]], **place: Any) -> HTTPResponse:
+    """A successful query answer asked as an Arrow stream (D29): ``types`` maps each
+    field to its pyarrow type, ``rows`` hold Python values of those types (``place``:
+    see :class:`Place`; the request id is ``req_arrow`` unless told)."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    at = Place(**{"request_id": "req_arrow", **place})
+    names = list(types)
+    arrays = [pa.array([row[i] for row in rows], type=types[n]) for i, n in enumerate(names)]
+    table = pa.Table.from_arrays(arrays, names=names)
+    sink = pa.BufferOutputStream()
+    with ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return HTTPResponse.build(
+        200,
+        {
+            "Content-Type": "application/vnd.apache.arrow.stream",
+            "X-Request-Id": at.request_id,
+            "X-Limit": str(at.limit),
+            "X-Offset": str(at.offset),
+            "X-Returned": str(len(rows)),
+            "X-Has-More": "true" if at.has_more else "false",
+            **at.headers,
+        },
+        sink.getvalue().to_pybytes(),
+    )
+
+
 def calendar_page() -> HTTPResponse:
     """One calendar row of a page of 1 with more to come, answered with
     ``X-RateLimit-Remaining: 7``: what the ``fetch_page`` tests ask for."""

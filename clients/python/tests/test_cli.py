@@ -187,8 +187,8 @@ def test_a_closed_pipe_ends_quietly() -> None:
 
 QUOTE = ["trade_date", "index_code", "specification", "weight", "price"]
 HOSTILE_ROWS = [
-    ["20261105", "GPU_Index", '=HYPERLINK("http://x.test")', "0.500000", "-1.500000"],
-    ["20261105", "GPU_Index", "@SUM(A1:A2)", "0.500000", "29700.000000"],
+    ["20261105", "GPU_Index", '=HYPERLINK("http://x.test")', "0.50000000", "-1.500000"],
+    ["20261105", "GPU_Index", "@SUM(A1:A2)", "0.50000000", "29700.000000"],
 ]
 
 
@@ -198,8 +198,8 @@ def test_csv_is_spreadsheet_safe_by_default() -> None:
     )
     assert status == 0
     lines = out.split("\r\n")
-    assert lines[1] == '2026-11-05,GPU_Index,"\'=HYPERLINK(""http://x.test"")",0.500000,-1.500000'
-    assert lines[2] == "2026-11-05,GPU_Index,'@SUM(A1:A2),0.500000,29700.000000"
+    assert lines[1] == '2026-11-05,GPU_Index,"\'=HYPERLINK(""http://x.test"")",0.50000000,-1.500000'
+    assert lines[2] == "2026-11-05,GPU_Index,'@SUM(A1:A2),0.50000000,29700.000000"
 
 
 def test_raw_csv_turns_the_escaping_off() -> None:
@@ -209,8 +209,8 @@ def test_raw_csv_turns_the_escaping_off() -> None:
     )
     assert status == 0
     lines = out.split("\n")
-    assert lines[1] == '2026-11-05,GPU_Index,"=HYPERLINK(""http://x.test"")",0.500000,-1.500000'
-    assert lines[2] == "2026-11-05,GPU_Index,@SUM(A1:A2),0.500000,29700.000000"
+    assert lines[1] == '2026-11-05,GPU_Index,"=HYPERLINK(""http://x.test"")",0.50000000,-1.500000'
+    assert lines[2] == "2026-11-05,GPU_Index,@SUM(A1:A2),0.50000000,29700.000000"
 
 
 def test_csv_flags_are_exclusive(capsys: pytest.CaptureFixture) -> None:

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+import iq_client
 from iq_client import (
     APIError,
     AsyncClient,
@@ -47,7 +48,8 @@ def test_csv_is_asked_with_accept_and_returned_as_sent() -> None:
     assert client.last_request_id == "req_csv"
 
 
-def test_json_is_still_asked_by_default() -> None:
+def test_json_is_asked_by_default_without_pyarrow(monkeypatch) -> None:
+    monkeypatch.setattr(iq_client.arrow, "available", lambda: False)
     client, transport, _ = make_client(ok(DAILY, ROWS))
     client.index_daily(fixed_end_date=False)
     assert transport.requests[0].headers["Accept"] == "application/json"

@@ -43,17 +43,23 @@ def revised(n: int, reason: Any) -> Dict[str, Any]:
 
 
 def page(events: List[Dict[str, Any]], next_id: str) -> HTTPResponse:
-    body = {"request_id": "req_e", "code": 0, "message": "ok",
-            "data": {"events": events, "next": next_id}}
+    body = {
+        "request_id": "req_e",
+        "code": 0,
+        "message": "ok",
+        "data": {"events": events, "next": next_id},
+    }
     return HTTPResponse.build(
-        200, {"Content-Type": "application/json", "X-Request-Id": "req_e"},
+        200,
+        {"Content-Type": "application/json", "X-Request-Id": "req_e"},
         json.dumps(body).encode(),
     )
 
 
 def test_events_follow_next_and_stop_at_an_empty_page_when_not_following() -> None:
     client, transport, _ = make_client(
-        page([event(1), event(2)], "evt_2"), page([event(3, "index.revised")], "evt_3"),
+        page([event(1), event(2)], "evt_2"),
+        page([event(3, "index.revised")], "evt_3"),
         page([], "evt_3"),
     )
     got = list(client.events(follow=False, wait=5, limit=2))
@@ -98,9 +104,19 @@ def test_a_cursor_file_remembers_each_event_taken(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    [{"after": "42"}, {"after": "evt_x"}, {"wait": 31}, {"wait": -1}, {"limit": 0},
-     {"limit": 1001}, {"wait": True}, {"types": "index.revised"}, {"types": []},
-     {"types": ["index.deleted"]}, {"index_code": ""}],
+    [
+        {"after": "42"},
+        {"after": "evt_x"},
+        {"wait": 31},
+        {"wait": -1},
+        {"limit": 0},
+        {"limit": 1001},
+        {"wait": True},
+        {"types": "index.revised"},
+        {"types": []},
+        {"types": ["index.deleted"]},
+        {"index_code": ""},
+    ],
 )
 def test_bad_arguments_are_refused_before_any_request(arguments: Dict[str, Any]) -> None:
     client, transport, _ = make_client()
@@ -131,16 +147,20 @@ SPEC_HEADERS = {
 
 
 def signed(body: bytes, secret: str, at: int, message_id: str = "evt_9") -> Dict[str, str]:
-    key = base64.b64decode(secret[len("whsec_"):])
+    key = base64.b64decode(secret[len("whsec_") :])
     mac = hmac.new(key, f"{message_id}.{at}.".encode() + body, hashlib.sha256).digest()
-    return {"Webhook-Id": message_id, "Webhook-Timestamp": str(at),
-            "Webhook-Signature": "v1,bm90IHRoaXMgb25l v1," + base64.b64encode(mac).decode()}
+    return {
+        "Webhook-Id": message_id,
+        "Webhook-Timestamp": str(at),
+        "Webhook-Signature": "v1,bm90IHRoaXMgb25l v1," + base64.b64encode(mac).decode(),
+    }
 
 
 def test_a_message_signed_with_the_secret_verifies() -> None:
     body = json.dumps({k: v for k, v in event(9).items() if k != "id"}).encode()
-    got = verify_webhook(body, signed(body, SPEC_SECRET, 1_800_000_000), SPEC_SECRET,
-                         now=lambda: 1_800_000_100)
+    got = verify_webhook(
+        body, signed(body, SPEC_SECRET, 1_800_000_000), SPEC_SECRET, now=lambda: 1_800_000_100
+    )
     assert got.id == "evt_9" and got.index_code == "GPU_Index"
 
 
@@ -168,4 +188,5 @@ def test_a_revised_event_carries_its_reason() -> None:
     assert [e.reason for e in got] == ["Distributor price corrected", None]
     with pytest.raises(ValueError):
         from iq_client.events import parse_event
+
         parse_event(revised(3, 42))

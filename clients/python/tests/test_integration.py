@@ -687,7 +687,15 @@ def test_tushare_style_code_runs_unchanged(pro: Client) -> None:
     assert page["trade_date"].tolist() == whole["trade_date"].tolist()[2:5]
     weekly = ts.pro_bar(ts_code="gpu_index", api=api, freq="W", end_date=end)
     assert list(weekly.columns) == [
-        "ts_code", "trade_date", "close", "open", "high", "low", "pre_close", "change", "pct_chg"
+        "ts_code",
+        "trade_date",
+        "close",
+        "open",
+        "high",
+        "low",
+        "pre_close",
+        "change",
+        "pct_chg",
     ]
     assert set(weekly["ts_code"]) == {"GPU_Index"}
     free = ts.pro_api(ENV["IQ_TEST_KEY_FREE"], timeout=10, base_url=url)
@@ -721,7 +729,9 @@ def test_a_sync_right_after_an_import_receives_it(history: None, tmp_path) -> No
     lines = ["trade_date,index_code,specification,weight,price"]
     for i, row in enumerate(quotes.itertuples(index=False)):
         price = row.price + (Decimal("0.01") if i == 0 else 0)
-        lines.append(f"{row.trade_date},{row.index_code},\"{row.specification}\",{row.weight},{price}")
+        lines.append(
+            f'{row.trade_date},{row.index_code},"{row.specification}",{row.weight},{price}'
+        )
     answer = requests.post(
         f"{ENV['IQ_TEST_BASE_URL']}/api/v1/admin/imports",
         files={"file": ("revision.csv", "\n".join(lines).encode())},
@@ -787,3 +797,38 @@ def test_events_tell_each_account_what_it_may_see(tmp_path: Any) -> None:
     rest = list(client_for("IQ_TEST_KEY_ALL").events(follow=False, wait=0, cursor=cursor))
     assert [e.id for e in rest] == [e.id for e in pro_events][1:]
     assert taken.id == pro_events[0].id
+
+
+# -- Arrow pages (D29) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("api_name", iq_client.list_datasets())
+@pytest.mark.parametrize("decimals", ["float", "decimal"])
+def test_arrow_pages_make_the_json_frames(
+    pro: Client, monkeypatch: pytest.MonkeyPatch, api_name: str, decimals: str
+) -> None:
+    """With pyarrow the pages travel as Arrow; the frame is the JSON path's, exactly,
+    over several pages, every field; ``format="arrow"`` holds the same rows."""
+    pytest.importorskip("pyarrow", reason="the Arrow path needs pyarrow (iq-client[arrow])")
+    options: Dict[str, Any] = dict(fields=all_fields(api_name), limit=2500, page_size=1000)
+    by_arrow = pro.query(api_name, decimals=decimals, **options)
+    table = pro.query(api_name, format="arrow", **options)
+    monkeypatch.setattr(iq_client.arrow, "available", lambda: False)
+    by_json = pro.query(api_name, decimals=decimals, **options)
+    assert len(by_json) > 0, api_name
+    pd.testing.assert_frame_equal(by_arrow, by_json, check_exact=True)
+    assert table.num_rows == len(by_json)
+    assert table.column_names == list(by_json.columns)
+
+
+def test_the_service_answers_arrow_itself(pro: Client) -> None:
+    """The Arrow path above is the service's Arrow, not the client reading JSON."""
+    answer = requests.post(
+        f"{ENV['IQ_TEST_BASE_URL']}/api/v1/query",
+        json={"api_name": "index_quote", "limit": 10},
+        headers={"X-API-Key": ENV["IQ_TEST_KEY_ALL"], "Accept": iq_client.arrow.MEDIA_TYPE},
+        timeout=10,
+    )
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == iq_client.arrow.MEDIA_TYPE
+    assert answer.headers["x-returned"] == "10"

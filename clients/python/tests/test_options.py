@@ -59,13 +59,17 @@ def test_the_options_reach_the_requests() -> None:
     pages = [
         ok(
             DAILY,
-            [["20261118", "GPU_Index", "1", "2", "3", "4"]] * 2,
+            [["20261118", "GPU_Index", "1.000000", "2.000000", "3.000000", "4.000000"]] * 2,
             offset=1,
             limit=2,
             has_more=True,
         ),
         ok(
-            DAILY, [["20261119", "GPU_Index", "1", "2", "3", "4"]], offset=3, limit=1, has_more=True
+            DAILY,
+            [["20261119", "GPU_Index", "1.000000", "2.000000", "3.000000", "4.000000"]],
+            offset=3,
+            limit=1,
+            has_more=True,
         ),
     ]
     client, transport, _ = make_client(*pages, membership=None)
@@ -74,7 +78,7 @@ def test_the_options_reach_the_requests() -> None:
     )
     assert [(b["offset"], b["limit"]) for b in transport.bodies] == [(1, 2), (3, 1)]
     assert frame["trade_date"].tolist() == ["20261118", "20261118", "20261119"]
-    assert str(frame["index_value"][0]) == "1"
+    assert str(frame["index_value"][0]) == "1.000000"
     client, transport, _ = make_client(ok(["trade_date", "pretrade_date"], []), membership=None)
     client.trade_calendar(start_date="20261101", page_size=10, progress=False, decimals="float")
     assert transport.bodies[0]["limit"] == 10

@@ -508,7 +508,7 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, monkeypatch) -> None
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     client, transport, _ = make_client()
-    with pytest.raises(ImportError, match=r"iq-client\[parquet\]"):
+    with pytest.raises(ImportError, match=r"iq-client\[arrow\]"):
         client.sync("index_quote", tmp_path / "q.parquet", progress=False)
     assert transport.membership_requests == []
 

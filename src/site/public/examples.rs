@@ -21,6 +21,18 @@ struct Examples {
     end_date: String,
     datasets: Vec<&'static str>,
     signed_in: bool,
+    client_version: &'static str,
+}
+
+/// The Python client's version, read from the one place it is kept: the wheel the
+/// install line names is the one `python -m build` makes of this repository.
+fn client_version() -> &'static str {
+    const SOURCE: &str = include_str!("../../../clients/python/src/iq_client/_version.py");
+    SOURCE
+        .lines()
+        .find_map(|line| line.strip_prefix("__version__ = \""))
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or("0")
 }
 
 /// `GET /examples`: curl and Python for the caller's own datasets and indexes.
@@ -38,6 +50,19 @@ pub async fn examples(req: HttpRequest, state: web::Data<AppState>) -> PageResul
         end_date: reading.membership.data_cutoff.clone().unwrap_or_default(),
         datasets: iq_actors::catalogue::api_names(),
         signed_in: reading.signed_in(),
+        client_version: client_version(),
     };
     render(&page, StatusCode::OK, caching(&reading))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_client_version_is_read_from_the_client() {
+        let version = super::client_version();
+        assert!(
+            version.split('.').count() == 3 && version.split('.').all(|p| p.parse::<u32>().is_ok()),
+            "{version}"
+        );
+    }
 }

@@ -25,6 +25,7 @@ from typing import Any
 from . import errors
 from ._version import __version__
 from .aio import AsyncClient
+from .arrow import ArrowPage
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
 
@@ -98,6 +99,7 @@ __all__ = [
     "HttpxTransport",
     "Page",
     "CsvPage",
+    "ArrowPage",
     "SyncResult",
     "SyncError",
     "read_synced",

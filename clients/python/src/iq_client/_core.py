@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pandas as pd
 
+from . import arrow
 from ._sansio import Emit, Flow, Work
 from ._version import __version__
 from .catalogue import list_datasets, list_fields, list_params
@@ -57,6 +58,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "FORMATS",
     "check_format",
+    "wire_for",
 ]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
@@ -65,16 +67,33 @@ DEFAULT_PAGE_SIZE = 5000
 
 log = logging.getLogger("iq_client")
 
-#: What ``query()`` returns: ``"frame"``, a typed DataFrame (the default), or
-#: ``"csv"``, the service's own CSV text (``Accept: text/csv``, decision D18).
-FORMATS = ("frame", "csv")
+#: What ``query()`` returns: ``"frame"``, a typed DataFrame (the default), ``"csv"``,
+#: the service's own CSV text (``Accept: text/csv``, decision D18), or ``"arrow"``, a
+#: ``pyarrow.Table`` (an Arrow stream, decision D29; needs ``iq-client[arrow]``).
+FORMATS = ("frame", "csv", "arrow")
+
+#: What the pages are asked as: ``Accept`` of each wire.
+ACCEPT = {"json": "application/json", "csv": "text/csv", "arrow": arrow.MEDIA_TYPE}
 
 
 def check_format(format: Any) -> str:
-    """Refuses an unknown ``format`` option."""
+    """Refuses an unknown ``format`` option, and ``"arrow"`` without pyarrow."""
     if format not in FORMATS:
-        raise LocalValidationError(f"format must be 'frame' or 'csv', got {format!r}")
+        raise LocalValidationError(f"format must be 'frame', 'csv' or 'arrow', got {format!r}")
+    if format == "arrow":
+        arrow.require("format='arrow'")
     return str(format)
+
+
+def wire_for(format: str) -> str:
+    """The wire a query of ``format`` is read in: CSV for ``"csv"``, Arrow for
+    ``"arrow"``, and for ``"frame"`` Arrow when pyarrow is installed (no Python work per
+    value), else JSON."""
+    if format == "csv":
+        return "csv"
+    if format == "arrow" or arrow.available():
+        return "arrow"
+    return "json"
 
 
 def _resolve_key(api_key: Optional[str]) -> Optional[str]:
@@ -94,7 +113,9 @@ class Plan:
 
     ``pin`` tells whether ``end_date`` is still to be pinned to the caller's data
     cutoff (read from ``GET /api/v1/membership`` just before the first page).
-    ``format`` is ``"frame"`` (typed DataFrames) or ``"csv"`` (the service's CSV).
+    ``format`` is ``"frame"`` (typed DataFrames), ``"csv"`` (the service's CSV) or
+    ``"arrow"`` (a ``pyarrow.Table``); ``wire`` what the pages are asked as
+    (:func:`wire_for`).
     """
 
     query: ValidQuery
@@ -105,11 +126,7 @@ class Plan:
     progress: bool
     pin: bool
     format: str = "frame"
-
-    @property
-    def csv(self) -> bool:
-        """Whether the pages are asked for as CSV."""
-        return self.format == "csv"
+    wire: str = "json"
 
 
 class Collector:
@@ -161,6 +178,42 @@ class CsvCollector:
         if self.parts:
             return "".join(self.parts)
         return csv_line(self.query.result_fields())
+
+
+class ArrowCollector:
+    """Arrow pages of one query joined into one ``pyarrow.Table``, turned into one
+    typed DataFrame at the end unless the table itself was asked for."""
+
+    def __init__(self, query: ValidQuery, modes: Mapping[str, str], *, table: bool) -> None:
+        self.query = query
+        self.modes = dict(modes)
+        self.table = table
+        self.tables: List[Any] = []
+        self.request_ids: List[str] = []
+
+    def add(self, page: arrow.ArrowPage) -> None:
+        self.tables.append(page.table)
+        if page.request_id:
+            self.request_ids.append(page.request_id)
+
+    def result(self) -> Any:
+        query = self.query
+        pa = arrow.require("an Arrow answer")
+        if self.tables:
+            table = pa.concat_tables(self.tables)
+        else:
+            table = arrow.schema(query.dataset, query.result_fields()).empty_table()
+        attrs: Dict[str, Any] = {
+            "api_name": query.api_name,
+            "params": dict(query.params),
+            "request_ids": list(self.request_ids),
+        }
+        if self.table:
+            return arrow.with_attrs(table, attrs)
+        frame = arrow.to_frame(query.dataset, table, **self.modes)
+        for name, value in attrs.items():
+            frame.attrs[name] = value
+        return frame
 
 
 class ClientCore:
@@ -242,9 +295,9 @@ class ClientCore:
 
     # -- requests and answers -----------------------------------------------------
 
-    def _headers(self, *, body: bool, csv: bool = False) -> Dict[str, str]:
+    def _headers(self, *, body: bool, wire: str = "json") -> Dict[str, str]:
         headers = {
-            "Accept": "text/csv" if csv else "application/json",
+            "Accept": ACCEPT[wire],
             "User-Agent": f"iq-client-python/{__version__}",
         }
         if body:
@@ -253,13 +306,13 @@ class ClientCore:
             headers["X-API-Key"] = self._api_key
         return headers
 
-    def _query_request(self, body: Mapping[str, Any], *, csv: bool = False) -> HTTPRequest:
-        """``POST /api/v1/query`` with ``body``; with ``csv``, asking for a CSV answer
-        (``Accept: text/csv``, D18)."""
+    def _query_request(self, body: Mapping[str, Any], *, wire: str = "json") -> HTTPRequest:
+        """``POST /api/v1/query`` with ``body``, asking for the page as ``wire`` says:
+        ``"json"``, ``"csv"`` (D18) or ``"arrow"`` (D29)."""
         return HTTPRequest(
             method="POST",
             url=f"{self.base_url}/api/v1/query",
-            headers=self._headers(body=True, csv=csv),
+            headers=self._headers(body=True, wire=wire),
             body=json.dumps(body, separators=(",", ":")).encode("utf-8"),
         )
 
@@ -313,6 +366,20 @@ class ClientCore:
                 query.dataset, response, request_id=request_id, rate_limit=rate_limit
             )
         return CsvPage.from_page(self._page(query, self._read(response)))
+
+    def _read_arrow(self, query: ValidQuery, response: HTTPResponse) -> arrow.ArrowPage:
+        """The Arrow page of ``response`` (D29), as :meth:`_read_csv` reads CSV: an
+        error is a JSON envelope and raises; a JSON page is made the table it holds."""
+        content_type = (response.header("content-type") or "").split(";")[0].strip().lower()
+        if 200 <= response.status < 300 and content_type == arrow.MEDIA_TYPE:
+            request_id = response.header("x-request-id")
+            rate_limit = RateLimitInfo.from_headers(response.headers)
+            self.last_request_id = request_id
+            self._remember(request_id, rate_limit)
+            return arrow.ArrowPage.from_response(
+                query.dataset, response, request_id=request_id, rate_limit=rate_limit
+            )
+        return arrow.ArrowPage.from_page(self._page(query, self._read(response)))
 
     def _remember(self, request_id: Optional[str], rate_limit: Optional[RateLimitInfo]) -> None:
         if request_id:
@@ -369,6 +436,7 @@ class ClientCore:
             progress=bool(progress),
             pin=bool(fixed_end_date) and self._needs_pin(query),
             format=format,
+            wire=wire_for(format),
         )
 
     # -- flows: what each call sends and waits for, without doing it ----------------
@@ -389,14 +457,17 @@ class ClientCore:
         return self._page(query, (yield from self._send(self._query_request(body))))
 
     def _fetch(
-        self, query: ValidQuery, request: HTTPRequest, csv: bool
-    ) -> Flow[Union[Page, CsvPage]]:
-        """Sends one page's ``request`` (with retries); returns the page, as CSV when
-        it asks for CSV."""
-        if csv:
-            read = functools.partial(self._read_csv, query)
-            return (yield from with_retries(request, read, self.retry, self._random))
-        return self._page(query, (yield from self._send(request)))
+        self, query: ValidQuery, request: HTTPRequest, wire: str
+    ) -> Flow[Union[Page, CsvPage, arrow.ArrowPage]]:
+        """Sends one page's ``request`` (with retries); returns the page, read as the
+        ``wire`` it asks for."""
+        if wire == "json":
+            return self._page(query, (yield from self._send(request)))
+        if wire == "csv":
+            csv_read = functools.partial(self._read_csv, query)
+            return (yield from with_retries(request, csv_read, self.retry, self._random))
+        arrow_read = functools.partial(self._read_arrow, query)
+        return (yield from with_retries(request, arrow_read, self.retry, self._random))
 
     def _resolve(self, plan: Plan) -> Flow[ValidQuery]:
         """The query to page through: with ``end_date`` pinned to the data cutoff
@@ -415,8 +486,9 @@ class ClientCore:
             ask = pager.next_request()
             while ask is not None:
                 offset, limit = ask
-                request = self._query_request(query.body(limit=limit, offset=offset), csv=plan.csv)
-                page = pager.accept((yield from self._fetch(query, request, plan.csv)))
+                body = query.body(limit=limit, offset=offset)
+                request = self._query_request(body, wire=plan.wire)
+                page = pager.accept((yield from self._fetch(query, request, plan.wire)))
                 if bar is not None:
                     bar.update(page.returned)
                 value = take(page)
@@ -458,21 +530,28 @@ class ClientCore:
             if not page.events and not follow:
                 return
 
-    def _query(self, plan: Plan) -> Flow[Union[pd.DataFrame, str]]:
+    def _query(self, plan: Plan) -> Flow[Any]:
         """``query()``: every page of the plan's query, pinned when it asks for it, as
-        one typed DataFrame (or one CSV text)."""
+        one typed DataFrame (or one CSV text, or one ``pyarrow.Table``)."""
         query = yield from self._resolve(plan)
-        collector: Union[Collector, CsvCollector]
-        collector = CsvCollector(query) if plan.csv else Collector(query, plan.modes)
+        collector: Union[Collector, CsvCollector, ArrowCollector]
+        if plan.wire == "csv":
+            collector = CsvCollector(query)
+        elif plan.wire == "arrow":
+            collector = ArrowCollector(query, plan.modes, table=plan.format == "arrow")
+        else:
+            collector = Collector(query, plan.modes)
         yield from self._walk(query, plan, collector.add)
         return collector.result()
 
     def _pages(self, plan: Plan) -> Flow[None]:
         """``iter_query()``: each page emitted as it arrives, as a typed DataFrame (or
-        its CSV text as sent, header row included)."""
+        its CSV text as sent, header row included, or its ``pyarrow.Table``)."""
         query = yield from self._resolve(plan)
-        if plan.csv:
+        if plan.format == "csv":
             yield from self._walk(query, plan, lambda page: page.text)
+        elif plan.format == "arrow":
+            yield from self._walk(query, plan, lambda page: page.table)
         else:
             yield from self._walk(query, plan, lambda page: page.to_frame(**plan.modes))
 

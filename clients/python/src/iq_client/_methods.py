@@ -65,9 +65,9 @@ DateLike = Union[str, _dt.date, _dt.datetime, None]
 #: zone).
 InstantLike = Union[str, _dt.date, _dt.datetime, None]
 
-#: What a query returns: ``"frame"``, a typed DataFrame, or ``"csv"``, the service's
-#: CSV text (decision D18).
-Format = Literal["frame", "csv"]
+#: What a query returns: ``"frame"``, a typed DataFrame, ``"csv"``, the service's
+#: CSV text (decision D18), or ``"arrow"``, a ``pyarrow.Table`` (decision D29).
+Format = Literal["frame", "csv", "arrow"]
 
 #: The keyword-only options of ``query()`` that every dataset method takes too.
 QUERY_OPTIONS = (
@@ -132,6 +132,8 @@ if TYPE_CHECKING:
 
     _Frame = Literal["frame"]
     _Csv = Literal["csv"]
+    # pyarrow has no type information: a table is ``Any`` to a type checker.
+    _Arrow = Literal["arrow"]
 
 
 def _arguments(frame_locals: Mapping[str, Any]) -> Dict[str, Any]:
@@ -244,6 +246,24 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         dates: Optional[DateMode] = None,
         progress: bool = False,
         fixed_end_date: bool = True,
+        format: Literal["arrow"],
+        **keyword_params: Any,
+    ) -> Any: ...
+
+    @overload
+    def query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
         format: Format = "frame",
         **keyword_params: Any,
     ) -> Union[F, T]: ...
@@ -300,7 +320,14 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
                 header row, then one line per row, RFC 4180 quoting, CRLF line ends,
                 values exactly as in JSON (``null`` empty; not escaped for
                 spreadsheets). The pages are joined under one header row.
-                ``decimals`` and ``dates`` do not apply.
+                ``"arrow"`` (needs ``pip install 'iq-client[arrow]'``) returns a
+                ``pyarrow.Table`` of every page as the service sent them (decision
+                D29): decimals ``decimal128(38, scale)``, exact; dates ``date32``;
+                instants ``timestamp[us, UTC]``; ``api_name``, ``params`` and
+                ``request_ids`` as JSON in the schema's metadata under ``iq``.
+                ``decimals`` and ``dates`` apply to frames only. With pyarrow
+                installed, ``"frame"`` reads the pages as Arrow too (the same frame,
+                built without Python work per value); without it, as JSON.
 
         Returns:
             The rows, in the service's order; an empty frame (with the columns and
@@ -351,6 +378,24 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         format: Literal["csv"],
         **keyword_params: Any,
     ) -> TI: ...
+
+    @overload
+    def iter_query(
+        self,
+        api_name: str,
+        params: ParamsArg = None,
+        fields: FieldsArg = None,
+        *,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        page_size: Optional[int] = None,
+        decimals: Optional[DecimalMode] = None,
+        dates: Optional[DateMode] = None,
+        progress: bool = False,
+        fixed_end_date: bool = True,
+        format: Literal["arrow"],
+        **keyword_params: Any,
+    ) -> Any: ...
 
     @overload
     def iter_query(
@@ -520,6 +565,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     ) -> T: ...
     @overload
     def index_basic(
+        self, index_code: Optional[str] = None, **options: Unpack[_Options[_Arrow]]
+    ) -> Any: ...
+    @overload
+    def index_basic(
         self, index_code: Optional[str] = None, **options: Unpack[_Options[Format]]
     ) -> Union[F, T]: ...
 
@@ -551,6 +600,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     def index_daily(
         self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Csv]]
     ) -> T: ...
+    @overload
+    def index_daily(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Arrow]]
+    ) -> Any: ...
     @overload
     def index_daily(
         self, index_code: Optional[str] = None, **options: Unpack[_Daily[Format]]
@@ -600,6 +653,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     ) -> T: ...
     @overload
     def index_weekly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Arrow]]
+    ) -> Any: ...
+    @overload
+    def index_weekly(
         self, index_code: Optional[str] = None, **options: Unpack[_Daily[Format]]
     ) -> Union[F, T]: ...
 
@@ -642,6 +699,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     ) -> T: ...
     @overload
     def index_monthly(
+        self, index_code: Optional[str] = None, **options: Unpack[_Daily[_Arrow]]
+    ) -> Any: ...
+    @overload
+    def index_monthly(
         self, index_code: Optional[str] = None, **options: Unpack[_Daily[Format]]
     ) -> Union[F, T]: ...
 
@@ -679,6 +740,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     ) -> T: ...
     @overload
     def index_latest(
+        self, index_code: Optional[str] = None, **options: Unpack[_Latest[_Arrow]]
+    ) -> Any: ...
+    @overload
+    def index_latest(
         self, index_code: Optional[str] = None, **options: Unpack[_Latest[Format]]
     ) -> Union[F, T]: ...
 
@@ -713,6 +778,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     def index_quote(
         self, index_code: Optional[str] = None, **options: Unpack[_Quote[_Csv]]
     ) -> T: ...
+    @overload
+    def index_quote(
+        self, index_code: Optional[str] = None, **options: Unpack[_Quote[_Arrow]]
+    ) -> Any: ...
     @overload
     def index_quote(
         self, index_code: Optional[str] = None, **options: Unpack[_Quote[Format]]
@@ -761,6 +830,10 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     ) -> T: ...
     @overload
     def revisions(
+        self, index_code: Optional[str] = None, **options: Unpack[_Revisions[_Arrow]]
+    ) -> Any: ...
+    @overload
+    def revisions(
         self, index_code: Optional[str] = None, **options: Unpack[_Revisions[Format]]
     ) -> Union[F, T]: ...
 
@@ -807,6 +880,8 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
     def trade_calendar(self, **options: Unpack[_Calendar[_Frame]]) -> F: ...
     @overload
     def trade_calendar(self, **options: Unpack[_Calendar[_Csv]]) -> T: ...
+    @overload
+    def trade_calendar(self, **options: Unpack[_Calendar[_Arrow]]) -> Any: ...
     @overload
     def trade_calendar(self, **options: Unpack[_Calendar[Format]]) -> Union[F, T]: ...
 

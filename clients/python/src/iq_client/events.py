@@ -190,7 +190,7 @@ def verify_webhook(
     if abs(now() - sent) > tolerance:
         raise WebhookVerificationError("the message's timestamp is too old or too new")
     try:
-        key = base64.b64decode(secret[len("whsec_"):] if secret.startswith("whsec_") else secret)
+        key = base64.b64decode(secret[len("whsec_") :] if secret.startswith("whsec_") else secret)
     except (binascii.Error, ValueError):
         raise ValueError("secret is not a whsec_ secret") from None
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)

@@ -22,6 +22,7 @@ from typing import Any, Generic, Iterable, List, Optional, Tuple, TypeVar
 
 import pandas as pd
 
+from .arrow import ArrowPage
 from .catalogue import Dataset
 from .errors import APIError
 from .frames import to_frame
@@ -243,7 +244,7 @@ def join_csv(pages: Iterable[CsvPage], empty_header: str = "") -> str:
     return "".join(parts) if parts else empty_header
 
 
-P = TypeVar("P", Page, CsvPage)
+P = TypeVar("P", Page, CsvPage, ArrowPage)
 
 
 class Pager(Generic[P]):

@@ -44,7 +44,6 @@ import logging
 import os
 import sys
 import tempfile
-from decimal import Decimal
 from typing import (
     IO,
     Any,
@@ -62,7 +61,8 @@ from typing import (
 
 import pandas as pd
 
-from ._core import ClientCore, Plan
+from . import arrow
+from ._core import ClientCore, Plan, wire_for
 from ._sansio import Flow, Sleep, Work
 from ._version import __version__
 from .catalogue import Dataset, dataset
@@ -71,11 +71,12 @@ from .frames import DateMode, DecimalMode, check_modes, to_frame
 from .membership import Membership
 from .paging import Page, csv_line
 from .validation import (
-    _RFC3339,
     ParamsArg,
     ValidQuery,
     check_int,
+    instant_text,
     normalise_instant,
+    parse_rfc3339,
     validate_query,
 )
 
@@ -105,7 +106,6 @@ SyncFormat = Literal["parquet", "csv"]
 STATE_VERSION = 1
 STATE_SUFFIX = ".sync.json"
 #: ``published_at`` and the recorded instants: RFC 3339 in UTC with microseconds.
-_INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 PathArg = Union[str, "os.PathLike[str]"]
 
@@ -162,49 +162,7 @@ def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
 
-def _instant_text(moment: _dt.datetime) -> str:
-    return moment.astimezone(_dt.timezone.utc).strftime(_INSTANT_FORMAT)
-
-
-def parse_rfc3339(text: str) -> _dt.datetime:
-    """An RFC 3339 timestamp with an offset as an aware UTC ``datetime`` (the
-    fraction cut to microseconds; a leap second read as :59.999999).
-
-    Raises:
-        ValueError: for any other text.
-    """
-    match = _RFC3339.fullmatch(text)
-    if not match:
-        raise ValueError(f"not an RFC 3339 timestamp with an offset: {text!r}")
-    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
-    fraction = (match.group(7) or ".")[1:7].ljust(6, "0")
-    micro = int(fraction)
-    if second == 60:
-        second, micro = 59, 999999
-    offset = _dt.timedelta(0)
-    if match.group(9) is not None:
-        offset = _dt.timedelta(hours=int(match.group(9)), minutes=int(match.group(10)))
-        if match.group(8)[0] in "-\u2212":
-            offset = -offset
-    moment = _dt.datetime(
-        year, month, day, hour, minute, second, micro, tzinfo=_dt.timezone(offset)
-    )
-    return moment.astimezone(_dt.timezone.utc)
-
-
 # -- formats ------------------------------------------------------------------------
-
-
-def _require_pyarrow() -> Any:
-    try:
-        import pyarrow
-        import pyarrow.parquet  # noqa: F401
-    except ImportError as err:
-        raise ImportError(
-            "format='parquet' needs pyarrow: pip install 'iq-client[parquet]' "
-            "(or use format='csv', which needs nothing more)"
-        ) from err
-    return pyarrow
 
 
 def _wire_from_cell(kind: str, cell: str) -> Optional[str]:
@@ -239,81 +197,27 @@ def _kind(ds: Dataset, name: str) -> str:
     return field.type if field is not None else "text"
 
 
-def _scale(ds: Dataset, name: str) -> int:
-    field = ds.field(name)
-    return field.scale if field is not None and field.scale is not None else 0
+def _require_parquet() -> Any:
+    """``pyarrow.parquet``, or an ImportError saying how to install it."""
+    arrow.require("format='parquet'")
+    import pyarrow.parquet
 
-
-def _arrow_type(pa: Any, ds: Dataset, name: str) -> Any:
-    kind = _kind(ds, name)
-    if kind == "date":
-        return pa.date32()
-    if kind == "decimal":
-        return pa.decimal128(38, _scale(ds, name))
-    if kind == "timestamp":
-        return pa.timestamp("us", tz="UTC")
-    if kind == "integer":
-        return pa.int64()
-    if kind == "boolean":
-        return pa.bool_()
-    return pa.string()
-
-
-def _to_arrow_value(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "date":
-        text = str(value)
-        return _dt.date(int(text[0:4]), int(text[4:6]), int(text[6:8]))
-    if kind == "decimal":
-        return Decimal(str(value))
-    if kind == "timestamp":
-        return parse_rfc3339(str(value))
-    if kind == "integer":
-        return int(value)
-    if kind == "boolean":
-        return bool(value)
-    return str(value)
-
-
-def _from_arrow_value(kind: str, scale: int, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "date":
-        return f"{value.year:04d}{value.month:02d}{value.day:02d}"
-    if kind == "decimal":
-        return format(value, f".{scale}f")
-    if kind == "timestamp":
-        return _instant_text(value)
-    return value
+    return pyarrow.parquet
 
 
 def _write_parquet(
     path: str, ds: Dataset, fields: Sequence[str], rows: Sequence[Sequence[Any]]
 ) -> None:
-    pa = _require_pyarrow()
-    import pyarrow.parquet as pq
+    _write_table(path, arrow.from_wire(ds, fields, rows))
 
-    arrays = []
-    for position, name in enumerate(fields):
-        kind = _kind(ds, name)
-        values = [_to_arrow_value(kind, row[position]) for row in rows]
-        arrays.append(pa.array(values, type=_arrow_type(pa, ds, name)))
-    schema = pa.schema([pa.field(name, _arrow_type(pa, ds, name)) for name in fields])
-    pq.write_table(pa.Table.from_arrays(arrays, schema=schema), path)
+
+def _write_table(path: str, table: Any) -> None:
+    _require_parquet().write_table(table, path)
 
 
 def _read_parquet(path: str, ds: Dataset) -> Tuple[List[str], List[List[Any]]]:
-    _require_pyarrow()
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(path)
-    fields = list(table.column_names)
-    columns = []
-    for name in fields:
-        kind, scale = _kind(ds, name), _scale(ds, name)
-        columns.append([_from_arrow_value(kind, scale, v) for v in table.column(name).to_pylist()])
-    return fields, [list(row) for row in zip(*columns)] if columns else []
+    table = _require_parquet().read_table(path)
+    return list(table.column_names), arrow.wire_rows(ds, table)
 
 
 def _read_rows(path: str, ds: Dataset, format: str) -> Tuple[List[str], List[List[Any]]]:
@@ -509,7 +413,7 @@ class SyncJob:
         self.state_path = state_path_for(self.path)
         self.format = _format_for(self.path, format)
         if self.format == "parquet":
-            _require_pyarrow()
+            _require_parquet()
         given = dict(params or {})
         for managed in ("as_of", "updated_since"):
             if given.get(managed) is not None:
@@ -531,7 +435,10 @@ class SyncJob:
         self.clock = clock or _utcnow
         self.started = self.clock()
         self.state = self._load_state()
+        #: The pages received: Arrow tables (pyarrow installed) or JSON rows.
+        self.tables: List[Any] = []
         self.rows: List[List[Any]] = []
+        self.received = 0
         self.request_ids: List[str] = []
         self.reason = ""
         self.as_of = ""
@@ -619,7 +526,7 @@ class SyncJob:
                 "kind": "full" if self.updated_since is None else "incremental",
                 "reason": self.reason,
                 "updated_since": self.updated_since,
-                "started_at": _instant_text(self.started),
+                "started_at": instant_text(self.started),
                 "request_ids": list(self.request_ids),
             },
         }
@@ -653,13 +560,13 @@ class SyncJob:
                     "iq_client: sync of %s: as_of %s is in the future; syncing to now (%s)",
                     self.path,
                     self.explicit_as_of,
-                    _instant_text(moment),
+                    instant_text(moment),
                 )
             else:
                 moment = asked
         if served is not None and moment >= served:
             self.fixed_after = moment
-        self.as_of = _instant_text(moment)
+        self.as_of = instant_text(moment)
         self.entitlements = _entitlements(who)
         state = self.state
         if self.full:
@@ -727,16 +634,22 @@ class SyncJob:
             offset=0,
             progress=False,
             pin=False,
+            wire=wire_for("frame"),
         )
 
-    def add(self, page: Page) -> None:
-        """Takes one page of the answer."""
+    def add(self, page: Union[Page, arrow.ArrowPage]) -> None:
+        """Takes one page of the answer: its Arrow table, or its JSON rows."""
         if page.fields != self.fields:
             raise APIError(
                 f"the service answered the fields {page.fields}, not {self.fields}",
                 request_id=page.request_id,
             )
-        self.rows.extend(page.items)
+        if isinstance(page, arrow.ArrowPage):
+            self.tables.append(page.table)
+            self.received += page.returned
+        else:
+            self.rows.extend(page.items)
+            self.received += page.returned
         if page.request_id:
             self.request_ids.append(page.request_id)
         if self._bar is not None:
@@ -748,13 +661,33 @@ class SyncJob:
             self._bar.close()
             self._bar = None
 
+    def _table(self) -> Any:
+        """The Arrow pages received as one table (the schema's when there was none)."""
+        pa = arrow.require("an Arrow answer")
+        if not self.tables:
+            return arrow.schema(self.dataset, self.fields).empty_table()
+        return pa.concat_tables(self.tables)
+
+    def _received_rows(self) -> List[List[Any]]:
+        """The rows received, as wire values."""
+        if self.tables:
+            return arrow.wire_rows(self.dataset, self._table())
+        return self.rows
+
     def finish(self) -> SyncResult:
         """Merges the rows received into the local copy and writes the data file,
         then the state file (each atomically)."""
         self.close()
         ds = self.dataset
-        if self.updated_since is None:
-            rows, replaced = merge(ds.api_name, self.fields, [], self.rows)
+        if self.updated_since is None and self.format == "parquet" and not self.rows:
+            # A whole copy in Parquet from Arrow pages: written as received, in the
+            # service's order, which is the copy's (see merge); no value touched.
+            table = self._table()
+            _atomic_write(self.path, lambda tmp: _write_table(tmp, table))
+            rows: Sequence[Any] = range(table.num_rows)
+            replaced = 0
+        elif self.updated_since is None:
+            rows, replaced = merge(ds.api_name, self.fields, [], self._received_rows())
             _write_rows(self.path, ds, self.format, self.fields, rows)
         else:
             fields, old = _read_rows(self.path, ds, self.format)
@@ -763,8 +696,8 @@ class SyncJob:
                     f"{self.path} has the columns {fields}, not {self.fields}; pass "
                     "full=True to download afresh"
                 )
-            rows, replaced = merge(ds.api_name, self.fields, old, self.rows)
-            if self.rows:
+            rows, replaced = merge(ds.api_name, self.fields, old, self._received_rows())
+            if self.received:
                 _write_rows(self.path, ds, self.format, self.fields, rows)
         state = json.dumps(self._state(len(rows)), indent=2, ensure_ascii=False) + "\n"
 
@@ -782,7 +715,7 @@ class SyncJob:
             reason=self.reason,
             as_of=self.as_of,
             updated_since=self.updated_since,
-            received=len(self.rows),
+            received=self.received,
             replaced=replaced,
             rows=len(rows),
             request_ids=tuple(self.request_ids),

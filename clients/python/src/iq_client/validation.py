@@ -329,3 +329,35 @@ def validate_query(api_name: str, params: ParamsArg = None, fields: FieldsArg = 
             f"params must be a mapping of names to values, not {type(params).__name__}"
         )
     return ValidQuery(dataset=ds, params=_params(ds, params or {}), fields=_fields(ds, fields))
+
+
+def instant_text(moment: _dt.datetime) -> str:
+    """An aware ``datetime`` as the service writes instants: RFC 3339 in UTC with
+    microseconds (``2026-11-23T10:15:30.123456Z``)."""
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_rfc3339(text: str) -> _dt.datetime:
+    """An RFC 3339 timestamp with an offset as an aware UTC ``datetime`` (the
+    fraction cut to microseconds; a leap second read as :59.999999).
+
+    Raises:
+        ValueError: for any other text.
+    """
+    match = _RFC3339.fullmatch(text)
+    if not match:
+        raise ValueError(f"not an RFC 3339 timestamp with an offset: {text!r}")
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    fraction = (match.group(7) or ".")[1:7].ljust(6, "0")
+    micro = int(fraction)
+    if second == 60:
+        second, micro = 59, 999999
+    offset = _dt.timedelta(0)
+    if match.group(9) is not None:
+        offset = _dt.timedelta(hours=int(match.group(9)), minutes=int(match.group(10)))
+        if match.group(8)[0] in "-\u2212":
+            offset = -offset
+    moment = _dt.datetime(
+        year, month, day, hour, minute, second, micro, tzinfo=_dt.timezone(offset)
+    )
+    return moment.astimezone(_dt.timezone.utc)

@@ -1,0 +1,1 @@
+"""The fetchers of the ``iq`` provider, one standard model each."""
