@@ -90,7 +90,12 @@ impl Handler<Browse> for FrontActor {
                             dataset.rows = tracing::field::Empty,
                             dataset.cache.hit = tracing::field::Empty,
                         );
-                        let fetch = datasets.send(Fetch { query, grant, span });
+                        let fetch = datasets.send(Fetch {
+                            query,
+                            grant,
+                            columnar: None,
+                            span,
+                        });
                         fetch.await.map_err(ApiError::from).and_then(|page| page)
                     }
                 });

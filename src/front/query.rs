@@ -13,7 +13,7 @@ use actix::prelude::*;
 
 use iq_actors::auth::{authorize, Authenticate};
 use iq_actors::caller::{Caller, Credentials};
-use iq_actors::dataset::{Fetch, Page};
+use iq_actors::dataset::{Columnar, Fetch, Page};
 use iq_actors::query::Query;
 use iq_actors::quota::{account_limits, CallRecord, Charge, Status, Window};
 use iq_actors::ApiError;
@@ -35,18 +35,26 @@ pub struct RunQuery {
     pub span: Span,
 }
 
-/// A query body as it came: ours (D1), or Tushare's (D24) with the api_name of its
-/// path, if any. Either is validated at step 4 of the same chain.
+/// A query body as it came: ours (D1), with the columns its answer is to carry if it
+/// asked for Arrow or Parquet (D29), or Tushare's (D24) with the api_name of its path,
+/// if any. Either is validated at step 4 of the same chain.
 pub enum Ask {
-    Native(Value),
+    Native(Value, Option<Columnar>),
     Tushare(Value, Option<String>),
 }
 
 impl Ask {
     fn parse(&self) -> Result<Query, ApiError> {
         match self {
-            Ask::Native(body) => Query::parse(body),
+            Ask::Native(body, _) => Query::parse(body),
             Ask::Tushare(body, path_name) => iq_actors::tushare::parse(body, path_name.as_deref()),
+        }
+    }
+
+    fn columnar(&self) -> Option<Columnar> {
+        match self {
+            Ask::Native(_, columnar) => *columnar,
+            Ask::Tushare(..) => None,
         }
     }
 }
@@ -91,10 +99,12 @@ impl Handler<RunQuery> for FrontActor {
                 } = &*links;
                 let started = Instant::now();
                 let span = Span::current();
+                let columnar = msg.body.columnar();
                 let fetch = |query: Query, grant| async {
                     let page = datasets.send(Fetch {
                         query,
                         grant,
+                        columnar,
                         span: span.clone(),
                     });
                     page.await.map_err(ApiError::from).and_then(|page| page)

@@ -107,8 +107,18 @@ pub async fn query(
         .and_then(|v| v.as_str())
         .and_then(iq_actors::catalogue::dataset)
         .map(|d| d.api_name);
+    let format = page_format::asked(&req);
+    let columnar = match format {
+        PageFormat::Columnar(columnar) => Some(columnar),
+        PageFormat::Json | PageFormat::Csv => None,
+    };
     let outcome = match state
-        .run_query(&request_id, credentials, client_ip, Ask::Native(body))
+        .run_query(
+            &request_id,
+            credentials,
+            client_ip,
+            Ask::Native(body, columnar),
+        )
         .await
     {
         Ok(outcome) => outcome,
@@ -116,7 +126,7 @@ pub async fn query(
     };
     // The page in the form asked for (D18, D29); refusals stay envelopes.
     let mut response = match &outcome.result {
-        Ok(page) => match page_format::asked(&req) {
+        Ok(page) => match format {
             PageFormat::Json => Ok(envelope::success_page(
                 &request_id,
                 page,

@@ -1,8 +1,10 @@
 //! Arrow and Parquet answers on `POST /api/v1/query` (D29), read back by pyarrow (pinned)
 //! as an analyst's script would: for every dataset, with every field, each cell is the
-//! JSON answer's (decimals exact at their scale, nulls, dates, UTC instants), the column
-//! types are D29's, the page's place is in headers, a second page is the JSON's second
-//! page, gzip is the same bytes, and a refusal stays a JSON envelope.
+//! JSON answer's (decimals exact at their scale, nulls, dates, UTC instants), whether the
+//! columns were encoded from the database rows (a page loaded for a column request) or
+//! from a cached page's JSON; the column types are D29's, the page's place is in
+//! headers, later pages are the JSON's later pages, gzip is the same bytes, and a
+//! refusal stays a JSON envelope.
 
 use std::path::PathBuf;
 
@@ -142,22 +144,35 @@ async fn every_dataset_reads_back_in_pyarrow_cell_for_cell() {
     let mut expected = Vec::new();
     for dataset in &DATASETS {
         let fields: Vec<&str> = dataset.fields.iter().map(|f| f.name).collect();
-        // A second page: the first row skipped, four asked for.
-        let body = json!({"api_name": dataset.api_name, "fields": fields, "limit": 4, "offset": 1});
-        let reply = app.query_with(body.clone(), Some(&key.key)).await;
-        assert_eq!(reply.code(), 0, "{}", reply.body);
-        assert!(!reply.items().is_empty(), "{}: no rows", dataset.api_name);
-        for (accept, extension) in [(ARROW, "arrow"), (PARQUET, "parquet")] {
-            let bytes = columns(&app, &key, &body, accept, reply.data()).await;
-            let path = dir.path().join(format!("{}.{extension}", dataset.api_name));
-            std::fs::write(&path, bytes).unwrap();
-            files.push(path.to_str().unwrap().to_string());
-            let schema: Vec<Value> = dataset
-                .fields
-                .iter()
-                .map(|f| json!([f.name, arrow_type(f.kind), true]))
-                .collect();
-            expected.push(json!({"schema": schema, "rows": reply.items()}));
+        let schema: Vec<Value> = dataset
+            .fields
+            .iter()
+            .map(|f| json!([f.name, arrow_type(f.kind), true]))
+            .collect();
+        // Two pages past the first. Each is asked in one column format before its JSON
+        // (the page is loaded for it: columns from the database rows) and in the other
+        // after (a cached page: columns from its JSON).
+        for (offset, first, then) in [(1, ARROW, PARQUET), (2, PARQUET, ARROW)] {
+            let body = json!({"api_name": dataset.api_name, "fields": fields,
+                              "limit": 4, "offset": offset});
+            let before = ask(&app, &key, &body, first).await;
+            assert_eq!(before.status(), 200, "{body} as {first}");
+            let before = before.bytes().await.unwrap();
+            let reply = app.query_with(body.clone(), Some(&key.key)).await;
+            assert_eq!(reply.code(), 0, "{}", reply.body);
+            assert!(!reply.items().is_empty(), "{}: no rows", dataset.api_name);
+            let again = columns(&app, &key, &body, first, reply.data()).await;
+            assert_eq!(again, before.to_vec(), "{first}: one encoding a page");
+            let after = columns(&app, &key, &body, then, reply.data()).await;
+            for (accept, bytes) in [(first, again), (then, after)] {
+                let extension = if accept == ARROW { "arrow" } else { "parquet" };
+                let path = dir
+                    .path()
+                    .join(format!("{}-{offset}.{extension}", dataset.api_name));
+                std::fs::write(&path, bytes).unwrap();
+                files.push(path.to_str().unwrap().to_string());
+                expected.push(json!({"schema": schema, "rows": reply.items()}));
+            }
         }
     }
     let args: Vec<&str> = files.iter().map(String::as_str).collect();

@@ -20,6 +20,7 @@ use deadpool_postgres::Pool;
 use tracing::{Instrument, Span};
 
 use super::boundaries::{self, Boundaries, Start};
+use super::columnar::Columnar;
 use super::keyset;
 use super::page::Page;
 use super::sql::{self, PointInTime};
@@ -131,6 +132,9 @@ impl Actor for DatasetActor {
 pub struct Fetch {
     pub query: Query,
     pub grant: Grant,
+    /// The columns the answer is to carry (D29), if any: a page loaded for it encodes
+    /// them from its rows.
+    pub columnar: Option<Columnar>,
     pub span: Span,
 }
 
@@ -161,7 +165,8 @@ impl Handler<Fetch> for DatasetActor {
     /// memory).
     fn handle(&mut self, msg: Fetch, _: &mut Context<Self>) -> Self::Result {
         let actor = self.clone();
-        Answer::new(async move { actor.fetch(msg.query, msg.grant).await }.instrument(msg.span))
+        let fetch = async move { actor.fetch(msg.query, msg.grant, msg.columnar).await };
+        Answer::new(fetch.instrument(msg.span))
     }
 }
 
@@ -203,7 +208,12 @@ impl Handler<Invalidate> for DatasetActor {
 }
 
 impl DatasetActor {
-    async fn fetch(&self, mut query: Query, grant: Grant) -> Result<Arc<Page>, ApiError> {
+    async fn fetch(
+        &self,
+        mut query: Query,
+        grant: Grant,
+        columnar: Option<Columnar>,
+    ) -> Result<Arc<Page>, ApiError> {
         let dataset = query.dataset;
         let registry = self.registry().await?;
         // Tushare's codes, in any letter case, as the indexes spell them.
@@ -254,7 +264,7 @@ impl DatasetActor {
         let lookup = self
             .service
             .pages
-            .get_or_load(&key, || self.load_page(&query, &key))
+            .get_or_load(&key, || self.load_page(&query, &key, columnar))
             .await?;
         // A miss also has the page lookup's own span (`cache.lookup`), with its SQL.
         let page = lookup.value;
@@ -267,7 +277,12 @@ impl DatasetActor {
         Ok(page)
     }
 
-    async fn load_page(&self, query: &Query, key: &PageKey) -> Result<Arc<Page>, ApiError> {
+    async fn load_page(
+        &self,
+        query: &Query,
+        key: &PageKey,
+        columnar: Option<Columnar>,
+    ) -> Result<Arc<Page>, ApiError> {
         if query.dataset.delayed && key.walk.cutoff.is_none() {
             // No open day is old enough for this caller's delay: nothing is visible yet.
             return Ok(Arc::new(Page::empty(
@@ -306,8 +321,8 @@ impl DatasetActor {
             (query.dataset.fields, query.dataset.wire),
             &query.fields,
             &rows,
-            key.limit,
-            key.offset,
+            (key.limit, key.offset),
+            columnar,
         )?))
     }
 

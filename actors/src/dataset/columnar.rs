@@ -4,10 +4,13 @@
 //! microseconds, text UTF-8, integers `int32`, booleans `bool`; every column nullable,
 //! absent values null.
 //!
-//! Encoded from the page's JSON (the one rendering of a page, so a column holds exactly
-//! what the JSON answer says), once per page and format: a cached page keeps each
-//! encoding it was asked for ([`super::Page::columnar`]). The writers are arrow-rs's;
-//! this module only fills their column builders, and must never format a value itself.
+//! Encoded once per page and format, and kept with the cached page
+//! ([`super::Page::columnar`]): from the database rows when the request that loads the
+//! page asks for columns ([`encode_rows`]: no JSON to parse), else from the page's JSON
+//! when a cached page is first asked for them ([`Encodings::get`]). Both fill the same
+//! column builders with the JSON answer's values: decimals rounded to the field's scale
+//! as the JSON's text is. The writers are arrow-rs's; this module only fills their
+//! builders, and must never format a value itself.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -19,13 +22,16 @@ use arrow_array::builder::{
 use arrow_array::types::Date32Type;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit, DECIMAL128_MAX_PRECISION};
-use chrono::DateTime;
+use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::prelude::FromPrimitive;
 use rust_decimal::Decimal;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserializer;
+use tokio_postgres::Row;
 
+use super::cell_text::Numeric;
 use crate::catalogue::{FieldDef, ValueKind};
+use crate::decimal::round_half_away;
 use crate::gzip;
 use crate::wire_date::WireDate;
 use crate::ApiError;
@@ -98,10 +104,19 @@ impl Encodings {
         }
         let body = encode(format, fields, data)?;
         // Two answers may encode the same page at once; both bodies are the same.
-        Ok(slot.get_or_init(|| Encoded {
+        Ok(self.keep(format, body))
+    }
+
+    /// Keeps `body` as the page's encoding in `format` (unless one is kept already).
+    pub(super) fn keep(&self, format: Columnar, body: Vec<u8>) -> &Encoded {
+        let slot = match format {
+            Columnar::Arrow => &self.arrow,
+            Columnar::Parquet => &self.parquet,
+        };
+        slot.get_or_init(|| Encoded {
             body: body.into(),
             gzipped: OnceLock::new(),
-        }))
+        })
     }
 }
 
@@ -111,14 +126,34 @@ pub fn encode(
     fields: &[&'static FieldDef],
     data: &str,
 ) -> Result<Vec<u8>, ApiError> {
-    let batch = batch(fields, data)?;
+    write(format, &batch(fields, data)?)
+}
+
+/// `rows` (each holding the page's `fields` at the positions `columns` give) in
+/// `format`, as [`encode`] would write the page's JSON of them.
+pub fn encode_rows(
+    format: Columnar,
+    fields: &[&'static FieldDef],
+    columns: &[(usize, ValueKind)],
+    rows: &[Row],
+) -> Result<Vec<u8>, ApiError> {
+    let mut builders: Vec<Column> = columns.iter().map(|&(_, kind)| Column::new(kind)).collect();
+    for row in rows {
+        for (column, &(i, _)) in builders.iter_mut().zip(columns) {
+            column.append_from(row, i)?;
+        }
+    }
+    write(format, &record_batch(fields, builders)?)
+}
+
+fn write(format: Columnar, batch: &RecordBatch) -> Result<Vec<u8>, ApiError> {
     let failed = |e: &dyn fmt::Display| ApiError::internal(format_args!("a {format:?} page: {e}"));
-    let mut out = Vec::with_capacity(data.len() / 2);
+    let mut out = Vec::with_capacity(batch.get_array_memory_size());
     match format {
         Columnar::Arrow => {
             let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())
                 .map_err(|e| failed(&e))?;
-            writer.write(&batch).map_err(|e| failed(&e))?;
+            writer.write(batch).map_err(|e| failed(&e))?;
             writer.finish().map_err(|e| failed(&e))?;
         }
         Columnar::Parquet => {
@@ -128,7 +163,7 @@ pub fn encode(
             let mut writer =
                 parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), Some(properties))
                     .map_err(|e| failed(&e))?;
-            writer.write(&batch).map_err(|e| failed(&e))?;
+            writer.write(batch).map_err(|e| failed(&e))?;
             writer.close().map_err(|e| failed(&e))?;
         }
     }
@@ -163,6 +198,13 @@ fn batch(fields: &[&'static FieldDef], data: &str) -> Result<RecordBatch, ApiErr
     .deserialize(&mut reader)
     .and_then(|()| reader.end())
     .map_err(|e| ApiError::internal(format_args!("a page's data as columns: {e}")))?;
+    record_batch(fields, columns)
+}
+
+fn record_batch(
+    fields: &[&'static FieldDef],
+    columns: Vec<Column>,
+) -> Result<RecordBatch, ApiError> {
     let schema = Schema::new(
         fields
             .iter()
@@ -224,14 +266,44 @@ impl Column {
         }
     }
 
-    /// A decimal's mantissa at the column's scale: the wire's digits, exactly.
+    /// A decimal's mantissa at the column's scale, rounded half away from zero as the
+    /// JSON's text is: the wire's digits, exactly.
     fn append_decimal<E: de::Error>(&mut self, value: Decimal) -> Result<(), E> {
         let Column::Decimal(b, scale) = self else {
             return Err(E::custom("a number where the field is not a decimal"));
         };
-        let mut value = value;
+        let mut value = round_half_away(value, *scale);
         value.rescale(*scale);
         b.append_value(value.mantissa());
+        Ok(())
+    }
+
+    /// Cell `i` of `row`, read as this column's type (SQL NULL a null).
+    fn append_from(&mut self, row: &Row, i: usize) -> Result<(), ApiError> {
+        fn get<'r, T: tokio_postgres::types::FromSql<'r>>(
+            row: &'r Row,
+            i: usize,
+        ) -> Result<Option<T>, ApiError> {
+            row.try_get(i)
+                .map_err(|e| ApiError::internal(format_args!("a page's cell {i}: {e}")))
+        }
+        match self {
+            Column::Text(b) => b.append_option(get::<&str>(row, i)?),
+            Column::Date(b) => {
+                b.append_option(get::<NaiveDate>(row, i)?.map(Date32Type::from_naive_date))
+            }
+            Column::Integer(b) => b.append_option(get::<i32>(row, i)?),
+            Column::Boolean(b) => b.append_option(get::<bool>(row, i)?),
+            Column::Timestamp(b) => {
+                b.append_option(get::<DateTime<Utc>>(row, i)?.map(|t| t.timestamp_micros()))
+            }
+            Column::Decimal(..) => match get::<Numeric>(row, i)? {
+                Some(Numeric(value)) => self
+                    .append_decimal::<serde_json::Error>(value)
+                    .map_err(ApiError::internal)?,
+                None => self.append_null(),
+            },
+        }
         Ok(())
     }
 }
@@ -286,7 +358,7 @@ impl<'de> Visitor<'de> for Rows<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut rows: A) -> Result<(), A::Error> {
         while rows
-            .next_element_seed(Row {
+            .next_element_seed(RowSeed {
                 columns: &mut *self.columns,
             })?
             .is_some()
@@ -296,18 +368,18 @@ impl<'de> Visitor<'de> for Rows<'_> {
 }
 
 /// One row: exactly one cell per column.
-struct Row<'c> {
+struct RowSeed<'c> {
     columns: &'c mut [Column],
 }
 
-impl<'de> DeserializeSeed<'de> for Row<'_> {
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for Row<'_> {
+impl<'de> Visitor<'de> for RowSeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "a row of {} cells", self.columns.len())

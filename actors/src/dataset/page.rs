@@ -12,7 +12,7 @@ use tokio_postgres::types::FromSql;
 use tokio_postgres::Row;
 
 use super::cell_text::{fixed, wire_date, Numeric};
-use super::columnar::{Columnar, Encoded, Encodings};
+use super::columnar::{self, Columnar, Encoded, Encodings};
 use crate::catalogue::{FieldDef, ValueKind, Wire};
 use crate::gzip::Deflated;
 use crate::ApiError;
@@ -63,13 +63,15 @@ struct TusharePageData<'a> {
 impl Page {
     /// `rows` hold every field of `all` (the dataset's, in catalogue order: what the
     /// statement selects); the page shows `fields`, in their order. `rows` may hold
-    /// one row more than `limit`: its presence means `has_more`.
+    /// one row more than `limit`: its presence means `has_more`. With `columnar`, the
+    /// page's columns in that format are encoded from the rows too (D29), for the
+    /// request that loads the page asks for them.
     pub fn render(
         (all, wire): (&'static [FieldDef], Wire),
         fields: &[&'static FieldDef],
         rows: &[Row],
-        limit: u32,
-        offset: u64,
+        (limit, offset): (u32, u64),
+        columnar: Option<Columnar>,
     ) -> Result<Page, ApiError> {
         let columns = fields
             .iter()
@@ -88,7 +90,12 @@ impl Page {
             rows: &rows[..shown],
             columns: &columns,
         };
-        Self::from_items(wire, fields, items, limit, offset, rows.len() > shown)
+        let page = Self::from_items(wire, fields, items, limit, offset, rows.len() > shown)?;
+        if let Some(format) = columnar {
+            let body = columnar::encode_rows(format, fields, &columns, &rows[..shown])?;
+            page.encodings.keep(format, body);
+        }
+        Ok(page)
     }
 
     pub fn empty(

@@ -156,7 +156,7 @@ pub async fn try_query(
     };
     let sent = serde_json::to_string_pretty(&body).map_err(ApiError::internal)?;
     let result = match state
-        .run_query(&request_id, credentials, client_ip, Ask::Native(body))
+        .run_query(&request_id, credentials, client_ip, Ask::Native(body, None))
         .await
     {
         Ok(outcome) => outcome.result,

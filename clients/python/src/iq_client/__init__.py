@@ -6,9 +6,10 @@ datasets are known offline; bad queries are refused before they are sent; errors
 typed exceptions carrying ``code``, ``message``, ``request_id`` and ``http_status``.
 ``as_of=`` asks for the data as it stood at an instant, ``updated_since=`` for what
 changed since, :meth:`Client.revisions` for what was corrected, ``format="csv"`` for
-the service's own CSV, and :meth:`Client.sync` keeps a local copy of a dataset up to
-date. :meth:`Client.events` follows what is published and revised as it happens, and
-:func:`verify_webhook` checks a webhook message.
+the service's own CSV, ``format="arrow"`` for a ``pyarrow.Table`` (with pyarrow
+installed, DataFrames are read from Arrow pages too), and :meth:`Client.sync` keeps a
+local copy of a dataset up to date. :meth:`Client.events` follows what is published
+and revised as it happens, and :func:`verify_webhook` checks a webhook message.
 
     >>> from iq_client import Client
     >>> client = Client()  # key from IQ_API_KEY, service from IQ_BASE_URL

@@ -181,36 +181,44 @@ class CsvCollector:
 
 
 class ArrowCollector:
-    """Arrow pages of one query joined into one ``pyarrow.Table``, turned into one
-    typed DataFrame at the end unless the table itself was asked for."""
+    """Arrow pages of one query joined into one ``pyarrow.Table``, or into one typed
+    DataFrame: then each page is made the frame's columns as it arrives, and its answer
+    let go, so the Arrow pages and the frame are never both held whole."""
 
     def __init__(self, query: ValidQuery, modes: Mapping[str, str], *, table: bool) -> None:
         self.query = query
         self.modes = dict(modes)
         self.table = table
         self.tables: List[Any] = []
+        self.pieces: Dict[str, List[pd.Series]] = {}
         self.request_ids: List[str] = []
 
     def add(self, page: arrow.ArrowPage) -> None:
-        self.tables.append(page.table)
+        if self.table:
+            self.tables.append(page.table)
+        else:
+            columns = arrow.to_columns(self.query.dataset, page.table, **self.modes)
+            for name, series in columns.items():
+                self.pieces.setdefault(name, []).append(series)
         if page.request_id:
             self.request_ids.append(page.request_id)
 
     def result(self) -> Any:
         query = self.query
         pa = arrow.require("an Arrow answer")
-        if self.tables:
-            table = pa.concat_tables(self.tables)
-        else:
-            table = arrow.schema(query.dataset, query.result_fields()).empty_table()
         attrs: Dict[str, Any] = {
             "api_name": query.api_name,
             "params": dict(query.params),
             "request_ids": list(self.request_ids),
         }
+        empty = arrow.schema(query.dataset, query.result_fields()).empty_table()
         if self.table:
+            table = pa.concat_tables(self.tables) if self.tables else empty
             return arrow.with_attrs(table, attrs)
-        frame = arrow.to_frame(query.dataset, table, **self.modes)
+        if self.pieces:
+            frame = arrow.join_columns(list(self.pieces), self.pieces)
+        else:
+            frame = arrow.to_frame(query.dataset, empty, **self.modes)
         for name, value in attrs.items():
             frame.attrs[name] = value
         return frame

@@ -21,7 +21,7 @@ import functools
 import json
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import pandas as pd
 
@@ -40,6 +40,8 @@ __all__ = [
     "arrow_type",
     "schema",
     "to_frame",
+    "to_columns",
+    "join_columns",
     "from_wire",
     "wire_rows",
 ]
@@ -234,6 +236,10 @@ def from_wire(dataset: Dataset, fields: Sequence[str], items: Sequence[Sequence[
     return pa.Table.from_arrays(arrays, schema=schema(dataset, fields))
 
 
+#: The dtype pandas gives a Series of Python strings.
+_TEXT_DTYPE = pd.Series(["text"]).dtype
+
+
 def _pandas(series: Any) -> pd.Series:
     """A pandas Series pyarrow made (pyarrow has no type information)."""
     assert isinstance(series, pd.Series)
@@ -255,11 +261,19 @@ def _timestamps(values: Any, dates: str) -> pd.Series:
     return series
 
 
+def _floats(pc: Any, pa: Any, values: Any) -> Any:
+    """Decimal values as float64, through their decimal text: arrow's own
+    decimal-to-float cast is not correctly rounded (it differs from ``float(text)`` in
+    the last place for many values)."""
+    if values.type == pa.float64():
+        return values
+    return pc.cast(pc.cast(values, pa.string()), pa.float64())
+
+
 def _decimals(pc: Any, pa: Any, values: Any, decimals: str) -> pd.Series:
     if decimals == "decimal":
         return pd.Series(values.to_pylist(), dtype=object)
-    # Through the decimal text: arrow's decimal-to-float cast is not correctly rounded.
-    return _pandas(pc.cast(pc.cast(values, pa.string()), pa.float64()).to_pandas())
+    return _pandas(_floats(pc, pa, values).to_pandas())
 
 
 def _series(pc: Any, pa: Any, field: Optional[Field], values: Any, modes: Any) -> pd.Series:
@@ -274,7 +288,29 @@ def _series(pc: Any, pa: Any, field: Optional[Field], values: Any, modes: Any) -
         return _pandas(values.to_pandas().astype("Int64" if values.null_count else "int64"))
     if kind == "boolean":
         return _pandas(values.to_pandas().astype("boolean" if values.null_count else "bool"))
+    if kind == "text":
+        # pandas' own text dtype, as a Series of Python strings gets (pandas 3: "str",
+        # Arrow-backed; earlier: object), without a Python object per value on the way.
+        # Copied first: pandas 3 would keep the Arrow buffers, which point into the
+        # whole answer's body, and so hold every page's body until the frame is made.
+        own = pa.chunked_array([pa.concat_arrays(values.chunks)], type=values.type)
+        return _pandas(own.to_pandas().astype(_TEXT_DTYPE))
     return column(kind, values.to_pylist(), **modes)
+
+
+def to_columns(
+    dataset: Dataset, table: Any, *, decimals: str = "float", dates: str = "datetime"
+) -> Dict[str, pd.Series]:
+    """``table``'s columns as the Series of the typed DataFrame :func:`to_frame` makes."""
+    check_modes(decimals, dates)
+    pa = require("an Arrow page")
+    import pyarrow.compute as pc
+
+    modes = {"decimals": decimals, "dates": dates}
+    return {
+        name: _series(pc, pa, dataset.field(name), table.column(name), modes).reset_index(drop=True)
+        for name in table.column_names
+    }
 
 
 def to_frame(
@@ -282,18 +318,21 @@ def to_frame(
 ) -> pd.DataFrame:
     """``table`` (Arrow columns of ``dataset``) as the typed DataFrame
     :func:`iq_client.frames.to_frame` makes of the same rows in JSON."""
-    check_modes(decimals, dates)
-    pa = require("an Arrow page")
-    import pyarrow.compute as pc
+    columns = to_columns(dataset, table, decimals=decimals, dates=dates)
+    return join_columns(list(table.column_names), {n: [s] for n, s in columns.items()})
 
-    modes = {"decimals": decimals, "dates": dates}
-    names = list(table.column_names)
+
+def join_columns(names: List[str], pieces: Dict[str, List[pd.Series]]) -> pd.DataFrame:
+    """One frame of the columns ``names``, each joined from its ``pieces`` (pages in
+    order). Each column's pieces are let go once joined (the lists are emptied), so a
+    page's Series and the frame are never both held whole."""
     columns = {}
     for name in names:
-        series = _series(pc, pa, dataset.field(name), table.column(name), modes)
-        columns[name] = series.reset_index(drop=True)
-    frame = pd.DataFrame(columns, columns=names)
-    frame.index = pd.RangeIndex(table.num_rows)
+        parts = pieces[name]
+        columns[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        parts.clear()
+    frame = pd.DataFrame(columns, columns=names, copy=False)
+    frame.index = pd.RangeIndex(len(frame))
     return frame
 
 
