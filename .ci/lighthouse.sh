@@ -21,6 +21,7 @@ pages=(
   "methodology /methodology"
   "tushare-guide /tushare-guide"
   "tushare-guide-zh /zh-CN/tushare-guide"
+  "examples /examples"
   "docs /docs"
 )
 

@@ -150,8 +150,12 @@ async fn methodology_and_examples_speak_of_the_callers_own_data() {
     examples.assert_has(r#""index_code": "Server_Index""#);
     examples.assert_has(r#"<a href="/docs#datasets" id="examples-reference">"#);
     examples.assert_has("20261110");
-    // The client's install line, and the Tushare user's two-line change.
-    examples.assert_has("pip install clients/python");
+    // The client's install line (the wheel test runs it), Arrow and Parquet pages, and
+    // the Tushare user's two-line change.
+    examples.assert_has("python -m build --wheel clients/python");
+    examples.assert_has("pip install 'clients/python/dist/iq_client-");
+    examples.assert_has("-H 'Accept: application/vnd.apache.parquet'");
+    examples.assert_has(r#"client.index_quote(format="arrow")"#);
     examples.assert_has("import iq_client.tushare as ts");
     examples.assert_has(r#"pro.index_daily(ts_code="Server_Index""#);
 }
