@@ -6,8 +6,11 @@ its top-level parts (each folder or file directly under the root) do.
 
 An edge A -> B is a path in A that names B's module: `crate::...`, `super::...` or
 `self::...`, in a `use` tree (braces expanded) or written out in code. Each path is
-resolved to the longest module prefix that is a file. A module's own declarations of
-its children (`mod x;`) are not edges: a parent that declares a child and a child that
+resolved to the longest module prefix that is a file, and then through that file's
+re-exports: a path to an item a file only re-exports (`pub use x::Item;`, or
+`pub(crate) use`) leads to the file that defines it, so `crate::ApiError` is an edge
+to `error.rs`, not to `lib.rs`. A module's own declarations of
+its children (`mod x;`), and its re-exports of their items, are not edges: a parent that declares a child and a child that
 uses its parent's items are the ordinary shape of a module tree, not a circle. What is
 reported are the strongly connected components of more than one file, and then of
 more than one top-level part (the layers: `http` below `state` below `routes` and
@@ -15,7 +18,8 @@ more than one top-level part (the layers: `http` below `state` below `routes` an
 first.
 
 It reads source text only to draw the structure, as clippy does; it never decides what
-the code means. Used by .ci/run on `src/` (docs/architecture.md draws the layers).
+the code means. Used by .ci/run on both crates, `src/` and `actors/src/`
+(docs/architecture.md draws their layers).
 """
 
 import os
@@ -61,34 +65,103 @@ def expand(tree):
     return [prefix + x for part in parts if part.strip() for x in expand(part)]
 
 
+def without_inline_tests(text):
+    """`text` without its `#[cfg(test)] mod name { ... }` blocks: a test module inside a
+    file says `super::` for the file's own module, and tests are not the layering."""
+    out, i = [], 0
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text):
+        if m.start() < i:
+            continue
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        out.append(text[i:m.start()])
+        i = j
+    out.append(text[i:])
+    return "".join(out)
+
+
+def absolute(me, named, children=()):
+    """The module path a `crate::`, `super::` or `self::` path names, from module `me`
+    (a file's module path), or a path starting with one of `me`'s child modules
+    (`children`: `pub use error::ApiError;` in lib.rs); `None` for any other path
+    (std, other crates)."""
+    segments = [s.strip().split(" as ")[0].strip() for s in named.split("::")]
+    if segments[0] in children:
+        return list(me) + segments
+    if segments[0] == "crate":
+        return segments[1:]
+    if segments[0] == "super":
+        base, i = list(me[:-1]), 1
+        while i < len(segments) and segments[i] == "super":
+            base, i = base[:-1], i + 1
+        return base + segments[i:]
+    if segments[0] == "self":
+        return list(me) + segments[1:]
+    return None
+
+
+def exported(named):
+    """The name a `use` path brings in: its last segment, or its `as` alias."""
+    last = named.split("::")[-1]
+    return last.split(" as ")[-1].strip()
+
+
 def edges(root, files):
     by_module = {tuple(module_path(root, p)): p for p in files}
+    texts = {p: without_inline_tests(re.sub(r"//[^\n]*", "", t)) for p, t in files.items()}
 
-    def resolve(parts):
+    def children(me):
+        return {m[-1] for m in by_module if len(m) == len(me) + 1 and m[:-1] == tuple(me)}
+
+    # Per file, what it re-exports: name -> the module path it comes from.
+    reexports = {}
+    for path, text in texts.items():
+        me = module_path(root, path)
+        found = {}
+        for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", text, re.S):
+            for named in expand(m.group(1).replace("\n", " ")):
+                if named.strip().endswith("*"):
+                    continue
+                target = absolute(me, named.strip(), children(me))
+                if target is not None:
+                    found[exported(named)] = target
+        reexports[path] = found
+
+    def resolve(parts, depth=0):
         for i in range(len(parts), 0, -1):
-            if tuple(parts[:i]) in by_module:
-                return by_module[tuple(parts[:i])]
-        return None
+            file = by_module.get(tuple(parts[:i]))
+            if file is None:
+                continue
+            rest = parts[i:]
+            source = reexports[file].get(rest[0]) if rest else None
+            if source is not None and depth < 16:
+                return resolve(source + rest[1:], depth + 1) or file
+            return file
+        # No module prefix: an item of the crate root, maybe one it re-exports.
+        root_file = by_module.get(())
+        if root_file and parts and parts[0] in reexports[root_file] and depth < 16:
+            return resolve(reexports[root_file][parts[0]] + parts[1:], depth + 1) or root_file
+        return root_file
 
     graph = {p: set() for p in files}
-    for path, text in files.items():
+    for path, text in texts.items():
         me = module_path(root, path)
-        text = re.sub(r"//[^\n]*", "", text)
+        # A parent's re-export of its own descendants' items is its facade, not a
+        # dependency (as `mod x;` is not): those paths are followed from their users.
+        text = re.sub(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);",
+                      lambda m: "" if all(
+                          (absolute(me, n.strip(), children(me)) or [None])[:len(me) + 1][:len(me)]
+                          == list(me) and len(absolute(me, n.strip(), children(me)) or []) > len(me)
+                          for n in expand(m.group(1).replace("\n", " "))) else m.group(0),
+                      text, flags=re.S)
         paths = [x for m in re.finditer(r"\buse\s+([^;]+);", text, re.S)
                  for x in expand(m.group(1).replace("\n", " "))]
         paths += re.findall(r"\b((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+)", text)
         for named in paths:
-            segments = [s.strip().split(" as ")[0] for s in named.split("::")]
-            if segments[0] == "crate":
-                parts = segments[1:]
-            elif segments[0] == "super":
-                base, i = list(me[:-1]), 1
-                while i < len(segments) and segments[i] == "super":
-                    base, i = base[:-1], i + 1
-                parts = base + segments[i:]
-            elif segments[0] == "self":
-                parts = list(me) + segments[1:]
-            else:
+            parts = absolute(me, named)
+            if parts is None:
                 continue
             target = resolve(parts)
             if target and target != path:

@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// Business error codes of the interface specification, part 7.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -72,7 +74,22 @@ pub struct ApiError {
     pub retry_after: Option<i64>,
 }
 
-pub use crate::imports::validate::RowError;
+// Defined here, with the error that carries it, so the error type every module uses
+// depends on no import code (imports::validate re-exports it). Its doc comment is the
+// OpenAPI schema's description.
+/// One problem, as the `errors` array of a 422 / 40002 lists it (and the import's
+/// record keeps it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RowError {
+    /// As the spreadsheet shows it: the header is row 1.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    pub row: u32,
+    /// The column's header name (`trade_date`, `index_code`, ...).
+    pub column: String,
+    /// what is wrong with it
+    pub reason: String,
+}
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

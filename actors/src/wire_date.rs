@@ -35,6 +35,14 @@ impl WireDate {
         }
     }
 
+    /// `YYYY-MM-DD` only (forms, filters and workbook cells that write dates that way).
+    pub fn parse_dashed(text: &str) -> Result<WireDate, DateError> {
+        match text.len() {
+            10 => WireDate::parse(text),
+            _ => Err(DateError::Shape),
+        }
+    }
+
     /// `YYYYMMDD` only (lists the service itself documents in that form).
     pub fn parse_compact(text: &str) -> Result<WireDate, DateError> {
         match text.len() {

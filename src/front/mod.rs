@@ -5,9 +5,11 @@
 //! Authenticate (steps 1-4) -> AuthActor
 //! body validation (D1, 40001)
 //! authorize    (steps 5-6, pure)
-//! Charge       (step 7)     -> QuotaActor, for key identities
-//! Record       (call log)   -> QuotaActor, for calls step 7 counted
+//! charge       (step 7)     -> QuotaShards, for key identities: the shard's book in
+//!                              memory, its QuotaActor only when the book must wait
 //! Fetch        (steps 8-9)  -> DatasetActor
+//! record       (call log)   -> QuotaShards: into the shard's book, flushed by its
+//!                              QuotaActor, for calls step 7 counted
 //! ```
 //!
 //! One message a file, each with its answer and its handler: [`RunQuery`] (`query`),

@@ -28,6 +28,7 @@ mod hostile;
 mod import_command;
 mod imports;
 mod keys;
+mod layering;
 mod membership;
 mod metrics;
 mod openapi;

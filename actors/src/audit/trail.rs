@@ -6,6 +6,8 @@
 //! that filter has (sql/V23). Read-only: nothing here may change a record.
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+
+use crate::wire_date::WireDate;
 use serde::Serialize;
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
@@ -85,8 +87,9 @@ impl AuditFilter {
         let day = |name: &str, v: Option<&str>| -> Result<Option<NaiveDate>, ApiError> {
             given(v)
                 .map(|v| {
-                    NaiveDate::parse_from_str(v, "%Y-%m-%d")
+                    WireDate::parse_dashed(v)
                         .ok()
+                        .map(|d| d.0)
                         .filter(|d| (1..=9999).contains(&chrono::Datelike::year(d)))
                         .ok_or_else(|| {
                             ApiError::invalid(format!(

@@ -26,7 +26,6 @@ use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::types::Type;
 use tokio_postgres::Row;
 
-use super::sql::SqlParam;
 use crate::coherent_cache::CoherentCache;
 use crate::ApiError;
 
@@ -64,16 +63,6 @@ impl SortValue {
         } else {
             None
         })
-    }
-
-    pub fn param(&self) -> SqlParam {
-        match self {
-            SortValue::Int(v) => Box::new(*v),
-            SortValue::BigInt(v) => Box::new(*v),
-            SortValue::Text(v) => Box::new(v.clone()),
-            SortValue::Date(v) => Box::new(*v),
-            SortValue::Instant(v) => Box::new(*v),
-        }
     }
 }
 

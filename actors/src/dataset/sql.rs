@@ -26,13 +26,24 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use tokio_postgres::types::ToSql;
 
-use super::boundaries::Start;
+use super::boundaries::{SortValue, Start};
 use super::keyset::{self, field_for, sort_columns};
 use crate::catalogue::{periods, ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
 
 pub type SqlParam = Box<dyn ToSql + Sync + Send>;
+
+/// A sort key's value, bound back into the statement that starts after it.
+fn sort_param(value: &SortValue) -> SqlParam {
+    match value {
+        SortValue::Int(v) => Box::new(*v),
+        SortValue::BigInt(v) => Box::new(*v),
+        SortValue::Text(v) => Box::new(v.clone()),
+        SortValue::Date(v) => Box::new(*v),
+        SortValue::Instant(v) => Box::new(*v),
+    }
+}
 
 pub struct Statement {
     pub text: String,
@@ -253,7 +264,7 @@ pub fn build(
         conditions.push(condition);
     }
     if let Some(after) = &start.after {
-        let values: Vec<String> = after.iter().map(|v| binder.bind(v.param())).collect();
+        let values: Vec<String> = after.iter().map(|v| binder.bind(sort_param(v))).collect();
         conditions.push(keyset::after(ds, &values));
     }
     let as_of_vintage = point.as_of.map(|at| vintage_at(&binder.bind(Box::new(at))));

@@ -12,6 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{Months, NaiveDate};
+use iq_actors::wire_date::WireDate;
 use rust_decimal::Decimal;
 use serde_json::json;
 
@@ -108,7 +109,7 @@ impl Ask {
                 }
                 "base" if value.is_empty() => {}
                 "base" => {
-                    base = Some(NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| {
+                    base = Some(WireDate::parse_dashed(&value).map(|d| d.0).map_err(|_| {
                         PageError::bad_request("The base day must be a date as YYYY-MM-DD.")
                     })?);
                 }

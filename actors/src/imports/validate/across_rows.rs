@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use super::cells::{COLUMNS, SPECIFICATION, WEIGHT};
 use super::row::Parsed;
-use super::{RowError, COLUMNS, SPECIFICATION, WEIGHT};
+use super::RowError;
 use crate::imports::bounds::ErrorList;
 
 /// How many row numbers a weight-sum reason lists before "and N more".

@@ -6,7 +6,7 @@
 
 use rust_decimal::Decimal;
 
-use super::row::{holds, trim_ascii, MISSING};
+use super::cells::{holds, trim_ascii, MISSING};
 use crate::imports::bounds::echo;
 use crate::imports::workbook::Cell;
 

@@ -6,8 +6,7 @@
 
 use chrono::NaiveDate;
 
-use super::row::{holds, trim_ascii, MISSING};
-use super::{Reference, MAX_SPECIFICATION_CHARS};
+use super::cells::{holds, trim_ascii, Reference, MAX_SPECIFICATION_CHARS, MISSING};
 use crate::imports::bounds::echo;
 use crate::imports::workbook::Cell;
 use crate::safe_text::text_problem;

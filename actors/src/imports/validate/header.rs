@@ -4,8 +4,8 @@
 //!
 //! It must never guess a column: a header it cannot read leaves the data rows unread.
 
-use super::row::out_of_bounds;
-use super::{RowError, COLUMNS, EXPECTED_HEADER};
+use super::cells::{describe, out_of_bounds, COLUMNS, EXPECTED_HEADER};
+use super::RowError;
 use crate::imports::bounds::{column_letter, echo};
 use crate::imports::workbook::{Cell, SheetRow};
 
@@ -101,17 +101,5 @@ fn cell_display(cell: &Cell) -> String {
         Cell::Text(s) | Cell::Number(s) => echo(s).into_owned(),
         Cell::OutOfBounds { shown, .. } => shown.clone(),
         Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
-    }
-}
-
-/// What a cell holds, as a noun phrase.
-pub(super) fn describe(cell: &Cell) -> String {
-    match cell {
-        Cell::Empty => "nothing".to_owned(),
-        Cell::Text(s) => format!("the text '{}'", echo(s)),
-        Cell::Number(s) => format!("the number {}", echo(s)),
-        Cell::Date(d) => format!("the date {}", d.format("%Y-%m-%d")),
-        Cell::Invalid(what) => what.clone(),
-        Cell::OutOfBounds { shown, .. } => format!("the text '{shown}'"),
     }
 }

@@ -34,16 +34,16 @@
 
 mod across_rows;
 mod amounts;
+mod cells;
 mod columns;
 mod header;
 mod row;
 
 use std::collections::BTreeSet;
 
-use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
-
 use self::across_rows::AcrossRows;
+use self::cells::EXPECTED_HEADER;
+pub use self::cells::{Reference, COLUMNS, MAX_SPECIFICATION_CHARS};
 use self::header::header_positions;
 use self::row::parse_row;
 use super::bounds::{column_letter, ErrorList};
@@ -52,19 +52,9 @@ use super::bounds::{echo, MAX_CELL_CHARS, MAX_LISTED_ERRORS};
 use super::workbook::{Cell, SheetRow};
 use crate::quotes::recalc::QuoteRow;
 
-/// One problem, as the `errors` array of a 422 / 40002 lists it (and the import's
-/// record keeps it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct RowError {
-    /// As the spreadsheet shows it: the header is row 1.
-    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
-    pub row: u32,
-    /// The column's header name (`trade_date`, `index_code`, ...).
-    pub column: String,
-    /// what is wrong with it
-    pub reason: String,
-}
+/// One problem of a refused file: the error table's own type (`crate::error`), which
+/// every answer carrying a 40002 lists.
+pub use crate::error::RowError;
 
 /// A refused file's problems: the first ones in row order (at most
 /// [`MAX_LISTED_ERRORS`]) and how many there are in all.
@@ -82,38 +72,6 @@ impl Rejection {
         }
     }
 }
-
-/// What the rules check against: the database's state at import time.
-#[derive(Debug, Clone, Default)]
-pub struct Reference {
-    /// Known index codes that bear quotes (every index but the composite).
-    pub quote_indexes: BTreeSet<String>,
-    pub open_days: BTreeSet<NaiveDate>,
-    /// Indexes calculated from others (the composite): a quote for one is a mistake
-    /// worth naming.
-    pub calculated_indexes: BTreeSet<String>,
-    /// The service's today (D5): a later date is a row error (D26).
-    pub today: NaiveDate,
-}
-
-/// The D8 columns; errors are sorted by this order within a row.
-pub const COLUMNS: [&str; 5] = [
-    "trade_date",
-    "index_code",
-    "specification",
-    "weight",
-    "price",
-];
-const TRADE_DATE: usize = 0;
-const INDEX_CODE: usize = 1;
-const SPECIFICATION: usize = 2;
-const WEIGHT: usize = 3;
-const PRICE: usize = 4;
-
-/// Longest specification name, in characters (not bytes).
-pub const MAX_SPECIFICATION_CHARS: usize = 200;
-
-const EXPECTED_HEADER: &str = "trade_date, index_code, specification, weight, price";
 
 /// The rules applied row by row, as the rows are read: an import stores each valid row
 /// while the rest of the file is still being parsed, and learns only at

@@ -9,9 +9,11 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::amounts::{price, weight};
+use super::cells::{
+    out_of_bounds, Reference, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT,
+};
 use super::columns::{index_code, specification, trade_date};
-use super::header::describe;
-use super::{Reference, RowError, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT};
+use super::RowError;
 #[cfg(doc)]
 use crate::imports::bounds::text_bound;
 use crate::imports::bounds::ErrorList;
@@ -43,7 +45,6 @@ impl Parsed<'_> {
     }
 }
 
-pub(super) const MISSING: &str = "missing";
 static EMPTY: Cell = Cell::Empty;
 
 pub(super) fn parse_row<'r>(
@@ -106,30 +107,5 @@ fn split<T>(checked: Result<T, String>) -> (Option<T>, Option<String>) {
     match checked {
         Ok(value) => (Some(value), None),
         Err(problem) => (None, Some(problem)),
-    }
-}
-
-/// Why a cell breaks the D8 bounds of any cell, if it does: "a cell longer than 500
-/// characters is an error whose reason quotes at most its first 50; a cell holding NUL
-/// or a character PostgreSQL cannot store is an error of its row". The reader judged
-/// the text as it took it from the file ([`text_bound`]); a cell past a bound holds
-/// the reason instead of the text.
-pub(super) fn out_of_bounds(cell: &Cell) -> Option<String> {
-    match cell {
-        Cell::OutOfBounds { reason, .. } => Some(reason.clone()),
-        _ => None,
-    }
-}
-
-pub(super) fn trim_ascii(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_ascii_whitespace())
-}
-
-/// The reason for a cell of the wrong kind.
-pub(super) fn holds(cell: &Cell, expected: &str) -> String {
-    match cell {
-        Cell::Empty => MISSING.to_owned(),
-        Cell::Invalid(what) => format!("the cell holds {what}; expected {expected}"),
-        other => format!("the cell holds {}; expected {expected}", describe(other)),
     }
 }

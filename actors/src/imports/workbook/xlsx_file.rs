@@ -14,6 +14,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use calamine::{open_workbook_from_rs, Data, DataRef, Reader, Xlsx, XlsxError};
 use chrono::NaiveDate;
 
+use crate::wire_date::WireDate;
+
 use super::{emit, Cell, SheetRow, NOT_XLSX, OLE_MAGIC};
 use crate::imports::archive;
 use crate::imports::bounds::{
@@ -233,7 +235,7 @@ pub(super) fn iso_date(text: &str) -> Cell {
         Some((d, t)) => (d, Some(t)),
         None => (text, None),
     };
-    let Ok(date) = NaiveDate::parse_from_str(date_part, "%Y-%m-%d") else {
+    let Ok(WireDate(date)) = WireDate::parse_dashed(date_part) else {
         return Cell::Invalid(format!("the date-time value '{}'", echo(text)));
     };
     match time_part {

@@ -13,8 +13,10 @@ mod header;
 
 use std::str::FromStr;
 
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use super::cells::*;
 use super::*;
 use crate::imports::workbook::{self, FileKind, Sheet};
 use crate::imports::write;
