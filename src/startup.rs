@@ -102,6 +102,354 @@ pub async fn open_database(
     }
 }
 
+/// The key secret: `KEY_SECRET`, else (embedded database only) one kept beside the
+/// cluster, made at its first start.
+fn key_secret(settings: &Settings, database: &Database) -> Result<KeySecret, StartupError> {
+    match (&settings.accounts.key_secret, database) {
+        (Some(secret), _) => Ok(secret.clone()),
+        (None, Database::Embedded { dir }) => {
+            let secret = local_secret::load_or_create(&dir.join("key-secret"))
+                .map_err(StartupError::Config)?;
+            KeySecret::new(secret).map_err(StartupError::Config)
+        }
+        (None, Database::Url(_)) => Err(StartupError::Config(format!(
+            "KEY_SECRET must be set (at least {} characters, the same on every instance) \
+             when DATABASE_URL is used",
+            KeySecret::MIN_LEN
+        ))),
+    }
+}
+
+/// Migrations, and the demo data where asked (always on the embedded database);
+/// whether the demo data was loaded now.
+async fn prepare_schema(
+    settings: &Settings,
+    db_config: &tokio_postgres::Config,
+    embedded: bool,
+) -> Result<bool, StartupError> {
+    let clock = settings.clock().clone();
+    let service_tz = settings.site.service_tz;
+    let today = service_today(clock.now(), service_tz);
+    let load_demo = settings.database.demo_data || embedded;
+    migrations::prepare(db_config, clock, service_tz, load_demo.then_some(today))
+        .await
+        .map_err(StartupError::Database)
+}
+
+/// The connection pools: the shared one, and each HTTP worker's own for dataset reads.
+struct Pools {
+    shared: deadpool_postgres::Pool,
+    reads: Vec<deadpool_postgres::Pool>,
+    workers: usize,
+}
+
+impl Pools {
+    fn open(
+        settings: &Settings,
+        db_config: &tokio_postgres::Config,
+    ) -> Result<Pools, StartupError> {
+        let workers = settings.http.workers().unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let (shared, read) = settings.database.pool().split(workers);
+        // The shared pool's connections are driven by this (the main) runtime, which
+        // outlives the HTTP workers: the last quota flush runs after they stop.
+        let pool = iq_actors::db::build_shared_pool(
+            db_config.clone(),
+            &shared,
+            tokio::runtime::Handle::current(),
+        )
+        .map_err(StartupError::Database)?;
+        let reads = match &read {
+            Some(read) => (0..workers)
+                .map(|_| {
+                    iq_actors::db::build_pool(db_config.clone(), read)
+                        .map_err(StartupError::Database)
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+        };
+        Ok(Pools {
+            shared: pool,
+            reads,
+            workers,
+        })
+    }
+}
+
+/// The singleton actors, started before the HTTP workers: the AuthActor and the
+/// DatasetActor (every worker gets clones of them, see `Fronts`, sharing their caches)
+/// and one quota shard per worker, each owning a share of the accounts.
+struct Actors {
+    auth_actor: AuthActor,
+    auth: actix::Addr<AuthActor>,
+    datasets_actor: DatasetActor,
+    datasets: actix::Addr<DatasetActor>,
+    quota: QuotaShards,
+}
+
+impl Actors {
+    fn start(settings: &Settings, pools: &Pools, hasher: &KeyHasher) -> Actors {
+        let (pool, clock) = (&pools.shared, settings.clock());
+        let auth_actor = AuthActor::new(
+            pool.clone(),
+            clock.clone(),
+            hasher.clone(),
+            settings.accounts.sessions(),
+        );
+        let datasets_actor = DatasetActor::new(
+            pool.clone(),
+            clock.clone(),
+            DatasetSettings {
+                service_tz: settings.site.service_tz,
+                max_limit: settings.site.max_limit,
+                page_cache_bytes: settings.site.page_cache_bytes(),
+                page_ttl: settings.site.page_cache_ttl_secs.0,
+            },
+        );
+        let quota = {
+            let (pool, clock) = (pool.clone(), clock.clone());
+            let quota_settings = settings.quota.settings();
+            // A store each: its statement counters are the shard's own.
+            QuotaShards::start(pools.workers, move || {
+                let store = QuotaStore::new(pool.clone());
+                QuotaActor::new(store, clock.clone(), quota_settings.clone())
+            })
+        };
+        Actors {
+            auth: auth_actor.clone().start(),
+            auth_actor,
+            datasets: datasets_actor.clone().start(),
+            datasets_actor,
+            quota,
+        }
+    }
+}
+
+/// What a data change reaches: the change bus (listening to the database's
+/// notifications), the visitors' kept pages, and the signal that wakes the event feed's
+/// long polls and the background work.
+struct Changes {
+    bus: ChangeBus,
+    visitor_pages: VisitorPages,
+    signal: ChangeSignal,
+}
+
+impl Changes {
+    async fn listen(
+        actors: &Actors,
+        db_config: tokio_postgres::Config,
+    ) -> Result<Changes, StartupError> {
+        // The pages come last: they are made from what the others cache.
+        let visitor_pages = VisitorPages::default();
+        // Not a cache: it wakes the event feed's long polls and the window keeper.
+        let signal = ChangeSignal::default();
+        let bus = ChangeBus::new(vec![
+            actors.auth.clone().recipient(),
+            actors.datasets.clone().recipient(),
+            PageInvalidator(visitor_pages.clone()).start().recipient(),
+            signal.clone().start().recipient(),
+        ]);
+        bus.listen(db_config)
+            .await
+            .map_err(StartupError::Database)?;
+        Ok(Changes {
+            bus,
+            visitor_pages,
+            signal,
+        })
+    }
+}
+
+/// The work that runs beside the requests: the window keeper (events as days enter
+/// members' windows) and the webhooks' deliverer; the webhooks' service for the API.
+fn start_background_work(
+    settings: &Settings,
+    pool: &deadpool_postgres::Pool,
+    changes: &Changes,
+    key_secret: &KeySecret,
+) -> Result<Webhooks, StartupError> {
+    let clock = settings.clock();
+    let keeper = WindowKeeper {
+        pool: pool.clone(),
+        clock: clock.clone(),
+        service_tz: settings.site.service_tz,
+        bus: changes.bus.clone(),
+    };
+    actix_web::rt::spawn(keeper.run(changes.signal.subscribe()));
+    let webhooks = Webhooks {
+        pool: pool.clone(),
+        clock: clock.clone(),
+        secrets: SecretKeeper::new(key_secret.expose()),
+        allow_private: settings.webhooks.webhook_allow_private,
+    };
+    let transport = HttpTransport::new(settings.webhooks.webhook_allow_private)
+        .map_err(StartupError::Config)?;
+    let deliverer = Deliverer {
+        pool: pool.clone(),
+        clock: clock.clone(),
+        secrets: webhooks.secrets.clone(),
+        transport: Arc::new(transport),
+    };
+    actix_web::rt::spawn(deliverer.run(changes.signal.subscribe(), changes.bus.stopping()));
+    Ok(webhooks)
+}
+
+/// The demo accounts when the demo data was loaded now; the set-up link's token while
+/// no super administrator exists (each start prints a way to create one).
+async fn prepare_accounts(
+    accounts: &Accounts,
+    demo_loaded: bool,
+) -> Result<Option<String>, StartupError> {
+    if demo_loaded {
+        demo_accounts::create(accounts)
+            .await
+            .map_err(|e| StartupError::Database(e.to_string()))?;
+    }
+    Ok(accounts
+        .issue_setup_link()
+        .await
+        .map_err(|e| StartupError::Database(e.to_string()))?
+        .map(|token| token.expose().to_owned()))
+}
+
+/// What the application state is made of, beside the settings.
+struct StateParts<'a> {
+    actors: &'a Actors,
+    pools: &'a Pools,
+    changes: Changes,
+    accounts: Accounts,
+    webhooks: Webhooks,
+    key_secret: &'a KeySecret,
+    draining: Draining,
+}
+
+/// The state every handler reads (`AppState`).
+fn app_state(settings: &Settings, parts: StateParts<'_>) -> web::Data<AppState> {
+    let StateParts {
+        actors,
+        pools,
+        changes,
+        accounts,
+        webhooks,
+        key_secret,
+        draining,
+    } = parts;
+    let (pool, clock, service_tz) = (&pools.shared, settings.clock(), settings.site.service_tz);
+    let bus = &changes.bus;
+    let front = Fronts::new(
+        actors.auth_actor.clone(),
+        settings
+            .runtime
+            .quota_enforced
+            .then(|| actors.quota.clone()),
+        actors.datasets_actor.clone(),
+        pools.reads.clone(),
+        clock.clone(),
+        &settings.site.site_name,
+        settings.site.max_limit,
+    );
+    web::Data::new(AppState {
+        draining,
+        front,
+        accounts,
+        tiers: Tiers::new(pool.clone(), bus.clone()),
+        index_settings: IndexSettings::new(pool.clone(), bus.clone()),
+        trusted_proxies: settings.http.trusted_proxies.clone(),
+        cookie_secure: settings
+            .accounts
+            .cookie_secure(settings.site.public_url.as_deref()),
+        setup_token_required: settings.accounts.setup_token_required,
+        import_max_bytes: settings.imports.max_bytes(),
+        calendar: Calendar::new(pool.clone(), bus.clone()),
+        events: EventFeed::new(pool.clone(), changes.signal),
+        webhooks,
+        importer: Importer {
+            pool: pool.clone(),
+            clock: clock.clone(),
+            bus: bus.clone(),
+            limits: settings.imports.limits(),
+            service_tz,
+        },
+        pool: pool.clone(),
+        protection: Protection::new(clock.clone(), settings.site.website_per_minute),
+        initialized: AtomicBool::new(false),
+        site: Site {
+            name: settings.site.site_name.clone(),
+            forms: FormTokens::new(key_secret.expose()),
+            clock: clock.clone(),
+            service_tz,
+            visitor_pages: changes.visitor_pages,
+            public_url: settings.site.public_url.clone(),
+        },
+    })
+}
+
+/// The HTTP server on `LISTEN_ADDR` (and `/metrics` on `METRICS_ADDR` when set), bound
+/// but not yet running.
+struct Serving {
+    port: u16,
+    server: Server,
+    metrics: Option<(u16, Server)>,
+    signals: StopSignals,
+    listening: Listening,
+}
+
+fn serve(
+    settings: &Settings,
+    state: web::Data<AppState>,
+    accounts: Accounts,
+    draining: Draining,
+) -> Result<Serving, StartupError> {
+    let listen = |source| StartupError::Listen {
+        addr: settings.http.listen_addr.clone(),
+        setting: "LISTEN_ADDR",
+        source,
+    };
+    // What the HTTP edge reads, as app data of its own: it never reads the state.
+    let edge_accounts = web::Data::new(accounts);
+    let edge_draining = web::Data::new(draining);
+    // Before either listener accepts a connection: a stop signal from then on
+    // drains (see `StopSignals`).
+    let signals = StopSignals::listen();
+    let listener = TcpListener::bind(&settings.http.listen_addr).map_err(listen)?;
+    let port = listener.local_addr().map_err(listen)?.port();
+    let listening = Listening::of(&listener).map_err(listen)?;
+    let separate_metrics = settings.http.metrics_listener().is_some();
+    let metrics = match settings.http.metrics_listener() {
+        Some(addr) => Some(metrics_server(addr, state.clone())?),
+        None => None,
+    };
+    let body_pace = settings.http.body_pace();
+    let access_log = settings.telemetry.access_log;
+    let options = ListenOptions {
+        workers: settings.http.workers(),
+        max_connections_per_ip: settings.http.max_connections_per_ip,
+        trusted_proxies: settings.http.trusted_proxies.clone(),
+    };
+    let server = listener::serve(listener, options, move || {
+        App::new()
+            .wrap(from_fn(close_when_draining))
+            .wrap(from_fn(request_context))
+            .wrap(from_fn(compress))
+            .app_data(state.clone())
+            .app_data(edge_accounts.clone())
+            .app_data(edge_draining.clone())
+            .app_data(site::PAGE_REFUSALS)
+            .app_data(body_pace)
+            .app_data(access_log)
+            .configure(|cfg| routes::mount(cfg, !separate_metrics))
+    })
+    .map_err(listen)?;
+    Ok(Serving {
+        port,
+        server,
+        metrics,
+        signals,
+        listening,
+    })
+}
+
 pub struct Application {
     port: u16,
     server: Server,
@@ -125,242 +473,50 @@ pub struct Application {
 }
 
 impl Application {
+    /// The service, ready to serve: each step below is a function of this file.
     pub async fn build(settings: Settings) -> Result<Application, StartupError> {
         let database = settings.database.database();
         let (db_config, embedded) = open_database(&database).await?;
-        let clock = settings.clock().clone();
-        let service_tz = settings.site.service_tz;
-        let key_secret = match (&settings.accounts.key_secret, &database) {
-            (Some(secret), _) => secret.clone(),
-            (None, Database::Embedded { dir }) => {
-                let secret = local_secret::load_or_create(&dir.join("key-secret"))
-                    .map_err(StartupError::Config)?;
-                KeySecret::new(secret).map_err(StartupError::Config)?
-            }
-            (None, Database::Url(_)) => {
-                return Err(StartupError::Config(format!(
-                    "KEY_SECRET must be set (at least {} characters, the same on every \
-                     instance) when DATABASE_URL is used",
-                    KeySecret::MIN_LEN
-                )))
-            }
-        };
+        let key_secret = key_secret(&settings, &database)?;
+        let demo_loaded = prepare_schema(&settings, &db_config, embedded.is_some()).await?;
+        let pools = Pools::open(&settings, &db_config)?;
         let hasher = KeyHasher::new(key_secret.expose());
-
-        let today = service_today(clock.now(), service_tz);
-        let load_demo = settings.database.demo_data || embedded.is_some();
-        let demo_loaded = migrations::prepare(
-            &db_config,
-            clock.clone(),
-            service_tz,
-            load_demo.then_some(today),
-        )
-        .await
-        .map_err(StartupError::Database)?;
-        let workers = settings.http.workers().unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        });
-        let (shared_pool, read_pool) = settings.database.pool().split(workers);
-        let build_pool = |pool_settings| {
-            iq_actors::db::build_pool(db_config.clone(), pool_settings)
-                .map_err(StartupError::Database)
-        };
-        // The shared pool's connections are driven by this (the main) runtime, which
-        // outlives the HTTP workers: the last quota flush runs after they stop.
-        let pool = iq_actors::db::build_shared_pool(
-            db_config.clone(),
-            &shared_pool,
-            tokio::runtime::Handle::current(),
-        )
-        .map_err(StartupError::Database)?;
-        let read_pools = match &read_pool {
-            Some(read_pool) => (0..workers)
-                .map(|_| build_pool(read_pool))
-                .collect::<Result<Vec<_>, _>>()?,
-            None => Vec::new(),
-        };
-
-        // The AuthActor and DatasetActor started here take the change bus's messages;
-        // every worker thread gets clones of them (see `Fronts`), sharing their caches.
-        let auth_actor = AuthActor::new(
-            pool.clone(),
-            clock.clone(),
-            hasher.clone(),
-            settings.accounts.sessions(),
-        );
-        let auth = auth_actor.clone().start();
-        let datasets_actor = DatasetActor::new(
-            pool.clone(),
-            clock.clone(),
-            DatasetSettings {
-                service_tz,
-                max_limit: settings.site.max_limit,
-                page_cache_bytes: settings.site.page_cache_bytes(),
-                page_ttl: settings.site.page_cache_ttl_secs.0,
-            },
-        );
-        let datasets = datasets_actor.clone().start();
-        // One quota shard per worker: each owns a share of the accounts.
-        let quota = {
-            let (pool, clock) = (pool.clone(), clock.clone());
-            let quota_settings = settings.quota.settings();
-            // A store each: its statement counters are the shard's own.
-            QuotaShards::start(workers, move || {
-                let store = QuotaStore::new(pool.clone());
-                QuotaActor::new(store, clock.clone(), quota_settings.clone())
-            })
-        };
-        // The pages come last: they are made from what the others cache.
-        let visitor_pages = VisitorPages::default();
-        // Not a cache: it wakes the event feed's long polls and the window keeper.
-        let change_signal = ChangeSignal::default();
-        let bus = ChangeBus::new(vec![
-            auth.clone().recipient(),
-            datasets.clone().recipient(),
-            PageInvalidator(visitor_pages.clone()).start().recipient(),
-            change_signal.clone().start().recipient(),
-        ]);
-        bus.listen(db_config)
-            .await
-            .map_err(StartupError::Database)?;
-        let change_bus = bus.clone();
-        let keeper = WindowKeeper {
-            pool: pool.clone(),
-            clock: clock.clone(),
-            service_tz,
-            bus: change_bus.clone(),
-        };
-        actix_web::rt::spawn(keeper.run(change_signal.subscribe()));
-        let webhooks = Webhooks {
-            pool: pool.clone(),
-            clock: clock.clone(),
-            secrets: SecretKeeper::new(key_secret.expose()),
-            allow_private: settings.webhooks.webhook_allow_private,
-        };
-        let transport = HttpTransport::new(settings.webhooks.webhook_allow_private)
-            .map_err(StartupError::Config)?;
-        let deliverer = Deliverer {
-            pool: pool.clone(),
-            clock: clock.clone(),
-            secrets: webhooks.secrets.clone(),
-            transport: Arc::new(transport),
-        };
-        actix_web::rt::spawn(deliverer.run(change_signal.subscribe(), change_bus.stopping()));
+        let actors = Actors::start(&settings, &pools, &hasher);
+        let changes = Changes::listen(&actors, db_config).await?;
+        let webhooks = start_background_work(&settings, &pools.shared, &changes, &key_secret)?;
         let accounts = Accounts::new(
-            pool.clone(),
+            pools.shared.clone(),
             hasher,
-            clock.clone(),
+            settings.clock().clone(),
             settings.accounts.sessions(),
-            bus,
+            changes.bus.clone(),
         );
-        if demo_loaded {
-            demo_accounts::create(&accounts)
-                .await
-                .map_err(|e| StartupError::Database(e.to_string()))?;
-        }
-        // Until someone creates the super administrator, each start prints a way to.
-        let setup_token = accounts
-            .issue_setup_link()
-            .await
-            .map_err(|e| StartupError::Database(e.to_string()))?
-            .map(|token| token.expose().to_owned());
-        let front = Fronts::new(
-            auth_actor,
-            settings.runtime.quota_enforced.then(|| quota.clone()),
-            datasets_actor,
-            read_pools.clone(),
-            clock.clone(),
-            &settings.site.site_name,
-            settings.site.max_limit,
-        );
+        let setup_token = prepare_accounts(&accounts, demo_loaded).await?;
         let draining = Draining::default();
-        // What the HTTP edge reads, as app data of its own: it never reads the state.
-        let edge_accounts = web::Data::new(accounts.clone());
-        let edge_draining = web::Data::new(draining.clone());
-        let state = web::Data::new(AppState {
-            draining: draining.clone(),
-            front,
-            accounts,
-            tiers: Tiers::new(pool.clone(), change_bus.clone()),
-            index_settings: IndexSettings::new(pool.clone(), change_bus.clone()),
-            trusted_proxies: settings.http.trusted_proxies.clone(),
-            cookie_secure: settings
-                .accounts
-                .cookie_secure(settings.site.public_url.as_deref()),
-            setup_token_required: settings.accounts.setup_token_required,
-            import_max_bytes: settings.imports.max_bytes(),
-            calendar: Calendar::new(pool.clone(), change_bus.clone()),
-            events: EventFeed::new(pool.clone(), change_signal),
+        let bus = changes.bus.clone();
+        let parts = StateParts {
+            actors: &actors,
+            pools: &pools,
+            changes,
+            accounts: accounts.clone(),
             webhooks,
-            importer: Importer {
-                pool: pool.clone(),
-                clock: clock.clone(),
-                bus: change_bus.clone(),
-                limits: settings.imports.limits(),
-                service_tz,
-            },
-            pool: pool.clone(),
-            protection: Protection::new(clock.clone(), settings.site.website_per_minute),
-            initialized: AtomicBool::new(false),
-            site: Site {
-                name: settings.site.site_name.clone(),
-                forms: FormTokens::new(key_secret.expose()),
-                clock: clock.clone(),
-                service_tz,
-                visitor_pages,
-                public_url: settings.site.public_url.clone(),
-            },
-        });
-
-        let listen = |source| StartupError::Listen {
-            addr: settings.http.listen_addr.clone(),
-            setting: "LISTEN_ADDR",
-            source,
+            key_secret: &key_secret,
+            draining: draining.clone(),
         };
-        // Before either listener accepts a connection: a stop signal from then on
-        // drains (see `StopSignals`).
-        let signals = StopSignals::listen();
-        let listener = TcpListener::bind(&settings.http.listen_addr).map_err(listen)?;
-        let port = listener.local_addr().map_err(listen)?.port();
-        let listening = Listening::of(&listener).map_err(listen)?;
-        let separate_metrics = settings.http.metrics_listener().is_some();
-        let metrics = match settings.http.metrics_listener() {
-            Some(addr) => Some(metrics_server(addr, state.clone())?),
-            None => None,
-        };
-        let body_pace = settings.http.body_pace();
-        let access_log = settings.telemetry.access_log;
-        let options = ListenOptions {
-            workers: settings.http.workers(),
-            max_connections_per_ip: settings.http.max_connections_per_ip,
-            trusted_proxies: settings.http.trusted_proxies.clone(),
-        };
-        let server = listener::serve(listener, options, move || {
-            App::new()
-                .wrap(from_fn(close_when_draining))
-                .wrap(from_fn(request_context))
-                .wrap(from_fn(compress))
-                .app_data(state.clone())
-                .app_data(edge_accounts.clone())
-                .app_data(edge_draining.clone())
-                .app_data(site::PAGE_REFUSALS)
-                .app_data(body_pace)
-                .app_data(access_log)
-                .configure(|cfg| routes::mount(cfg, !separate_metrics))
-        })
-        .map_err(listen)?;
+        let state = app_state(&settings, parts);
+        let serving = serve(&settings, state, accounts, draining.clone())?;
         Ok(Application {
-            port,
-            server,
-            metrics,
-            quota,
-            bus: change_bus,
-            pool: pool.clone(),
-            read_pools,
+            port: serving.port,
+            server: serving.server,
+            metrics: serving.metrics,
+            quota: actors.quota,
+            bus,
+            pool: pools.shared,
+            read_pools: pools.reads,
             embedded,
             draining,
-            signals,
-            listening,
+            signals: serving.signals,
+            listening: serving.listening,
             shutdown_delay: settings.http.shutdown_delay_ms.0,
             setup_token,
         })
