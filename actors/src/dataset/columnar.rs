@@ -95,11 +95,7 @@ impl Encodings {
         fields: &[&'static FieldDef],
         data: &str,
     ) -> Result<&Encoded, ApiError> {
-        let slot = match format {
-            Columnar::Arrow => &self.arrow,
-            Columnar::Parquet => &self.parquet,
-        };
-        if let Some(encoded) = slot.get() {
+        if let Some(encoded) = self.slot(format).get() {
             return Ok(encoded);
         }
         let body = encode(format, fields, data)?;
@@ -109,14 +105,17 @@ impl Encodings {
 
     /// Keeps `body` as the page's encoding in `format` (unless one is kept already).
     pub(super) fn keep(&self, format: Columnar, body: Vec<u8>) -> &Encoded {
-        let slot = match format {
-            Columnar::Arrow => &self.arrow,
-            Columnar::Parquet => &self.parquet,
-        };
-        slot.get_or_init(|| Encoded {
+        self.slot(format).get_or_init(|| Encoded {
             body: body.into(),
             gzipped: OnceLock::new(),
         })
+    }
+
+    fn slot(&self, format: Columnar) -> &OnceLock<Encoded> {
+        match format {
+            Columnar::Arrow => &self.arrow,
+            Columnar::Parquet => &self.parquet,
+        }
     }
 }
 
