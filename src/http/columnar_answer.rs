@@ -18,13 +18,13 @@ pub fn answer(page: &Page, format: Columnar, gzip: bool) -> Result<HttpResponse,
     let mut builder = HttpResponse::Ok();
     builder.insert_header(("content-type", format.media_type()));
     with_place(&mut builder, page);
-    let body = if gzip && encoded.body.len() >= compress::MIN_SIZE {
+    let zipped = gzip && encoded.body.len() >= compress::MIN_SIZE;
+    let mut response = builder.body(if zipped {
         encoded.gzipped()
     } else {
         encoded.body.clone()
-    };
-    let mut response = builder.body(body);
-    if gzip && encoded.body.len() >= compress::MIN_SIZE {
+    });
+    if zipped {
         compress::mark_gzip(response.headers_mut());
     }
     response.extensions_mut().insert(BusinessCode(0));

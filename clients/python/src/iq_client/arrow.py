@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from .catalogue import Dataset, Field
+from .envelope import header_place
 from .errors import APIError
 from .frames import TIMESTAMP_FORMAT, check_modes, column
 from .ratelimit import RateLimitInfo
@@ -155,16 +156,13 @@ class ArrowPage:
         """The page of an Arrow answer; a malformed one raises APIError."""
         try:
             table = _read_stream(response.body)
-            has_more = {"true": True, "false": False}[
-                (response.header("x-has-more") or "").strip().lower()
-            ]
-            returned = int(response.header("x-returned") or -1)
+            limit, offset, returned, has_more = header_place(response)
             page = cls(
                 dataset=dataset,
                 table=table,
-                limit=int(response.header("x-limit") or 0),
-                offset=int(response.header("x-offset") or 0),
-                returned=returned,
+                limit=limit,
+                offset=offset,
+                returned=-1 if returned is None else returned,
                 has_more=has_more,
                 request_id=request_id,
                 rate_limit=rate_limit,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from .errors import error_for
 from .ratelimit import RateLimitInfo
@@ -76,4 +76,18 @@ def read_envelope(response: HTTPResponse) -> Envelope:
         request_id=request_id,
         http_status=response.status,
         rate_limit=rate_limit,
+    )
+
+
+def header_place(response: HTTPResponse) -> Tuple[int, int, Optional[int], bool]:
+    """A CSV or Arrow page's place from its headers (D18, D29): ``X-Limit``,
+    ``X-Offset``, ``X-Returned`` (``None`` when absent) and ``X-Has-More``. Raises
+    ``KeyError`` or ``ValueError`` for a header that is not what the service sends."""
+    has_more = {"true": True, "false": False}[(response.header("x-has-more") or "").strip().lower()]
+    returned = response.header("x-returned")
+    return (
+        int(response.header("x-limit") or 0),
+        int(response.header("x-offset") or 0),
+        None if returned is None else int(returned),
+        has_more,
     )

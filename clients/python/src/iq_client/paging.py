@@ -24,6 +24,7 @@ import pandas as pd
 
 from .arrow import ArrowPage
 from .catalogue import Dataset
+from .envelope import header_place
 from .errors import APIError
 from .frames import to_frame
 from .ratelimit import RateLimitInfo
@@ -198,21 +199,18 @@ class CsvPage:
         """The page of a ``text/csv`` answer; a malformed one raises APIError."""
         try:
             text = response.body.decode("utf-8")
-            has_more = {"true": True, "false": False}[
-                (response.header("x-has-more") or "").strip().lower()
-            ]
+            limit, offset, returned, has_more = header_place(response)
             page = cls(
                 dataset=dataset,
                 text=text,
-                limit=int(response.header("x-limit") or 0),
-                offset=int(response.header("x-offset") or 0),
+                limit=limit,
+                offset=offset,
                 returned=0,
                 has_more=has_more,
                 request_id=request_id,
                 rate_limit=rate_limit,
             )
-            returned = response.header("x-returned")
-            count = int(returned) if returned is not None else len(page.rows())
+            count = returned if returned is not None else len(page.rows())
         except (KeyError, TypeError, ValueError) as err:
             raise APIError(f"malformed CSV answer ({err!r})", request_id=request_id) from err
         return dataclasses.replace(page, returned=count)
