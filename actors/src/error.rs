@@ -9,53 +9,60 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Business error codes of the interface specification, part 7.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// Bad parameter, field, required header or date format.
-    InvalidRequest,
-    /// Workbook validation or recalculation failed.
-    ImportRejected,
-    /// Back-office session or required authentication missing.
-    AuthenticationRequired,
-    /// User name/password, session or API key invalid.
-    InvalidCredentials,
-    /// Session or API key expired.
-    CredentialsExpired,
-    /// Role or origin not allowed, or key, user, IP or scope refused.
-    Forbidden,
-    /// No data permission for that index.
-    IndexNotPermitted,
-    /// Resource does not exist.
-    NotFound,
-    /// Duplicate, conflict, or already initialised.
-    Conflict,
-    /// Login attempts or per-minute key rate exceeded.
-    RateLimited,
-    /// Daily quota used up.
-    DailyQuotaExhausted,
-    /// Internal error.
-    Internal,
+/// Declares [`ErrorCode`] from its one table: each row is the variant, the numeric code
+/// clients decide on, the HTTP status it answers with, and what it tells a client (the
+/// variant's doc, the OpenAPI document's description and docs/api.md's table). A new
+/// code is one new row; nothing else maps codes to numbers, statuses or meanings.
+macro_rules! error_table {
+    ($($variant:ident => $code:literal, $status:literal, $meaning:literal;)+) => {
+        /// Business error codes of the interface specification, part 7.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $(#[doc = $meaning] $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),+];
+
+            /// The numeric code clients decide on.
+            pub const fn as_u32(self) -> u32 {
+                match self {
+                    $(ErrorCode::$variant => $code,)+
+                }
+            }
+
+            /// The HTTP status the code answers with (Tushare's wire, D24, answers 200
+            /// instead for every code below 500; `/readyz` answers 503 with 50000).
+            pub const fn http_status(self) -> u16 {
+                match self {
+                    $(ErrorCode::$variant => $status,)+
+                }
+            }
+
+            /// What the code tells a client, in one line.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $meaning,)+
+                }
+            }
+        }
+    };
 }
 
-impl ErrorCode {
-    /// The numeric code clients decide on.
-    pub fn as_u32(self) -> u32 {
-        match self {
-            ErrorCode::InvalidRequest => 40001,
-            ErrorCode::ImportRejected => 40002,
-            ErrorCode::AuthenticationRequired => 40101,
-            ErrorCode::InvalidCredentials => 40102,
-            ErrorCode::CredentialsExpired => 40103,
-            ErrorCode::Forbidden => 40301,
-            ErrorCode::IndexNotPermitted => 40302,
-            ErrorCode::NotFound => 40401,
-            ErrorCode::Conflict => 40901,
-            ErrorCode::RateLimited => 42901,
-            ErrorCode::DailyQuotaExhausted => 42902,
-            ErrorCode::Internal => 50000,
-        }
-    }
+error_table! {
+    InvalidRequest => 40001, 400, "bad body, parameter, field, header or date; the message names the culprit";
+    ImportRejected => 40002, 422, "the quote file was rejected: `errors` lists its first bad rows (at most 1,000) and `errors_total` counts them all";
+    AuthenticationRequired => 40101, 401, "authentication required: this endpoint needs a session";
+    InvalidCredentials => 40102, 401, "credentials (API key, password, session) invalid";
+    CredentialsExpired => 40103, 401, "credentials (API key, session) expired";
+    Forbidden => 40301, 403, "not allowed (role, CSRF token, key, user, IP address, scope, member index, website quotes)";
+    IndexNotPermitted => 40302, 403, "index outside the key's range";
+    NotFound => 40401, 404, "no such resource or endpoint (also a method an endpoint does not take)";
+    Conflict => 40901, 409, "duplicate or conflict (already initialised, taken name, key limit, an import running, days holding data)";
+    RateLimited => 42901, 429, "per-minute limit (key, account, website caller, login attempts); `Retry-After` says when to come back";
+    DailyQuotaExhausted => 42902, 429, "daily quota used up; waiting a minute does not help";
+    Internal => 50000, 500, "internal error; quote the `request_id`";
 }
 
 /// A refusal or failure with the business code and the client-facing message.

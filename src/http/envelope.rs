@@ -17,20 +17,9 @@ use super::{compress, RequestId};
 #[derive(Debug, Clone, Copy)]
 pub struct BusinessCode(pub u32);
 
-/// The HTTP status of each business code: the only place this mapping exists.
+/// The HTTP status of a business code, as [`ErrorCode`]'s table gives it.
 pub fn status_for(code: ErrorCode) -> StatusCode {
-    match code {
-        ErrorCode::InvalidRequest => StatusCode::BAD_REQUEST,
-        ErrorCode::ImportRejected => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorCode::AuthenticationRequired
-        | ErrorCode::InvalidCredentials
-        | ErrorCode::CredentialsExpired => StatusCode::UNAUTHORIZED,
-        ErrorCode::Forbidden | ErrorCode::IndexNotPermitted => StatusCode::FORBIDDEN,
-        ErrorCode::NotFound => StatusCode::NOT_FOUND,
-        ErrorCode::Conflict => StatusCode::CONFLICT,
-        ErrorCode::RateLimited | ErrorCode::DailyQuotaExhausted => StatusCode::TOO_MANY_REQUESTS,
-        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-    }
+    StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 #[derive(Serialize)]

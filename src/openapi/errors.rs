@@ -1,8 +1,7 @@
 //! The error envelope, every business code with its HTTP status, and one reusable
-//! response per status. Codes come from [`ErrorCode`] and statuses from
-//! [`status_for`], the service's own mapping, so the document cannot drift from them:
-//! a new variant does not compile until [`meaning`] describes it, and a response lists
-//! exactly the codes `status_for` maps to its status.
+//! response per status. Codes, statuses and meanings are all read from [`ErrorCode`]'s
+//! one table (the service answers with the same statuses), so the document cannot drift
+//! from them: a response lists exactly the codes whose status is its status.
 
 use std::borrow::Cow;
 
@@ -17,41 +16,6 @@ use utoipa::{PartialSchema, ToResponse, ToSchema};
 
 use super::{headers, typed};
 use crate::http::envelope::status_for;
-
-macro_rules! codes {
-    ($($variant:ident => $meaning:literal,)+) => {
-        /// Every business error code, in numeric order.
-        pub const CODES: &[ErrorCode] = &[$(ErrorCode::$variant),+];
-
-        /// What a code tells a client. The match is exhaustive: a new [`ErrorCode`] does
-        /// not compile until it is described here, which also puts it in [`CODES`].
-        pub fn meaning(code: ErrorCode) -> &'static str {
-            match code {
-                $(ErrorCode::$variant => $meaning,)+
-            }
-        }
-    };
-}
-
-codes! {
-    InvalidRequest => "bad body, parameter, field, header or date; the message names the culprit",
-    ImportRejected => "the quote file was rejected: `errors` lists its first bad rows (at most 1,000) and `errors_total` counts them all",
-    AuthenticationRequired => "authentication required: this endpoint needs a session",
-    InvalidCredentials => "credentials (API key, password, session) invalid",
-    CredentialsExpired => "credentials (API key, session) expired",
-    Forbidden => "not allowed (role, CSRF token, key, user, IP address, scope, member index, website quotes)",
-    IndexNotPermitted => "index outside the key's range",
-    NotFound => "no such resource or endpoint (also a method an endpoint does not take)",
-    Conflict => "duplicate or conflict (already initialised, taken name, key limit, an import running, days holding data)",
-    RateLimited => "per-minute limit (key, account, website caller, login attempts); `Retry-After` says when to come back",
-    DailyQuotaExhausted => "daily quota used up; waiting a minute does not help",
-    Internal => "internal error; quote the `request_id`",
-}
-
-/// The HTTP status of `code`, as the service answers it.
-pub fn status(code: ErrorCode) -> u16 {
-    status_for(code).as_u16()
-}
 
 /// `InvalidRequest` for 40001: the variant's name, for readers and code generators.
 pub fn name(code: ErrorCode) -> String {
@@ -68,24 +32,24 @@ impl PartialSchema for ErrorCodeSchema {
              | code | HTTP | name | meaning |\n|---|---|---|---|\n",
         );
         let mut listed = Vec::new();
-        for &code in CODES {
+        for &code in ErrorCode::ALL {
             table.push_str(&format!(
                 "| {} | {} | {} | {} |\n",
                 code.as_u32(),
-                status(code),
+                code.http_status(),
                 name(code),
-                meaning(code)
+                code.meaning()
             ));
             listed.push(json!({
                 "code": code.as_u32(),
-                "status": status(code),
+                "status": code.http_status(),
                 "name": name(code),
-                "meaning": meaning(code),
+                "meaning": code.meaning(),
             }));
         }
         ObjectBuilder::new()
             .schema_type(Type::Integer)
-            .enum_values(Some(CODES.iter().map(|c| c.as_u32())))
+            .enum_values(Some(ErrorCode::ALL.iter().map(|c| c.as_u32())))
             .description(Some(table))
             .extensions(Some(
                 ExtensionsBuilder::new()
@@ -158,7 +122,7 @@ impl ToSchema for ErrorEnvelope {
 /// The response for `status`: the error envelope narrowed to the codes the service maps
 /// to that status, each listed with its meaning.
 pub fn response_for(status: StatusCode, summary: &str) -> Response {
-    let codes: Vec<ErrorCode> = CODES
+    let codes: Vec<ErrorCode> = ErrorCode::ALL
         .iter()
         .copied()
         .filter(|&c| status_for(c) == status)
@@ -166,7 +130,7 @@ pub fn response_for(status: StatusCode, summary: &str) -> Response {
     assert!(!codes.is_empty(), "no business code answers {status}");
     let mut description = format!("{summary}\n\n");
     for &code in &codes {
-        description.push_str(&format!("- `{}`: {}\n", code.as_u32(), meaning(code)));
+        description.push_str(&format!("- `{}`: {}\n", code.as_u32(), code.meaning()));
     }
     let mut narrowed = ObjectBuilder::new().property(
         "code",

@@ -71,3 +71,30 @@ fn the_dataset_tables_are_the_catalogues() {
         assert_eq!(documented, real, "{name}: fields and defaults");
     }
 }
+
+/// docs/api.md's Errors table is the one table in `ErrorCode`, row for row: status,
+/// code and meaning, in numeric order.
+#[test]
+fn the_error_table_is_the_services() {
+    let start = API_MD
+        .find("\n## Errors\n")
+        .expect("docs/api.md has an Errors section");
+    let documented: Vec<&str> = API_MD[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with("|---"))
+        .skip(1)
+        .take_while(|line| line.starts_with('|'))
+        .collect();
+    let expected: Vec<String> = iq_actors::ErrorCode::ALL
+        .iter()
+        .map(|code| {
+            format!(
+                "| {} | {} | {} |",
+                code.http_status(),
+                code.as_u32(),
+                code.meaning()
+            )
+        })
+        .collect();
+    assert_eq!(documented, expected);
+}

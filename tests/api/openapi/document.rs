@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use iq_actors::catalogue::DATASETS;
-use iq_service::openapi::errors::{self, CODES};
+use iq_actors::ErrorCode;
 use iq_service::openapi::query::{fields_schema_name, request_schema_name};
 use serde_json::{json, Value};
 
@@ -239,7 +239,7 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
     assert!(envelope["properties"]["errors"].is_object());
     assert!(envelope["properties"]["errors_total"].is_object());
     let listed = schemas["ErrorCode"]["x-error-codes"].as_array().unwrap();
-    assert_eq!(listed.len(), CODES.len());
+    assert_eq!(listed.len(), ErrorCode::ALL.len());
     let mut answered: BTreeSet<(u64, u64)> = BTreeSet::new();
     for (_, _, operation) in operations(&doc) {
         for (status, response) in operation["responses"].as_object().unwrap() {
@@ -256,7 +256,7 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
             }
         }
     }
-    for &code in CODES {
+    for &code in ErrorCode::ALL {
         let status = u64::from(iq_service::http::envelope::status_for(code).as_u16());
         let number = u64::from(code.as_u32());
         assert!(
@@ -264,7 +264,7 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
                 "code": number,
                 "status": status,
                 "name": format!("{code:?}"),
-                "meaning": errors::meaning(code),
+                "meaning": code.meaning(),
             })),
             "{code:?} not listed with HTTP {status}"
         );

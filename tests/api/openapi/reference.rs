@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use iq_actors::catalogue::DATASETS;
-use iq_service::openapi::errors::CODES;
+use iq_actors::ErrorCode;
 use serde_json::Value;
 
 use super::operations;
@@ -49,7 +49,7 @@ async fn the_reference_page_shows_every_path_dataset_and_code() {
             page.assert_has(&format!("<code>{}</code>", field.name));
         }
     }
-    for &code in CODES {
+    for &code in ErrorCode::ALL {
         page.assert_has(&format!(r#"id="code-{}""#, code.as_u32()));
     }
     page.assert_has("X-CSRF-Token");
