@@ -123,19 +123,7 @@ impl EmbeddedPostgres {
             }
         }
         if !pg.cluster_dir.join("PG_VERSION").exists() {
-            tracing::info!(dir = %pg.cluster_dir.display(), "creating the embedded PostgreSQL cluster");
-            pg.run(
-                "initdb",
-                &[
-                    "-D".as_ref(),
-                    pg.cluster_dir.as_os_str(),
-                    "-U".as_ref(),
-                    SUPERUSER.as_ref(),
-                    "--auth=trust".as_ref(),
-                    "--encoding=UTF8".as_ref(),
-                    "--locale=C".as_ref(),
-                ],
-            )?;
+            pg.init()?;
         }
         let port_file = root.join("port");
         if pg.is_running() {
@@ -144,39 +132,65 @@ impl EmbeddedPostgres {
             }
         } else {
             pg.started_here = true;
-            let addresses = match listen {
-                Listen::Socket => "",
-                Listen::Localhost => {
-                    pg.port = free_port().map_err(io(root))?;
-                    fs::write(&port_file, pg.port.to_string()).map_err(io(&port_file))?;
-                    "127.0.0.1"
-                }
-            };
-            let options = format!(
-                "-c listen_addresses='{addresses}' -k {} -p {}",
-                pg.socket_dir.display(),
-                pg.port
-            );
-            pg.run(
-                "pg_ctl",
-                &[
-                    "start".as_ref(),
-                    "-w".as_ref(),
-                    "-t".as_ref(),
-                    "60".as_ref(),
-                    "-D".as_ref(),
-                    pg.cluster_dir.as_os_str(),
-                    "-l".as_ref(),
-                    pg.log_file.as_os_str(),
-                    "-o".as_ref(),
-                    options.as_ref(),
-                ],
-            )?;
+            if listen == Listen::Localhost {
+                pg.port = free_port().map_err(io(root))?;
+                fs::write(&port_file, pg.port.to_string()).map_err(io(&port_file))?;
+            }
+            pg.start_server()?;
         }
         if let Some(database) = database {
             pg.create_database(database)?;
         }
         Ok(pg)
+    }
+
+    /// `initdb`: a new cluster, trusting local connections (its socket is the service's
+    /// own folder), in UTF-8 with the C locale.
+    fn init(&self) -> Result<(), EmbeddedError> {
+        tracing::info!(dir = %self.cluster_dir.display(), "creating the embedded PostgreSQL cluster");
+        self.run(
+            "initdb",
+            &[
+                "-D".as_ref(),
+                self.cluster_dir.as_os_str(),
+                "-U".as_ref(),
+                SUPERUSER.as_ref(),
+                "--auth=trust".as_ref(),
+                "--encoding=UTF8".as_ref(),
+                "--locale=C".as_ref(),
+            ],
+        )
+        .map(drop)
+    }
+
+    /// `pg_ctl start`, waiting up to a minute: on the socket only, or on localhost at
+    /// `self.port` as well.
+    fn start_server(&self) -> Result<(), EmbeddedError> {
+        let addresses = match self.listen {
+            Listen::Socket => "",
+            Listen::Localhost => "127.0.0.1",
+        };
+        let options = format!(
+            "-c listen_addresses='{addresses}' -k {} -p {}",
+            self.socket_dir.display(),
+            self.port
+        );
+        self.run(
+            "pg_ctl",
+            &[
+                "start".as_ref(),
+                "-w".as_ref(),
+                "-t".as_ref(),
+                "60".as_ref(),
+                "-D".as_ref(),
+                self.cluster_dir.as_os_str(),
+                "-l".as_ref(),
+                self.log_file.as_os_str(),
+                "-o".as_ref(),
+                options.as_ref(),
+            ],
+        )
+        .map(drop)
     }
 
     /// Connection settings for the service's database.

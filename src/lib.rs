@@ -5,7 +5,7 @@
 pub mod cli;
 pub mod demo_accounts;
 pub mod embedded_pg;
-pub mod front;
+pub mod front_actor;
 pub mod http;
 pub mod import_command;
 pub mod local_secret;

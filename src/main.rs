@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use iq_service::cli::{print_line, Cli, Command};
+use iq_service::settings::Settings;
 use iq_service::startup::Application;
 use iq_service::telemetry;
 
@@ -56,12 +57,31 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    announce(&app, &settings);
+    if let Some(port) = app.metrics_port() {
+        tracing::info!(port, "serving /metrics on METRICS_ADDR");
+    }
+    let code = match app.run_until_stopped().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!(error = %err, "server failed");
+            ExitCode::FAILURE
+        }
+    };
+    // Last, so the spans of shutdown itself are exported too.
+    telemetry.shutdown();
+    code
+}
+
+/// Tells the person who started the service where to look: the website and the API
+/// on standard output, with the one-time set-up link while there is no super
+/// administrator, and a first query in the log.
+fn announce(app: &Application, settings: &Settings) {
     let host = settings
         .http
         .listen_addr
         .rsplit_once(':')
         .map_or("127.0.0.1", |(h, _)| h);
-    // On standard output, for the person who started it: where to look.
     println!(
         "Website: http://{host}:{port}/  (log in with a demo account to see the member area)\n\
          API:     http://{host}:{port}/api/v1/query",
@@ -86,19 +106,6 @@ async fn main() -> ExitCode {
         "listening; try: curl -s -X POST http://{host}:{}/api/v1/query -H 'Content-Type: application/json' -d '{{\"api_name\":\"index_latest\"}}'",
         app.port()
     );
-    if let Some(port) = app.metrics_port() {
-        tracing::info!(port, "serving /metrics on METRICS_ADDR");
-    }
-    let code = match app.run_until_stopped().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            tracing::error!(error = %err, "server failed");
-            ExitCode::FAILURE
-        }
-    };
-    // Last, so the spans of shutdown itself are exported too.
-    telemetry.shutdown();
-    code
 }
 
 /// A command's exit status from whether its output was written.

@@ -24,7 +24,7 @@ use iq_actors::quota::{Drain, QuotaActor, QuotaShards, QuotaStore};
 use iq_actors::webhooks::{Deliverer, SecretKeeper, Webhooks};
 
 use crate::embedded_pg::EmbeddedPostgres;
-use crate::front::Fronts;
+use crate::front_actor::Fronts;
 use crate::http::compress::compress;
 use crate::http::drain::{close_when_draining, stop_on_signal, Draining, Listening, StopSignals};
 use crate::http::listener::{self, ListenOptions};

@@ -1,4 +1,4 @@
-//! [`Answer`]: a handler's reply that is sent at once when its future is ready on the
+//! [`Reply`]: a handler's reply that is sent at once when its future is ready on the
 //! first poll (a key or a page in memory), and runs as a task of its own only when it
 //! has to wait (a lookup that goes to the database).
 //!
@@ -20,15 +20,15 @@ use std::task::{Context, Poll, Waker};
 use actix::dev::{MessageResponse, OneshotSender};
 use actix::{Actor, Message};
 
-pub struct Answer<T>(Pin<Box<dyn Future<Output = T>>>);
+pub struct Reply<T>(Pin<Box<dyn Future<Output = T>>>);
 
-impl<T> Answer<T> {
+impl<T> Reply<T> {
     pub fn new(future: impl Future<Output = T> + 'static) -> Self {
-        Answer(Box::pin(future))
+        Reply(Box::pin(future))
     }
 }
 
-impl<A, M, T> MessageResponse<A, M> for Answer<T>
+impl<A, M, T> MessageResponse<A, M> for Reply<T>
 where
     A: Actor,
     M: Message<Result = T>,
@@ -62,7 +62,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::Answer;
+    use super::Reply;
     use actix::prelude::*;
 
     struct Echo;
@@ -86,10 +86,10 @@ mod tests {
     }
 
     impl Handler<Ask> for Echo {
-        type Result = Answer<u32>;
+        type Result = Reply<u32>;
 
-        fn handle(&mut self, msg: Ask, _: &mut Self::Context) -> Answer<u32> {
-            Answer::new(async move {
+        fn handle(&mut self, msg: Ask, _: &mut Self::Context) -> Reply<u32> {
+            Reply::new(async move {
                 assert!(!msg.panics, "a bug in a reply");
                 match msg.wait_for {
                     Some(value) => value.await.unwrap_or(0),

@@ -10,6 +10,10 @@ use crate::catalogue::Dataset;
 use crate::db::Traced;
 use crate::ApiError;
 
+/// The longest index code a page or parameter may name: every code is far shorter, so a
+/// longer one names no index and is turned away before any lookup.
+pub const MAX_CODE_CHARS: usize = 64;
+
 /// The back-office public level of an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Visibility {

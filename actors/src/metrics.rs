@@ -12,7 +12,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
-use prometheus_client::registry::{Registry, Unit};
+use prometheus_client::registry::{Metric, Registry, Unit};
 
 type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
 
@@ -107,6 +107,21 @@ fn import_duration() -> Histogram {
     Histogram::new(exponential_buckets(0.05, 2.0, 14))
 }
 
+/// Registers `metric` under `name` (with `unit`, if any) and gives it back to keep.
+fn add<M: Metric + Clone>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    metric: M,
+) -> M {
+    match unit {
+        Some(unit) => registry.register_with_unit(name, help, unit, metric.clone()),
+        None => registry.register(name, help, metric.clone()),
+    }
+    metric
+}
+
 static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
 /// The process's metrics.
@@ -124,131 +139,33 @@ pub struct PoolUsage {
 }
 
 impl Metrics {
+    /// Every metric the service exports, in the order `/metrics` lists them: each
+    /// entry a name, its help, its unit and its type.
     fn new() -> Self {
         let mut registry = Registry::with_prefix("iq");
-        let requests = Histograms::<RequestLabels>::new_with_constructor(latency as fn() -> _);
-        registry.register_with_unit(
-            "http_request_duration",
-            "Requests by route, dataset and business code, and how long they took \
-             (the _count series is the request count)",
-            Unit::Seconds,
-            requests.clone(),
-        );
-        let cache = Family::<CacheLabels, Counter>::default();
-        registry.register(
-            "cache_lookups",
-            "Cache lookups by cache (page, registry, cutoff) and result (hit, miss)",
-            cache.clone(),
-        );
-        let quota_charges = Family::<ChargeLabels, Counter>::default();
-        registry.register(
-            "quota_charges",
-            "Step 7 charges by where they were settled: memory (at once, on the request's \
-             thread) or shard (waited for the shard's actor: a lease, a report, a queue)",
-            quota_charges.clone(),
-        );
-        let quota_refusals = Family::<WindowLabels, Counter>::default();
-        registry.register(
-            "quota_refusals",
-            "Queries refused by step 7, by the window that was used up (42901 minute, 42902 day)",
-            quota_refusals.clone(),
-        );
-        let quota_reclaimed_instances = Counter::default();
-        registry.register(
-            "quota_reclaimed_instances",
-            "Instances that stopped renewing their quota leases (QUOTA_LEASE_TTL_MS) \
-             while holding budget, whose leases this instance reclaimed",
-            quota_reclaimed_instances.clone(),
-        );
-        let quota_reclaimed_calls = Family::<ReclaimLabels, Counter>::default();
-        registry.register(
-            "quota_reclaimed_calls",
-            "Day budget of reclaimed leases: returned to the windows, or counted as used \
-             (calls the dead instance may have made without reporting them)",
-            quota_reclaimed_calls.clone(),
-        );
-        let db_queries = Histograms::<StatementLabels>::new_with_constructor(latency as fn() -> _);
-        registry.register_with_unit(
-            "db_query_duration",
-            "SQL statements by name, and how long each took including the round trip",
-            Unit::Seconds,
-            db_queries.clone(),
-        );
-        let db_errors = Family::<StatementLabels, Counter>::default();
-        registry.register(
-            "db_query_errors",
-            "SQL statements that failed, by name",
-            db_errors.clone(),
-        );
-        let imports =
-            Histograms::<ImportLabels>::new_with_constructor(import_duration as fn() -> _);
-        registry.register_with_unit(
-            "import_duration",
-            "Quote imports by result (accepted, rejected, failed), and how long each took",
-            Unit::Seconds,
-            imports.clone(),
-        );
-        let import_rows = Counter::default();
-        registry.register(
-            "import_rows",
-            "Quote rows written by accepted imports",
-            import_rows.clone(),
-        );
-        let webhook_deliveries = Family::<DeliveryLabels, Counter>::default();
-        registry.register(
-            "webhook_deliveries",
-            "Webhook delivery attempts by outcome (delivered, retrying, failed)",
-            webhook_deliveries.clone(),
-        );
-        let webhook_retries_waiting = Gauge::default();
-        registry.register(
-            "webhook_retries_waiting",
-            "Webhook deliveries that failed and wait for their next attempt",
-            webhook_retries_waiting.clone(),
-        );
-        let webhook_oldest_pending = Gauge::default();
-        registry.register_with_unit(
-            "webhook_oldest_pending_age",
-            "Age of the oldest event not yet delivered to one of its endpoints (0: none)",
-            Unit::Seconds,
-            webhook_oldest_pending.clone(),
-        );
-        let pool_connections = Family::<PoolLabels, Gauge>::default();
-        registry.register(
-            "db_pool_connections",
-            "Database connections held by the pool, by state (in_use, idle)",
-            pool_connections.clone(),
-        );
-        let pool_max = Gauge::default();
-        registry.register(
-            "db_pool_max_connections",
-            "The pool's maximum size (DB_POOL_SIZE)",
-            pool_max.clone(),
-        );
-        let pool_waiting = Gauge::default();
-        registry.register(
-            "db_pool_waiting",
-            "Requests waiting for a database connection right now",
-            pool_waiting.clone(),
-        );
+        let r = &mut registry;
         Metrics {
+            requests: add(r, "http_request_duration", "Requests by route, dataset and business code, and how long they took \
+             (the _count series is the request count)", Some(Unit::Seconds), Histograms::new_with_constructor(latency as fn() -> _)),
+            cache: add(r, "cache_lookups", "Cache lookups by cache (page, registry, cutoff) and result (hit, miss)", None, Family::default()),
+            quota_charges: add(r, "quota_charges", "Step 7 charges by where they were settled: memory (at once, on the request's \
+             thread) or shard (waited for the shard's actor: a lease, a report, a queue)", None, Family::default()),
+            quota_refusals: add(r, "quota_refusals", "Queries refused by step 7, by the window that was used up (42901 minute, 42902 day)", None, Family::default()),
+            quota_reclaimed_instances: add(r, "quota_reclaimed_instances", "Instances that stopped renewing their quota leases (QUOTA_LEASE_TTL_MS) \
+             while holding budget, whose leases this instance reclaimed", None, Counter::default()),
+            quota_reclaimed_calls: add(r, "quota_reclaimed_calls", "Day budget of reclaimed leases: returned to the windows, or counted as used \
+             (calls the dead instance may have made without reporting them)", None, Family::default()),
+            db_queries: add(r, "db_query_duration", "SQL statements by name, and how long each took including the round trip", Some(Unit::Seconds), Histograms::new_with_constructor(latency as fn() -> _)),
+            db_errors: add(r, "db_query_errors", "SQL statements that failed, by name", None, Family::default()),
+            imports: add(r, "import_duration", "Quote imports by result (accepted, rejected, failed), and how long each took", Some(Unit::Seconds), Histograms::new_with_constructor(import_duration as fn() -> _)),
+            import_rows: add(r, "import_rows", "Quote rows written by accepted imports", None, Counter::default()),
+            webhook_deliveries: add(r, "webhook_deliveries", "Webhook delivery attempts by outcome (delivered, retrying, failed)", None, Family::default()),
+            webhook_retries_waiting: add(r, "webhook_retries_waiting", "Webhook deliveries that failed and wait for their next attempt", None, Gauge::default()),
+            webhook_oldest_pending: add(r, "webhook_oldest_pending_age", "Age of the oldest event not yet delivered to one of its endpoints (0: none)", Some(Unit::Seconds), Gauge::default()),
+            pool_connections: add(r, "db_pool_connections", "Database connections held by the pool, by state (in_use, idle)", None, Family::default()),
+            pool_max: add(r, "db_pool_max_connections", "The pool's maximum size (DB_POOL_SIZE)", None, Gauge::default()),
+            pool_waiting: add(r, "db_pool_waiting", "Requests waiting for a database connection right now", None, Gauge::default()),
             registry,
-            requests,
-            cache,
-            quota_charges,
-            quota_refusals,
-            quota_reclaimed_instances,
-            quota_reclaimed_calls,
-            db_queries,
-            db_errors,
-            imports,
-            import_rows,
-            webhook_deliveries,
-            webhook_retries_waiting,
-            webhook_oldest_pending,
-            pool_connections,
-            pool_max,
-            pool_waiting,
         }
     }
 

@@ -8,9 +8,9 @@ use serde::Serialize;
 use crate::ApiError;
 
 /// Rows a page holds when the client does not say.
-pub const DEFAULT_LIMIT: i64 = 50;
+pub const DEFAULT_LIST_ROWS: i64 = 50;
 /// The most rows one page may hold.
-pub const MAX_LIMIT: i64 = 500;
+pub const MAX_LIST_ROWS: i64 = 500;
 /// The furthest a page may start: far past any list the back office holds, and small
 /// enough that no statement is asked to skip an absurd number of rows.
 pub const MAX_OFFSET: i64 = 10_000_000;
@@ -50,7 +50,7 @@ impl PageRequest {
 
     /// The back office's lists: 50 rows by default, at most 500.
     pub fn standard(limit: Option<i64>, offset: Option<i64>) -> Result<PageRequest, ApiError> {
-        Self::new(limit, offset, DEFAULT_LIMIT, MAX_LIMIT)
+        Self::new(limit, offset, DEFAULT_LIST_ROWS, MAX_LIST_ROWS)
     }
 
     pub fn limit(&self) -> i64 {
@@ -89,7 +89,7 @@ impl PageRequest {
 impl Default for PageRequest {
     fn default() -> Self {
         PageRequest {
-            limit: DEFAULT_LIMIT,
+            limit: DEFAULT_LIST_ROWS,
             offset: 0,
         }
     }

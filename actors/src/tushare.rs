@@ -20,7 +20,7 @@ pub const MAX_CODES: usize = 8;
 /// The name of the service's trading calendar, `trade_cal`'s `exchange`.
 pub const CALENDAR_NAME: &str = "IQ";
 /// What a call without `limit` reads: as much as a page may hold.
-const DEFAULT_LIMIT: u32 = u32::MAX;
+const UNLIMITED: u32 = u32::MAX;
 
 /// The keys of a Tushare body.
 pub const TOP_LEVEL_KEYS: [&str; 4] = ["api_name", "token", "params", "fields"];
@@ -130,7 +130,7 @@ fn params(
         Some(_) => return Err(ApiError::invalid("'params' must be an object")),
     };
     let mut params = Map::new();
-    let (mut limit, mut offset) = (DEFAULT_LIMIT, 0u64);
+    let (mut limit, mut offset) = (UNLIMITED, 0u64);
     for (key, value) in given {
         let text = match value {
             Value::Null => continue,

@@ -101,16 +101,20 @@ impl From<NaiveDate> for WireDate {
 /// `2027-01-31T00:00:00Z`; anything else is refused with a message naming that form
 /// (a date alone says nothing about the hour or the zone).
 pub mod timestamp {
-    use chrono::{DateTime, Utc};
+    use chrono::{DateTime, SubsecRound, Utc};
     use serde::{de::Error, Deserialize, Deserializer};
 
     /// The accepted form, for messages.
     pub const FORM: &str = "an RFC 3339 timestamp with an offset, such as 2027-01-31T00:00:00Z or \
          2027-01-31T08:00:00+08:00";
 
+    /// The service's one reader of instants (bodies, query parameters, pages): as UTC,
+    /// truncated to the microsecond, the precision PostgreSQL keeps, so an instant
+    /// read back compares equal to the one written (and equal instants are one cache
+    /// entry).
     pub fn parse(text: &str) -> Result<DateTime<Utc>, String> {
         DateTime::parse_from_rfc3339(text)
-            .map(|at| at.with_timezone(&Utc))
+            .map(|at| at.with_timezone(&Utc).trunc_subsecs(6))
             .map_err(|_| format!("must be {FORM}"))
     }
 

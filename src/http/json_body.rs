@@ -13,12 +13,12 @@ use super::body_pace::{self, BodyPace};
 use super::strict_json;
 
 /// A request body as actix hands it over (`web::Payload` or `dev::Payload`).
-pub trait Body:
+pub trait RawBody:
     futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin
 {
 }
 
-impl<S> Body for S where
+impl<S> RawBody for S where
     S: futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin
 {
 }
@@ -27,7 +27,7 @@ impl<S> Body for S where
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The body as JSON, not yet checked against any shape.
-pub async fn read_value(req: &HttpRequest, payload: impl Body) -> Result<Value, ApiError> {
+pub async fn read_value(req: &HttpRequest, payload: impl RawBody) -> Result<Value, ApiError> {
     let bytes = read(req, payload).await?;
     strict_json::from_slice(&bytes).map_err(|e| match e.classify() {
         // A repeated name: the JSON is well formed, but means two things at once.
@@ -39,7 +39,7 @@ pub async fn read_value(req: &HttpRequest, payload: impl Body) -> Result<Value, 
 /// The body as `T`; unknown and mistyped fields are named in the error.
 pub async fn parse<T: DeserializeOwned>(
     req: &HttpRequest,
-    payload: impl Body,
+    payload: impl RawBody,
 ) -> Result<T, ApiError> {
     let value = read_value(req, payload).await?;
     if let Some(path) = nul_at(&value, String::new()) {
@@ -100,7 +100,7 @@ fn is_json(mime: &str) -> bool {
             && mime[mime.len() - suffix.len()..].eq_ignore_ascii_case(suffix))
 }
 
-async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, ApiError> {
+async fn read(req: &HttpRequest, payload: impl RawBody) -> Result<web::BytesMut, ApiError> {
     let is_json = media_type(req).is_some_and(is_json);
     if !is_json {
         return Err(ApiError::invalid(
@@ -114,7 +114,7 @@ async fn read(req: &HttpRequest, payload: impl Body) -> Result<web::BytesMut, Ap
 /// broken or trickling body is a 40001 that says which.
 pub async fn read_bounded(
     req: &HttpRequest,
-    payload: impl Body,
+    payload: impl RawBody,
     max: usize,
 ) -> Result<web::BytesMut, ApiError> {
     let mut payload = pace(req).wrap(payload);

@@ -84,7 +84,7 @@ impl MinuteLimiter {
 
 /// Who a caller is, for the limit: a keyless one, or a key on the event feed.
 #[derive(Hash)]
-pub enum Subject<'a> {
+pub enum KeylessSubject<'a> {
     Address(Option<std::net::IpAddr>),
     /// A signed-in user, all their sessions together (D28: ten sessions must not give
     /// ten times the limit).
@@ -130,9 +130,13 @@ impl Protection {
 
     /// Counts a call against `limiter`; a refusal (429 / 42901 with `Retry-After`)
     /// names the limit.
-    pub fn admit(&self, limiter: &MinuteLimiter, subject: Subject<'_>) -> Result<(), HttpError> {
+    pub fn admit(
+        &self,
+        limiter: &MinuteLimiter,
+        subject: KeylessSubject<'_>,
+    ) -> Result<(), HttpError> {
         let advice = match subject {
-            Subject::Key(_) => {
+            KeylessSubject::Key(_) => {
                 "calls of the event feed a minute with this key: wait for \
                                 the next minute, and let `wait` hold each call instead"
             }

@@ -2,7 +2,7 @@
 //! (the website's forms send their CSRF token that way), the file bounded by the
 //! caller's limit, the whole body at the request's pace.
 
-use actix_multipart::Multipart;
+use actix_multipart::{Field, Multipart};
 use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
 use iq_actors::ApiError;
@@ -65,16 +65,10 @@ pub async fn read(
             if fields.len() >= MAX_TEXT_FIELDS {
                 return Err(ApiError::invalid("too many form fields"));
             }
-            let mut value = Vec::new();
-            while let Some(chunk) = field.next().await {
-                let chunk = chunk.map_err(unreadable)?;
-                if value.len() + chunk.len() > MAX_TEXT_BYTES {
-                    return Err(ApiError::invalid(format!(
-                        "form field '{name}' is too long"
-                    )));
-                }
-                value.extend_from_slice(&chunk);
-            }
+            let value = contents(&mut field, MAX_TEXT_BYTES, || {
+                ApiError::invalid(format!("form field '{name}' is too long"))
+            })
+            .await?;
             let value = String::from_utf8(value)
                 .map_err(|_| ApiError::invalid(format!("form field '{name}' is not text")))?;
             fields.push((name, value));
@@ -88,30 +82,14 @@ pub async fn read(
         if file.is_some() {
             return Err(ApiError::invalid("send one file per import"));
         }
-        let file_name = field
-            .content_disposition()
-            .and_then(|cd| cd.get_filename())
-            .map(str::to_string)
-            .ok_or_else(|| {
-                ApiError::invalid(format!("the '{file_field}' field has no file name"))
-            })?;
-        // The name is recorded with the import: it must be text PostgreSQL can store.
-        if file_name.chars().count() > MAX_FILE_NAME_CHARS || file_name.contains('\0') {
-            return Err(ApiError::invalid(format!(
-                "the file name must be at most {MAX_FILE_NAME_CHARS} characters, without NUL"
-            )));
-        }
-        let mut bytes = Vec::new();
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(unreadable)?;
-            if bytes.len() + chunk.len() > max_bytes {
-                return Err(ApiError::invalid(format!(
-                    "the file is larger than the import limit of {} MB",
-                    max_bytes / (1024 * 1024)
-                )));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let file_name = file_name(&field, file_field)?;
+        let bytes = contents(&mut field, max_bytes, || {
+            ApiError::invalid(format!(
+                "the file is larger than the import limit of {} MB",
+                max_bytes / (1024 * 1024)
+            ))
+        })
+        .await?;
         file = Some((file_name, bytes));
     }
     let (file_name, bytes) = file.ok_or_else(not_multipart)?;
@@ -120,6 +98,39 @@ pub async fn read(
         bytes,
         fields,
     })
+}
+
+/// A field's bytes, at most `max_bytes` of them (else `too_long()`).
+async fn contents(
+    field: &mut Field,
+    max_bytes: usize,
+    too_long: impl Fn() -> ApiError,
+) -> Result<Vec<u8>, ApiError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.next().await {
+        let chunk = chunk.map_err(unreadable)?;
+        if bytes.len() + chunk.len() > max_bytes {
+            return Err(too_long());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// The file's name as the upload gives it. It is recorded with the import: it must be
+/// text PostgreSQL can store, and short.
+fn file_name(field: &Field, file_field: &str) -> Result<String, ApiError> {
+    let file_name = field
+        .content_disposition()
+        .and_then(|cd| cd.get_filename())
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::invalid(format!("the '{file_field}' field has no file name")))?;
+    if file_name.chars().count() > MAX_FILE_NAME_CHARS || file_name.contains('\0') {
+        return Err(ApiError::invalid(format!(
+            "the file name must be at most {MAX_FILE_NAME_CHARS} characters, without NUL"
+        )));
+    }
+    Ok(file_name)
 }
 
 /// An upload that broke off, arrived too slowly or is not well-formed multipart.

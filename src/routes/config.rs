@@ -4,7 +4,7 @@ use actix_web::{get, web};
 use serde::Serialize;
 use tracing::Span;
 
-use crate::front::{ShowConfig, SiteConfig};
+use crate::front_actor::{ShowConfig, SiteConfig};
 use crate::http::{Answer, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;

@@ -8,15 +8,16 @@ use std::time::Duration;
 use actix_web::{get, web, HttpRequest};
 use iq_actors::caller::{Caller, Credentials};
 use iq_actors::catalogue::Scope;
-use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, EVENT_TYPES, MAX_LIMIT};
+use iq_actors::events::{EventId, FeedPage, FeedRequest, DEFAULT_EVENTS, EVENT_TYPES, MAX_EVENTS};
+use iq_actors::indexes::MAX_CODE_CHARS;
 use iq_actors::{ApiError, ErrorCode};
 use serde::Serialize;
 use tracing::Span;
 
 use super::params::{self, FeedQuery};
-use crate::front::Identify;
+use crate::front_actor::Identify;
 use crate::http::credentials;
-use crate::http::protection::Subject;
+use crate::http::protection::KeylessSubject;
 use crate::http::{Answer, HttpError};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
@@ -76,7 +77,7 @@ pub async fn events(
     }
     state
         .protection
-        .admit(&state.protection.events, Subject::Key(key_id))?;
+        .admit(&state.protection.events, KeylessSubject::Key(key_id))?;
     let query: FeedQuery = params::parse(req.query_string())?;
     let after = match query.after.as_deref() {
         None => EventId::default(),
@@ -88,8 +89,8 @@ pub async fn events(
         "limit",
         query.limit.as_deref(),
         1,
-        MAX_LIMIT.into(),
-        DEFAULT_LIMIT.into(),
+        MAX_EVENTS.into(),
+        DEFAULT_EVENTS.into(),
     )?;
     let wait = params::bounded("wait", query.wait.as_deref(), 0, params::feed_max_wait(), 0)?;
     let types = query.types.as_deref().map(event_types).transpose()?;
@@ -99,7 +100,7 @@ pub async fn events(
         member_indexes: identity.grant.member_indexes,
         index_range: identity.grant.index_range.clone(),
         after,
-        limit: u32::try_from(limit).unwrap_or(DEFAULT_LIMIT),
+        limit: u32::try_from(limit).unwrap_or(DEFAULT_EVENTS),
         wait: Duration::from_secs(u64::try_from(wait).unwrap_or(0)),
         types,
         index_code,
@@ -130,7 +131,7 @@ fn event_types(text: &str) -> Result<Vec<String>, ApiError> {
 /// `index_code`: the shape of an index code (the feed checks that it names one).
 fn index_code(text: String) -> Result<String, ApiError> {
     let shaped = !text.is_empty()
-        && text.len() <= 64
+        && text.len() <= MAX_CODE_CHARS
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');

@@ -9,7 +9,7 @@ use iq_actors::caller;
 use serde::Serialize;
 use tracing::Span;
 
-use crate::front::{KeylessProtection, Membership, ShowMembership};
+use crate::front_actor::{KeylessProtection, Membership, ShowMembership};
 use crate::http::credentials;
 use crate::http::{Answer, HttpError};
 use crate::openapi::prelude::*;

@@ -19,7 +19,7 @@ use iq_actors::accounts::usage;
 use iq_actors::audit::Action;
 use iq_actors::imports::service::{DEFAULT_LISTED, MAX_LISTED};
 use iq_actors::paging::PageRequest;
-use iq_actors::paging::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SEARCH_CHARS};
+use iq_actors::paging::{DEFAULT_LIST_ROWS, MAX_LIST_ROWS, MAX_OFFSET, MAX_SEARCH_CHARS};
 use iq_actors::ApiError;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -103,7 +103,7 @@ pub fn page(
 
 /// The back office's lists: `limit` 1..=500, default 50, and `offset`.
 pub fn standard_page(limit: Option<&str>, offset: Option<&str>) -> Result<PageRequest, ApiError> {
-    page(limit, offset, DEFAULT_LIMIT, MAX_LIMIT)
+    page(limit, offset, DEFAULT_LIST_ROWS, MAX_LIST_ROWS)
 }
 
 /// A whole number from `min` to `max`, `default` when not given.
@@ -255,7 +255,7 @@ fn limit(what: &str, default: i64, max: i64) -> Object {
 }
 
 fn standard_limit() -> Object {
-    limit("rows", DEFAULT_LIMIT, MAX_LIMIT)
+    limit("rows", DEFAULT_LIST_ROWS, MAX_LIST_ROWS)
 }
 
 fn import_limit() -> Object {
@@ -263,8 +263,8 @@ fn import_limit() -> Object {
 }
 
 fn feed_limit() -> Object {
-    use iq_actors::events::{DEFAULT_LIMIT, MAX_LIMIT};
-    limit("events", DEFAULT_LIMIT.into(), MAX_LIMIT.into())
+    use iq_actors::events::{DEFAULT_EVENTS, MAX_EVENTS};
+    limit("events", DEFAULT_EVENTS.into(), MAX_EVENTS.into())
 }
 
 fn feed_wait() -> Object {
@@ -357,8 +357,8 @@ mod tests {
             page(
                 q.limit.as_deref(),
                 q.offset.as_deref(),
-                DEFAULT_LIMIT,
-                MAX_LIMIT,
+                DEFAULT_LIST_ROWS,
+                MAX_LIST_ROWS,
             )
         };
         assert_eq!(

@@ -6,7 +6,7 @@
 
 use actix_web::{post, web, HttpRequest, HttpResponse, ResponseError};
 
-use crate::front::Ask;
+use crate::front_actor::Ask;
 use crate::http::page_format::{self, PageFormat};
 use crate::http::request_context::QueryDataset;
 use crate::http::{

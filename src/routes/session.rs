@@ -15,10 +15,10 @@ use serde::Serialize;
 use tracing::Span;
 use utoipa::ToSchema;
 
-use crate::front::ShowConfig;
-use crate::http::protection::Subject;
+use crate::front_actor::ShowConfig;
+use crate::http::protection::KeylessSubject;
 use crate::http::session;
-use crate::http::{anonymous_author, Answer, AnyUser, BackOffice, Body, HttpError};
+use crate::http::{anonymous_author, Answer, AnyUser, Body, HttpError, SignedIn};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -58,7 +58,7 @@ pub async fn setup(
             return Err(already().into());
         }
     }
-    let subject = Subject::Address(state.client_ip(&req));
+    let subject = KeylessSubject::Address(state.client_ip(&req));
     state.protection.admit(&state.protection.setup, subject)?;
     let (credentials, token) = body.value()?.split();
     let created = match token {
@@ -185,7 +185,7 @@ struct LoggedOut {
 #[post("/auth/logout")]
 pub async fn logout(
     req: HttpRequest,
-    _: BackOffice<AnyUser>,
+    _: SignedIn<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
     if let Some(id) = session::session_id(&req) {
@@ -217,7 +217,7 @@ pub async fn logout(
 #[post("/auth/password")]
 pub async fn change_password(
     req: HttpRequest,
-    guard: BackOffice<AnyUser>,
+    guard: SignedIn<AnyUser>,
     body: Body<accounts::PasswordChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -248,7 +248,7 @@ pub async fn change_password(
 )]
 #[get("/auth/sessions")]
 pub async fn sessions(
-    guard: BackOffice<AnyUser>,
+    guard: SignedIn<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(state.accounts.sessions(&guard.session).await?))
@@ -276,7 +276,7 @@ struct SessionEnded {
 )]
 #[delete("/auth/sessions/{id}")]
 pub async fn end_session(
-    guard: BackOffice<AnyUser>,
+    guard: SignedIn<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {

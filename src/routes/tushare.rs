@@ -10,7 +10,7 @@
 use actix_web::http::header::{HeaderValue, RETRY_AFTER};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 
-use crate::front::Ask;
+use crate::front_actor::Ask;
 use crate::http::request_context::QueryDataset;
 use crate::http::{compress, credentials, envelope, json_body, rate_limit, RequestId};
 use crate::openapi::prelude::*;

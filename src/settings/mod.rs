@@ -30,7 +30,7 @@ pub use database::{Database, DatabaseConfig};
 pub use http::HttpConfig;
 pub use imports::ImportsConfig;
 pub use quota::QuotaConfig;
-pub use site::SiteConfig;
+pub use site::SiteSettings;
 pub use telemetry::{TelemetryConfig, OTEL_VARIABLES};
 pub use values::{KeySecret, Millis, Seconds, Secret};
 pub use webhooks::WebhooksConfig;
@@ -49,7 +49,7 @@ pub struct Settings {
     #[command(flatten, next_help_heading = "Imports")]
     pub imports: ImportsConfig,
     #[command(flatten, next_help_heading = "Website and API")]
-    pub site: SiteConfig,
+    pub site: SiteSettings,
     #[command(flatten, next_help_heading = "Telemetry")]
     pub telemetry: TelemetryConfig,
     #[command(flatten, next_help_heading = "Webhooks")]

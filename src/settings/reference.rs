@@ -17,7 +17,7 @@ pub const END: &str = "<!-- settings: end -->";
 const TELEMETRY: &str = "Telemetry";
 
 /// One setting as a reader sees it.
-pub struct Entry {
+pub struct SettingEntry {
     pub heading: String,
     pub variable: String,
     pub flag: Option<String>,
@@ -33,9 +33,9 @@ fn declared() -> clap::Command {
 }
 
 /// Every setting the service reads, in declaration order, then the SDK's variables.
-pub fn entries() -> Vec<Entry> {
+pub fn entries() -> Vec<SettingEntry> {
     let command = declared();
-    let mut entries: Vec<Entry> = command
+    let mut entries: Vec<SettingEntry> = command
         .get_arguments()
         .filter_map(|arg| {
             let variable = arg.get_env()?.to_string_lossy().into_owned();
@@ -44,7 +44,7 @@ pub fn entries() -> Vec<Entry> {
                 .iter()
                 .map(|v| v.to_string_lossy().into_owned())
                 .collect();
-            Some(Entry {
+            Some(SettingEntry {
                 heading: arg.get_help_heading().unwrap_or("Other").to_owned(),
                 variable,
                 flag: arg.get_long().map(|l| format!("--{l}")),
@@ -56,7 +56,7 @@ pub fn entries() -> Vec<Entry> {
     entries.extend(
         OTEL_VARIABLES
             .iter()
-            .map(|(variable, default, meaning)| Entry {
+            .map(|(variable, default, meaning)| SettingEntry {
                 heading: TELEMETRY.into(),
                 variable: (*variable).into(),
                 flag: None,

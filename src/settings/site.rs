@@ -5,13 +5,14 @@ use std::time::Duration;
 
 use chrono_tz::Tz;
 use clap::Args;
+use iq_actors::query::LIMIT_CAP;
 
 use super::values::{seconds, Seconds};
 
 const MIB: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone, Args)]
-pub struct SiteConfig {
+pub struct SiteSettings {
     /// Shown by /api/v1/config and on the website.
     #[arg(long, env, default_value = "AI Hardware Price Index")]
     pub site_name: String,
@@ -21,7 +22,7 @@ pub struct SiteConfig {
     pub service_tz: Tz,
 
     /// Server cap on a query's `limit` (1-5000).
-    #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..=5000), default_value_t = 5000)]
+    #[arg(long, env, value_parser = clap::value_parser!(u32).range(1..=i64::from(LIMIT_CAP)), default_value_t = LIMIT_CAP)]
     pub max_limit: u32,
 
     /// Result cache budget, in MiB; 0 switches the page cache off.
@@ -56,7 +57,7 @@ fn public_url(text: &str) -> Result<String, String> {
     Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
-impl SiteConfig {
+impl SiteSettings {
     pub fn page_cache_bytes(&self) -> u64 {
         self.page_cache_mb.saturating_mul(MIB)
     }

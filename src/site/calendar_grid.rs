@@ -5,10 +5,9 @@ use std::collections::BTreeSet;
 
 use actix_web::{web, HttpRequest};
 use chrono::{Datelike, NaiveDate, Weekday};
-use serde_json::json;
 
 use super::format::{parse_wire, wire};
-use super::reading::{read, Reading};
+use super::reading::{read, Read, Reading};
 use super::respond::PageError;
 use crate::state::AppState;
 
@@ -33,9 +32,11 @@ pub async fn open_days(
     let reading = read(
         req,
         state,
-        vec![json!({"api_name": "trade_calendar",
-                    "params": {"start_date": format!("{year}0101"), "end_date": format!("{year}1231")},
-                    "fields": ["trade_date"], "limit": 5000})],
+        vec![Read::of("trade_calendar")
+            .param("start_date", format!("{year}0101"))
+            .param("end_date", format!("{year}1231"))
+            .fields(&["trade_date"])
+            .whole()],
     )
     .await?;
     let open = reading

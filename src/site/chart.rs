@@ -96,11 +96,14 @@ pub fn line(series: &[(NaiveDate, String)], frame: Frame, label: &str) -> Option
     )
 }
 
+/// A value as it is drawn: its day, the number, and the text the API printed.
+type Point<'a> = (NaiveDate, Decimal, &'a str);
+
 /// Several series on one chart, on one value axis and one time axis (the dates of all
 /// of them): each line in its colour class, `s0` for the first. `None` when there is
 /// nothing to draw.
 pub fn lines(all: &[Series<'_>], frame: Frame, label: &str) -> Option<String> {
-    let parsed: Vec<Vec<(NaiveDate, Decimal, &str)>> = all
+    let parsed: Vec<Vec<Point<'_>>> = all
         .iter()
         .map(|series| {
             series
@@ -110,86 +113,144 @@ pub fn lines(all: &[Series<'_>], frame: Frame, label: &str) -> Option<String> {
                 .collect()
         })
         .collect();
-    let every = || parsed.iter().flatten();
-    every().next()?;
-    let min = every().map(|p| p.1).min()?;
-    let max = every().map(|p| p.1).max()?;
-    let mut dates: Vec<NaiveDate> = every().map(|p| p.0).collect();
-    dates.sort_unstable();
-    dates.dedup();
-    // Sparklines fill their box; full charts leave room for labels.
-    let (left, right, top, bottom) = if frame.spark {
-        (2, frame.width - 2, 2, frame.height - 2)
-    } else {
-        (96, frame.width - 12, 12, frame.height - 28)
-    };
-    let (width, height) = (Decimal::from(right - left), Decimal::from(bottom - top));
-    let steps = Decimal::from(dates.len().saturating_sub(1).max(1));
-    let x_of = |i: usize| Decimal::from(left) + Decimal::from(i) * width / steps;
-    let x_of_date = |d: NaiveDate| x_of(dates.binary_search(&d).unwrap_or_default());
-    // A full chart's scale runs between round values, ticked at each; a sparkline's
-    // between the extremes, so its line fills the box.
-    let integers = every().all(|p| p.1.fract().is_zero());
-    let scale = (!frame.spark).then(|| Scale::nice(min, max, integers));
-    let (low, high) = scale.as_ref().map_or((min, max), |s| (s.low, s.high));
-    let y_of = |v: Decimal| {
-        if high == low {
-            Decimal::from(top) + height / Decimal::TWO
-        } else {
-            Decimal::from(top) + (high - v) * height / (high - low)
-        }
-    };
-    let px = |d: Decimal| d.round_dp(1).normalize().to_string();
+    let plot = Plot::of(&parsed, frame)?;
     let drawn = parsed
         .iter()
         .enumerate()
         .map(|(n, points)| Drawn {
             points: points
                 .iter()
-                .map(|p| format!("{},{}", px(x_of_date(p.0)), px(y_of(p.1))))
+                .map(|p| format!("{},{}", px(plot.x_of_date(p.0)), px(plot.y(p.1))))
                 .collect::<Vec<_>>()
                 .join(" "),
             class: format!("s{n}"),
         })
         .collect();
-    let marks = if frame.spark {
-        Vec::new()
+    let (marks, date_ticks) = if frame.spark {
+        (Vec::new(), Vec::new())
     } else {
+        (plot.marks(&parsed, all), plot.date_ticks())
+    };
+    let chart = Chart {
+        frame,
+        label: label.to_owned(),
+        lines: drawn,
+        marks,
+        ticks: plot.ticks(),
+        date_ticks,
+        plot_left: plot.left,
+        plot_right: plot.right,
+        plot_bottom: plot.bottom,
+    };
+    chart.render().ok()
+}
+
+/// Where days and values fall on a chart's canvas: the plot area's edges, the days of
+/// every series in order (spaced evenly, as trading days are), and the value scale.
+struct Plot {
+    left: u32,
+    right: u32,
+    top: u32,
+    bottom: u32,
+    dates: Vec<NaiveDate>,
+    /// A full chart's round scale, ticked at each step; none on a sparkline.
+    scale: Option<Scale>,
+    low: Decimal,
+    high: Decimal,
+}
+
+impl Plot {
+    /// `None` when no series has a point.
+    fn of(parsed: &[Vec<Point<'_>>], frame: Frame) -> Option<Plot> {
+        let every = || parsed.iter().flatten();
+        let min = every().map(|p| p.1).min()?;
+        let max = every().map(|p| p.1).max()?;
+        let mut dates: Vec<NaiveDate> = every().map(|p| p.0).collect();
+        dates.sort_unstable();
+        dates.dedup();
+        // Sparklines fill their box; full charts leave room for labels.
+        let (left, right, top, bottom) = if frame.spark {
+            (2, frame.width - 2, 2, frame.height - 2)
+        } else {
+            (96, frame.width - 12, 12, frame.height - 28)
+        };
+        // A full chart's scale runs between round values, ticked at each; a
+        // sparkline's between the extremes, so its line fills the box.
+        let integers = every().all(|p| p.1.fract().is_zero());
+        let scale = (!frame.spark).then(|| Scale::nice(min, max, integers));
+        let (low, high) = scale.as_ref().map_or((min, max), |s| (s.low, s.high));
+        Some(Plot {
+            left,
+            right,
+            top,
+            bottom,
+            dates,
+            scale,
+            low,
+            high,
+        })
+    }
+
+    /// The `i`th day's x.
+    fn x(&self, i: usize) -> Decimal {
+        let width = Decimal::from(self.right - self.left);
+        let steps = Decimal::from(self.dates.len().saturating_sub(1).max(1));
+        Decimal::from(self.left) + Decimal::from(i) * width / steps
+    }
+
+    fn x_of_date(&self, day: NaiveDate) -> Decimal {
+        self.x(self.dates.binary_search(&day).unwrap_or_default())
+    }
+
+    fn y(&self, value: Decimal) -> Decimal {
+        let height = Decimal::from(self.bottom - self.top);
+        if self.high == self.low {
+            Decimal::from(self.top) + height / Decimal::TWO
+        } else {
+            Decimal::from(self.top) + (self.high - value) * height / (self.high - self.low)
+        }
+    }
+
+    /// Every point, for hovering: where it is, its day and its value as printed.
+    fn marks(&self, parsed: &[Vec<Point<'_>>], all: &[Series<'_>]) -> Vec<Mark> {
         parsed
             .iter()
             .zip(all)
             .flat_map(|(points, series)| {
                 points.iter().map(|p| Mark {
-                    x: px(x_of_date(p.0)),
-                    y: px(y_of(p.1)),
+                    x: px(self.x_of_date(p.0)),
+                    y: px(self.y(p.1)),
                     date: long_date(p.0),
                     value: p.2.to_owned(),
                     series: series.name.to_owned(),
                 })
             })
             .collect()
-    };
-    let ticks = scale
-        .map(|scale| {
-            scale
-                .values()
-                .map(|value| Tick {
-                    y: px(y_of(value)),
-                    label: value.round_dp(scale.step.scale()).to_string(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let date_ticks = if frame.spark {
-        Vec::new()
-    } else {
-        calendar_ticks(&dates)
+    }
+
+    /// The grid lines of the value scale.
+    fn ticks(&self) -> Vec<Tick> {
+        let Some(scale) = &self.scale else {
+            return Vec::new();
+        };
+        scale
+            .values()
+            .map(|value| Tick {
+                y: px(self.y(value)),
+                label: value.round_dp(scale.step.scale()).to_string(),
+            })
+            .collect()
+    }
+
+    /// The labels of the time axis, leaning inwards near an edge.
+    fn date_ticks(&self) -> Vec<DateTick> {
+        calendar_ticks(&self.dates)
             .into_iter()
             .map(|(i, label)| {
-                let x = x_of(i);
-                let anchor = if x < Decimal::from(left + 40) {
+                let x = self.x(i);
+                let anchor = if x < Decimal::from(self.left + 40) {
                     "start"
-                } else if x > Decimal::from(right - 40) {
+                } else if x > Decimal::from(self.right - 40) {
                     "end"
                 } else {
                     "middle"
@@ -201,19 +262,12 @@ pub fn lines(all: &[Series<'_>], frame: Frame, label: &str) -> Option<String> {
                 }
             })
             .collect()
-    };
-    let chart = Chart {
-        frame,
-        label: label.to_owned(),
-        lines: drawn,
-        marks,
-        ticks,
-        date_ticks,
-        plot_left: left,
-        plot_right: right,
-        plot_bottom: bottom,
-    };
-    chart.render().ok()
+    }
+}
+
+/// A coordinate as the SVG carries it: to a tenth of a pixel.
+fn px(d: Decimal) -> String {
+    d.round_dp(1).normalize().to_string()
 }
 
 /// Where the time axis is labelled: at the first trading day of each week, month,

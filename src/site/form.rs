@@ -14,7 +14,7 @@ use iq_actors::ApiError;
 
 use super::form_token::{self, FIELD};
 use super::respond::PageError;
-use crate::http::json_body::{media_type, read_bounded, Body};
+use crate::http::json_body::{media_type, read_bounded, RawBody};
 use crate::state::AppState;
 
 /// Forms here hold a few short fields.
@@ -62,7 +62,7 @@ impl Form {
     /// The body of `req` as a form whose CSRF token matches this browser's cookie.
     async fn read(
         req: &HttpRequest,
-        payload: impl Body,
+        payload: impl RawBody,
         state: &AppState,
     ) -> Result<Form, PageError> {
         let is_form = media_type(req)

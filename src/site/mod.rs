@@ -1,7 +1,7 @@
 //! The website (D19): public pages for visitors and members, and the member area, served
 //! by the same binary outside `/api`.
 //!
-//! Pages read market data only through the FrontActor's [`Browse`](crate::front::Browse),
+//! Pages read market data only through the FrontActor's [`Browse`](crate::front_actor::Browse),
 //! under the website identity (the session cookie, or none), so a page never shows what
 //! `POST /api/v1/query` would not return to the same caller. Everything is rendered on
 //! the server (askama templates, checked at compile time and escaping by default; charts
@@ -37,6 +37,14 @@ use crate::http::refusals::PageRefusals;
 
 /// The website's routes: everything outside `/api` but the probes and `/metrics`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    public_pages(cfg);
+    sign_in_pages(cfg);
+    account_pages(cfg);
+    back_office::configure(cfg);
+}
+
+/// The pages anyone may read, and their files.
+fn public_pages(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(public::home))
         .route("/indexes/{code}", web::get().to(public::index))
         .route("/indexes/{code}/download", web::get().to(public::download))
@@ -52,11 +60,25 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/zh-CN/tushare-guide",
             web::get().to(public::tushare_guide_zh),
         )
-        .route("/login", web::get().to(member::login_form))
+        .route("/assets/{name}", web::get().to(public::asset_file))
+        .route("/favicon.ico", web::get().to(public::favicon));
+}
+
+/// Signing in and out, a new account's set-up and a password reset.
+fn sign_in_pages(cfg: &mut web::ServiceConfig) {
+    cfg.route("/login", web::get().to(member::login_form))
         .route("/login", web::post().to(member::login))
         .route("/login/code", web::post().to(member::login_code))
         .route("/logout", web::post().to(member::logout))
-        .route("/account", web::get().to(member::account))
+        .route("/setup", web::get().to(member::setup_form))
+        .route("/setup", web::post().to(member::setup))
+        .route("/reset", web::get().to(member::reset_form))
+        .route("/reset", web::post().to(member::reset));
+}
+
+/// A member's own pages: keys, webhooks, usage and security.
+fn account_pages(cfg: &mut web::ServiceConfig) {
+    cfg.route("/account", web::get().to(member::account))
         .route("/account/keys", web::get().to(member::keys))
         .route("/account/keys", web::post().to(member::create_key))
         .route(
@@ -104,10 +126,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/account/usage", web::get().to(member::usage))
         .route("/account/security", web::get().to(member::security))
-        .route("/setup", web::get().to(member::setup_form))
-        .route("/setup", web::post().to(member::setup))
-        .route("/reset", web::get().to(member::reset_form))
-        .route("/reset", web::post().to(member::reset))
         .route("/account/password", web::post().to(member::change_password))
         .route(
             "/account/two-factor/start",
@@ -124,10 +142,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/account/sessions/{id}/end",
             web::post().to(member::end_session),
-        )
-        .route("/assets/{name}", web::get().to(public::asset_file))
-        .route("/favicon.ico", web::get().to(public::favicon));
-    back_office::configure(cfg);
+        );
 }
 
 /// The website's answers to the refusals the framework makes (an unknown address, a

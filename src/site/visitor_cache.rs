@@ -20,7 +20,7 @@ use iq_actors::{ApiError, ErrorCode};
 
 use super::respond::{page_builder, Caching, PageResult};
 use crate::http::envelope::BusinessCode;
-use crate::http::protection::Subject;
+use crate::http::protection::KeylessSubject;
 use crate::http::session::session_id;
 use crate::http::RequestId;
 use crate::state::{AppState, Rendered, VisitorPages};
@@ -43,7 +43,7 @@ impl VisitorPages {
         if session_id(req).is_some() {
             return render().await;
         }
-        let subject = Subject::Address(state.client_ip(req));
+        let subject = KeylessSubject::Address(state.client_ip(req));
         state.protection.admit(&state.protection.website, subject)?;
         req.extensions_mut().insert(Admitted);
         let key = (req.uri().to_string(), state.site.today());

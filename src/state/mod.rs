@@ -19,10 +19,10 @@ use iq_actors::webhooks::Webhooks;
 
 use std::sync::atomic::AtomicBool;
 
-use crate::front::{Ask, Fronts, QueryOutcome, RunQuery};
+use crate::front_actor::{Ask, Fronts, QueryOutcome, RunQuery};
 use crate::http::client_ip::client_ip;
 use crate::http::drain::Draining;
-use crate::http::protection::{Protection, Subject};
+use crate::http::protection::{KeylessSubject, Protection};
 use crate::http::{HttpError, RequestId};
 
 mod site;
@@ -106,21 +106,21 @@ impl AppState {
         &self,
         credentials: &'a Credentials,
         client_ip: Option<std::net::IpAddr>,
-    ) -> Result<Subject<'a>, HttpError> {
+    ) -> Result<KeylessSubject<'a>, HttpError> {
         let Credentials::Session(id) = credentials else {
-            return Ok(Subject::Address(client_ip));
+            return Ok(KeylessSubject::Address(client_ip));
         };
         let digest = iq_actors::accounts::token::digest(id);
         if let Some(user) = self.protection.session_owners.get(&digest) {
-            return Ok(Subject::User(user));
+            return Ok(KeylessSubject::User(user));
         }
         Ok(match self.accounts.session_owner(id).await? {
             Some(user) => {
                 self.protection.session_owners.insert(digest, user);
-                Subject::User(user)
+                KeylessSubject::User(user)
             }
             // An unknown session is refused right after; it is counted by its cookie.
-            None => Subject::Session(id),
+            None => KeylessSubject::Session(id),
         })
     }
 

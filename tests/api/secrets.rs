@@ -1,6 +1,6 @@
 //! Keys, passwords and session ids never appear in logs.
 //!
-//! The real binary runs as a subprocess, so its real log set-up (`src/telemetry.rs`:
+//! The real binary runs as a subprocess, so its real log set-up (`src/telemetry/`:
 //! JSON lines on stderr, filtered by `RUST_LOG`) is what gets captured, at the most
 //! verbose level. The test walks every path that handles a secret — set-up, logins
 //! right and wrong, user and key creation, queries with good, malformed, mistyped and

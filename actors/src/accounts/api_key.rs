@@ -22,22 +22,22 @@ const HINT_LEN: usize = PREFIX.len() + 6;
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A freshly generated key: the full text (shown once) and its display hint.
-pub struct NewKey {
+pub struct GeneratedKey {
     pub text: String,
     pub hint: String,
 }
 
-impl fmt::Debug for NewKey {
+impl fmt::Debug for GeneratedKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NewKey({}…)", self.hint)
+        write!(f, "GeneratedKey({}…)", self.hint)
     }
 }
 
 /// Generates a key from the operating system's CSPRNG (about 202 random bits).
-pub fn generate() -> NewKey {
+pub fn generate() -> GeneratedKey {
     let body = Alphanumeric.sample_string(&mut rand::rngs::OsRng, BODY_LEN);
     let text = format!("{PREFIX}{body}{}", checksum(&body));
-    NewKey {
+    GeneratedKey {
         hint: text[..HINT_LEN].to_string(),
         text,
     }

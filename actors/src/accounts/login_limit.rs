@@ -85,17 +85,17 @@ fn subjects(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>) -> Vec<(Stri
 }
 
 /// One login attempt as the limits see it: the counters it touches and its minute.
-pub struct Attempt {
+pub struct LoginAttempt {
     subjects: Vec<(String, i32)>,
     minute: DateTime<Utc>,
     /// Seconds from the attempt to the next calendar minute: when a refusal ends.
     seconds_left: i64,
 }
 
-impl Attempt {
+impl LoginAttempt {
     /// An attempt at `username` from `ip` (none: in-process tests) at `now`.
     pub fn new(hasher: &KeyHasher, username: &str, ip: Option<IpAddr>, now: DateTime<Utc>) -> Self {
-        Attempt {
+        LoginAttempt {
             subjects: subjects(hasher, username, ip),
             minute: minute(now),
             seconds_left: 60 - now.timestamp().rem_euclid(60),
@@ -111,7 +111,7 @@ impl Attempt {
 
     /// Counts this attempt as a failure before the password is checked, so concurrent
     /// guesses cannot all slip past the limit; 42901 when it goes over. A login that then
-    /// succeeds gives the count back with [`Attempt::release`].
+    /// succeeds gives the count back with [`LoginAttempt::release`].
     pub async fn reserve(&self, client: &impl Traced) -> Result<(), ApiError> {
         let mut over = false;
         for (subject, allowed) in &self.subjects {
@@ -143,7 +143,7 @@ impl Attempt {
         Ok(())
     }
 
-    /// Takes back the attempt [`Attempt::reserve`] counted: the login succeeded.
+    /// Takes back the attempt [`LoginAttempt::reserve`] counted: the login succeeded.
     pub async fn release(&self, client: &impl Traced) -> Result<(), ApiError> {
         // The per-address count is given back too, so that many people behind one address
         // (an office's NAT) can log in. The price: an attacker who logs in to an account of

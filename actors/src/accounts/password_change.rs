@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::login_limit::Attempt;
+use super::login_limit::LoginAttempt;
 use super::token::{self, Token};
 use super::{password, sessions, users, Accounts};
 use crate::audit::{Action, Author, Entry, Kind, Target};
@@ -109,7 +109,7 @@ impl Accounts {
         if password.chars().count() > password::MAX_LEN {
             return Err(wrong_current());
         }
-        let attempt = Attempt::new(&self.hasher, &owner.username, ip, self.clock.now());
+        let attempt = LoginAttempt::new(&self.hasher, &owner.username, ip, self.clock.now());
         let stored = {
             let client = self.pool.get().await?;
             attempt.reserve(&**client).await?;

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
-use super::login_limit::{Attempt, CodeFailures, CODES_PER_TICKET, CODES_PER_USER_HOUR};
+use super::login_limit::{CodeFailures, LoginAttempt, CODES_PER_TICKET, CODES_PER_USER_HOUR};
 use super::password_change::stored_hash;
 use super::two_factor::{accepted_step, factor_of, generator, is_recovery_code, use_recovery_code};
 use super::{device, sessions, users, Accounts, Credentials, OpenedSession, Origin};
@@ -194,7 +194,7 @@ impl Accounts {
         }
         // Counted before the code is looked at, as a password is: past the login limits
         // no code is even checked (42901), so a sign-in ticket cannot be used to guess.
-        let attempt = Attempt::new(&self.hasher, &account.username, origin.address, now);
+        let attempt = LoginAttempt::new(&self.hasher, &account.username, origin.address, now);
         attempt.reserve(&**client).await?;
         let passed = if is_recovery_code(code) {
             use_recovery_code(&**client, account.user_id, code, now).await?

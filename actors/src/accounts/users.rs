@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::api_key::KeyHasher;
 use super::keys::KeyView;
-use super::login_limit::Attempt;
+use super::login_limit::LoginAttempt;
 use super::password;
 use super::usage::DayUsage;
 use crate::caller::{Account, Role};
@@ -257,7 +257,7 @@ pub async fn login(
             password::MAX_LEN
         )));
     }
-    let mut attempt = Attempt::new(hasher, &username, origin.address, now);
+    let mut attempt = LoginAttempt::new(hasher, &username, origin.address, now);
     if super::device::trusted(hasher, &username, origin.device.as_deref(), now) {
         attempt = attempt.from_known_device();
     }

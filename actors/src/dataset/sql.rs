@@ -28,7 +28,7 @@ use tokio_postgres::types::ToSql;
 
 use super::boundaries::{SortValue, Start};
 use super::keyset::{self, field_for, sort_columns};
-use crate::catalogue::{periods, ParamRole, Versioned};
+use crate::catalogue::{periods, Dataset, ParamRole, Versioned};
 use crate::indexes::View;
 use crate::query::{ParamValue, Query};
 
@@ -211,25 +211,9 @@ pub fn build(
 ) -> Result<Statement, std::num::TryFromIntError> {
     let ds = query.dataset;
     let mut binder = Binder::default();
-
-    let mut shared = SharedValues::default();
-    let columns: Vec<String> = ds
-        .fields
-        .iter()
-        .map(|f| {
-            if f.on_demand && !query.fields.iter().any(|q| std::ptr::eq(*q, f)) {
-                "NULL".to_string()
-            } else {
-                shared.fill(f.sql, &mut binder, view, cutoff, tz)
-            }
-        })
-        .chain(
-            sort_columns(ds)
-                .filter(|sort| field_for(ds, sort.column).is_none())
-                .map(|sort| sort.column.to_string()),
-        )
-        .collect();
-
+    // Placeholders are numbered in the order values are bound: the columns', the
+    // conditions', the FROM's, then LIMIT and OFFSET.
+    let columns = select_columns(query, &mut binder, view, cutoff, tz);
     let mut conditions = Vec::new();
     if let Some(column) = ds.index_column {
         let allowed = if ds.detail_only {
@@ -240,29 +224,7 @@ pub fn build(
         let placeholder = binder.bind(Box::new(allowed.to_vec()));
         conditions.push(format!("{column} = ANY({placeholder})"));
     }
-    for (name, value) in &query.params {
-        let Some(def) = ds.param(name) else { continue };
-        if matches!(def.role, ParamRole::AsOf | ParamRole::UpdatedSince) {
-            // Resolved into `point` by the dataset actor.
-            continue;
-        }
-        let placeholder = bind_value(&mut binder, value);
-        let condition = match (def.role, ds.index_column, ds.date_column) {
-            (ParamRole::IndexCode, Some(column), _) => match value {
-                ParamValue::Codes(_) => format!("{column} = ANY({placeholder})"),
-                _ => format!("{column} = {placeholder}"),
-            },
-            (ParamRole::TradeDate, _, Some(column)) => format!("{column} = {placeholder}"),
-            (ParamRole::StartDate, _, Some(column)) => format!("{column} >= {placeholder}"),
-            (ParamRole::EndDate, _, Some(column)) => format!("{column} <= {placeholder}"),
-            (ParamRole::Exact { column }, _, _) => format!("{column} = {placeholder}"),
-            (ParamRole::PublishedAfter { column }, _, _) => format!("{column} > {placeholder}"),
-            // The catalogue test guarantees a column for every role a dataset declares;
-            // the point-in-time roles come resolved in `point`.
-            _ => continue,
-        };
-        conditions.push(condition);
-    }
+    conditions.extend(param_conditions(query, &mut binder));
     if let Some(after) = &start.after {
         let values: Vec<String> = after.iter().map(|v| binder.bind(sort_param(v))).collect();
         conditions.push(keyset::after(ds, &values));
@@ -281,29 +243,13 @@ pub fn build(
     } else {
         conditions.join(" AND ")
     };
-
-    let (daily, quotes) = match &as_of_vintage {
-        Some(v) => (
-            rows_at("index_daily", DAILY_COLUMNS, v),
-            rows_at("index_quotes", QUOTE_COLUMNS, v),
-        ),
-        None => ("index_daily".to_string(), "index_quotes".to_string()),
-    };
-    let mut from = ds.from.replace("{where}", &where_clause);
-    for unit in periods::UNITS {
-        let placeholder = periods::placeholder(unit);
-        if from.contains(&placeholder) {
-            let as_of_daily = as_of_vintage.is_some().then_some(daily.as_str());
-            from = from.replace(&placeholder, &periods::rows(unit, as_of_daily));
-        }
-    }
-    let mut from = from
-        .replace("{index_daily}", &daily)
-        .replace("{index_quotes}", &quotes);
-    if from.contains("{cutoff}") {
-        let placeholder = binder.bind(Box::new(cutoff));
-        from = from.replace("{cutoff}", &placeholder);
-    }
+    let from = from_clause(
+        ds,
+        &where_clause,
+        as_of_vintage.as_deref(),
+        cutoff,
+        &mut binder,
+    );
     let limit = binder.bind(Box::new(fetch));
     // No OFFSET at all when nothing is skipped (a first page, or one that starts at its
     // boundary): with a bound OFFSET, PostgreSQL's generic plan assumes it skips a tenth
@@ -322,6 +268,99 @@ pub fn build(
         ),
         params: binder.params,
     })
+}
+
+/// The SELECT list: every field of the dataset in its order (`NULL` for an on-demand
+/// field not asked for), then the sort columns that are no field.
+fn select_columns(
+    query: &Query,
+    binder: &mut Binder,
+    view: &View,
+    cutoff: Option<NaiveDate>,
+    tz: Tz,
+) -> Vec<String> {
+    let ds = query.dataset;
+    let mut shared = SharedValues::default();
+    ds.fields
+        .iter()
+        .map(|f| {
+            if f.on_demand && !query.fields.iter().any(|q| std::ptr::eq(*q, f)) {
+                "NULL".to_string()
+            } else {
+                shared.fill(f.sql, &mut *binder, view, cutoff, tz)
+            }
+        })
+        .chain(
+            sort_columns(ds)
+                .filter(|sort| field_for(ds, sort.column).is_none())
+                .map(|sort| sort.column.to_string()),
+        )
+        .collect()
+}
+
+/// A condition for each parameter that narrows rows (the point-in-time ones are
+/// resolved into [`PointInTime`] by the dataset actor).
+fn param_conditions(query: &Query, binder: &mut Binder) -> Vec<String> {
+    let ds = query.dataset;
+    let mut conditions = Vec::new();
+    for (name, value) in &query.params {
+        let Some(def) = ds.param(name) else { continue };
+        if matches!(def.role, ParamRole::AsOf | ParamRole::UpdatedSince) {
+            continue;
+        }
+        let placeholder = bind_value(binder, value);
+        let condition = match (def.role, ds.index_column, ds.date_column) {
+            (ParamRole::IndexCode, Some(column), _) => match value {
+                ParamValue::Codes(_) => format!("{column} = ANY({placeholder})"),
+                _ => format!("{column} = {placeholder}"),
+            },
+            (ParamRole::TradeDate, _, Some(column)) => format!("{column} = {placeholder}"),
+            (ParamRole::StartDate, _, Some(column)) => format!("{column} >= {placeholder}"),
+            (ParamRole::EndDate, _, Some(column)) => format!("{column} <= {placeholder}"),
+            (ParamRole::Exact { column }, _, _) => format!("{column} = {placeholder}"),
+            (ParamRole::PublishedAfter { column }, _, _) => format!("{column} > {placeholder}"),
+            // The catalogue test guarantees a column for every role a dataset declares;
+            // the point-in-time roles come resolved in `point`.
+            _ => continue,
+        };
+        conditions.push(condition);
+    }
+    conditions
+}
+
+/// The dataset's FROM with its placeholders filled: the WHERE, the period rows, the
+/// daily and quote tables (as they stood at `as_of_vintage` in a past view) and the
+/// delay cutoff.
+fn from_clause(
+    ds: &Dataset,
+    where_clause: &str,
+    as_of_vintage: Option<&str>,
+    cutoff: Option<NaiveDate>,
+    binder: &mut Binder,
+) -> String {
+    let (daily, quotes) = match as_of_vintage {
+        Some(v) => (
+            rows_at("index_daily", DAILY_COLUMNS, v),
+            rows_at("index_quotes", QUOTE_COLUMNS, v),
+        ),
+        None => ("index_daily".to_string(), "index_quotes".to_string()),
+    };
+    let mut from = ds.from.replace("{where}", where_clause);
+    for unit in periods::UNITS {
+        let placeholder = periods::placeholder(unit);
+        if from.contains(&placeholder) {
+            let as_of_daily = as_of_vintage.is_some().then_some(daily.as_str());
+            from = from.replace(&placeholder, &periods::rows(unit, as_of_daily));
+        }
+    }
+    let mut from = from
+        .replace("{index_daily}", &daily)
+        .replace("{index_quotes}", &quotes);
+    if from.contains("{cutoff}") {
+        let placeholder = binder.bind(Box::new(cutoff));
+        from = from.replace("{cutoff}", &placeholder);
+    }
+    from
 }
 
 #[cfg(test)]

@@ -23,9 +23,9 @@ use crate::ApiError;
 /// The longest a reader may ask the feed to wait for an event.
 pub const MAX_WAIT: Duration = Duration::from_secs(30);
 /// The most events a page holds.
-pub const MAX_LIMIT: u32 = 1000;
+pub const MAX_EVENTS: u32 = 1000;
 /// Events a page holds when the reader does not say.
-pub const DEFAULT_LIMIT: u32 = 100;
+pub const DEFAULT_EVENTS: u32 = 100;
 /// The types of events, in the order they are documented.
 pub const EVENT_TYPES: [&str; 2] = ["index.published", "index.revised"];
 

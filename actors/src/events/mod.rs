@@ -19,8 +19,8 @@ mod outbox;
 mod signal;
 
 pub use feed::{
-    Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, DEFAULT_LIMIT, EVENT_TYPES,
-    MAX_LIMIT, MAX_WAIT,
+    Event, EventData, EventFeed, EventId, FeedPage, FeedRequest, DEFAULT_EVENTS, EVENT_TYPES,
+    MAX_EVENTS, MAX_WAIT,
 };
 pub use keeper::WindowKeeper;
 pub use outbox::record;

@@ -27,7 +27,6 @@ pub mod write;
 #[cfg(test)]
 mod bounds_tests;
 #[cfg(test)]
-#[path = "proptests.rs"]
 mod proptests;
 
 pub use crate::quotes::store::IndexChanges;

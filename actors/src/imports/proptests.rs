@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use super::bounds::{ImportLimits, MAX_COLUMNS, MAX_LISTED_ERRORS, MAX_ROWS};
-use super::validate::{Reference, Validator};
+use super::validate::{ImportReference, Validator};
 use super::workbook::tests::{sample_rows, with_sheet_xml};
 use super::workbook::{read_rows, Cell, FileKind, SheetRow};
 use super::write::{to_csv, to_xlsx};
@@ -233,8 +233,8 @@ proptest! {
     }
 }
 
-fn validator_reference() -> Reference {
-    Reference {
+fn validator_reference() -> ImportReference {
+    ImportReference {
         quote_indexes: ["GPU_Index".to_owned()].into_iter().collect(),
         open_days: [chrono::NaiveDate::from_ymd_opt(2026, 11, 20).expect("date")]
             .into_iter()

@@ -156,7 +156,7 @@ mod tests {
     use tokio::sync::oneshot;
     use tracing::Span;
 
-    use super::super::lease::Grant;
+    use super::super::lease::LeaseGrant;
     use super::super::ledger::Waiter;
     use super::super::test_clock::{at, limits, FREE};
     use super::super::window::{Limits, Window};
@@ -200,7 +200,7 @@ mod tests {
         let account = &mut book.accounts.get_mut(&7).unwrap().leases;
         for leases in [key, account] {
             for ask in leases.asks(1, mono) {
-                let grant = Grant {
+                let grant = LeaseGrant {
                     taken: ask.want,
                     granted: ask.want,
                 };

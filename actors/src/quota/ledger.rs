@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 use crate::metrics::{metrics, WindowLabels};
 
 use super::decision::{Charged, Subjects, Verdict};
-use super::lease::{Ask, Grant, Leases};
+use super::lease::{LeaseAsk, LeaseGrant, Leases};
 use super::messages::Admission;
 use super::store::{Spent, WindowKey};
 use super::subject::Subject;
@@ -153,7 +153,7 @@ impl Tally {
 
     /// Budget a statement took for a subject this instance no longer tracks goes back
     /// with the next flush instead of staying stranded.
-    pub fn give_back(&mut self, subject: &Subject, asks: &[Ask], grants: &[Grant]) {
+    pub fn give_back(&mut self, subject: &Subject, asks: &[LeaseAsk], grants: &[LeaseGrant]) {
         for (ask, grant) in asks.iter().zip(grants) {
             if grant.taken > 0 {
                 let window = (subject.clone(), ask.window, ask.start);
@@ -164,9 +164,9 @@ impl Tally {
 }
 
 /// What one lease statement is for: a key, and the account when it asks for it too.
-pub struct Statement {
+pub struct LedgerStatement {
     pub key_id: String,
     pub user_id: i64,
-    pub key_asks: Vec<Ask>,
-    pub account_asks: Vec<Ask>,
+    pub key_asks: Vec<LeaseAsk>,
+    pub account_asks: Vec<LeaseAsk>,
 }

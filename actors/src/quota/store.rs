@@ -15,7 +15,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 
-use super::lease::{Ask, Grant};
+use super::lease::{LeaseAsk, LeaseGrant};
 use super::subject::Subject;
 use super::window::Window;
 use crate::db::Traced;
@@ -129,8 +129,8 @@ impl QuotaStore {
     pub async fn lease(
         &self,
         instance: Instance,
-        asks: &[(Subject, Ask)],
-    ) -> Result<Vec<Grant>, StoreError> {
+        asks: &[(Subject, LeaseAsk)],
+    ) -> Result<Vec<LeaseGrant>, StoreError> {
         self.leases.fetch_add(1, Ordering::Relaxed);
         let client = self.client().await?;
         let subjects: Vec<&str> = asks.iter().map(|(s, _)| s.as_str()).collect();
@@ -172,7 +172,7 @@ impl QuotaStore {
                 .ok()
                 .and_then(|i| grants.get_mut(i))
                 .ok_or_else(|| ApiError::internal("quota lease answered an unknown window"))?;
-            *slot = Some(Grant {
+            *slot = Some(LeaseGrant {
                 taken: row.try_get("lease_taken")?,
                 granted: row.try_get("lease_granted")?,
             });

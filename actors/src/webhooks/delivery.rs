@@ -108,6 +108,47 @@ struct Columns {
     reason: Vec<String>,
 }
 
+impl Columns {
+    /// Adds `a` as of `now`: its row, and its delivery's next state (done, due again
+    /// after its wait, or given up; a test message is never tried again), counted in
+    /// the delivery metrics.
+    fn push(&mut self, a: &Attempt, now: DateTime<Utc>) {
+        let retry = usize::try_from(a.attempt - a.recovered_attempts - 1)
+            .ok()
+            .and_then(|i| RETRY_AFTER.get(i))
+            .filter(|_| !a.test);
+        let (state, next, outcome) = match (a.ok, retry) {
+            (true, _) => ("delivered", now, "delivered"),
+            (false, Some(wait)) => ("pending", now + jittered(*wait), "retrying"),
+            (false, None) => ("failed", now, "failed"),
+        };
+        metrics()
+            .webhook_deliveries
+            .get_or_create(&DeliveryLabels { outcome })
+            .inc();
+        self.delivery.push(a.delivery.0);
+        self.webhook.push(a.webhook.0);
+        self.attempt.push(a.attempt);
+        self.lease.push(a.lease);
+        self.sent_at.push(a.sent_at);
+        self.status.push(a.answered.status.map(i32::from));
+        self.latency.push(a.latency_ms);
+        self.error.push(a.answered.error.clone());
+        self.answer.push(a.answered.body.clone());
+        self.state.push(state);
+        self.next.push(next);
+        self.ok.push(a.ok);
+        self.reason.push(format!(
+            "every attempt failed for five days; the last: {}",
+            match (a.answered.status, &a.answered.error) {
+                (Some(status), _) => format!("HTTP {status}"),
+                (None, Some(error)) => error.clone(),
+                (None, None) => "no answer".to_string(),
+            }
+        ));
+    }
+}
+
 /// What a receiver answered (or why nothing came).
 #[derive(Debug, Clone, Default)]
 pub struct Answered {
@@ -336,40 +377,8 @@ impl Deliverer {
     pub(super) async fn record(&self, attempts: &[Attempt]) -> Result<(), ApiError> {
         let now = self.clock.now();
         let mut columns = Columns::default();
-        for a in attempts {
-            let retry = usize::try_from(a.attempt - a.recovered_attempts - 1)
-                .ok()
-                .and_then(|i| RETRY_AFTER.get(i))
-                .filter(|_| !a.test);
-            let (state, next, outcome) = match (a.ok, retry) {
-                (true, _) => ("delivered", now, "delivered"),
-                (false, Some(wait)) => ("pending", now + jittered(*wait), "retrying"),
-                (false, None) => ("failed", now, "failed"),
-            };
-            metrics()
-                .webhook_deliveries
-                .get_or_create(&DeliveryLabels { outcome })
-                .inc();
-            columns.delivery.push(a.delivery.0);
-            columns.webhook.push(a.webhook.0);
-            columns.attempt.push(a.attempt);
-            columns.lease.push(a.lease);
-            columns.sent_at.push(a.sent_at);
-            columns.status.push(a.answered.status.map(i32::from));
-            columns.latency.push(a.latency_ms);
-            columns.error.push(a.answered.error.clone());
-            columns.answer.push(a.answered.body.clone());
-            columns.state.push(state);
-            columns.next.push(next);
-            columns.ok.push(a.ok);
-            columns.reason.push(format!(
-                "every attempt failed for five days; the last: {}",
-                match (a.answered.status, &a.answered.error) {
-                    (Some(status), _) => format!("HTTP {status}"),
-                    (None, Some(error)) => error.clone(),
-                    (None, None) => "no answer".to_string(),
-                }
-            ));
+        for attempt in attempts {
+            columns.push(attempt, now);
         }
         let disable_before = now - TimeDelta::from_std(DISABLE_AFTER).unwrap_or_default();
         let client = self.pool.get().await?;

@@ -31,4 +31,4 @@ pub use endpoints::{
 };
 pub use ids::{DeliveryId, WebhookId};
 pub use resend::{Recover, Recovered, RECOVER_WITHIN, TESTS_PER_MINUTE};
-pub use signing::{Secret, SecretKeeper};
+pub use signing::{SecretKeeper, SigningSecret};

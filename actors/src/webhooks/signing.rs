@@ -5,7 +5,7 @@
 //!
 //! An endpoint's secret is never stored: it is derived from a random salt kept with the
 //! endpoint and the service's `KEY_SECRET`, so the database alone cannot sign. Nothing
-//! here logs a secret; [`Secret`]'s `Debug` prints none.
+//! here logs a secret; [`SigningSecret`]'s `Debug` prints none.
 
 use std::fmt;
 
@@ -26,11 +26,11 @@ pub struct SecretKeeper {
 
 /// An endpoint's signing secret.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret([u8; 32]);
+pub struct SigningSecret([u8; 32]);
 
-impl fmt::Debug for Secret {
+impl fmt::Debug for SigningSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(<redacted>)")
+        f.write_str("SigningSecret(<redacted>)")
     }
 }
 
@@ -49,15 +49,15 @@ impl SecretKeeper {
     }
 
     /// The secret of the endpoint with `salt`.
-    pub fn secret(&self, salt: &[u8]) -> Secret {
+    pub fn secret(&self, salt: &[u8]) -> SigningSecret {
         let mut mac = self.mac.clone();
         mac.update(b"iq webhook secret v1\0");
         mac.update(salt);
-        Secret(mac.finalize().into_bytes().into())
+        SigningSecret(mac.finalize().into_bytes().into())
     }
 }
 
-impl Secret {
+impl SigningSecret {
     /// `whsec_` and the base64 of its bytes: what the member is shown once.
     pub fn to_text(&self) -> String {
         format!("whsec_{}", STANDARD.encode(self.0))
@@ -107,6 +107,6 @@ mod tests {
         );
         let secret = keeper.secret(&a);
         assert!(secret.to_text().starts_with("whsec_"));
-        assert_eq!(format!("{secret:?}"), "Secret(<redacted>)");
+        assert_eq!(format!("{secret:?}"), "SigningSecret(<redacted>)");
     }
 }

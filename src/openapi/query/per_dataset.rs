@@ -6,16 +6,13 @@
 //! dataset, parameter or field may be written here by hand.
 
 use iq_actors::catalogue::{Dataset, ParamRole, ValueKind};
-use iq_actors::query::{DEFAULT_LIMIT, MAX_PARAM_CHARS};
+use iq_actors::query::{DEFAULT_LIMIT, LIMIT_CAP, MAX_PARAM_CHARS};
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat,
     SchemaType, Type,
 };
 
 use super::{integer, string};
-
-/// The server's largest `limit` when `MAX_LIMIT` is not set (`src/settings.rs`).
-const DEFAULT_MAX_LIMIT: u32 = 5000;
 
 /// `IndexDaily` for `index_daily`.
 fn camel(api_name: &str) -> String {
@@ -141,7 +138,7 @@ pub(super) fn request_schema(dataset: &Dataset) -> Schema {
                 .default(Some(DEFAULT_LIMIT.into()))
                 .description(Some(format!(
                     "rows per page (default {DEFAULT_LIMIT}); a larger one is reduced to the \
-                     server's cap (`MAX_LIMIT`, default and at most {DEFAULT_MAX_LIMIT}) and \
+                     server's cap (`MAX_LIMIT`, default and at most {LIMIT_CAP}) and \
                      the tier's `max_rows`: `data.limit` says the value used"
                 ))),
         )

@@ -21,7 +21,7 @@ use crate::state::AppState;
 const SHOWN_CHARS: usize = 120;
 
 #[derive(Deserialize)]
-pub struct AuditQuery {
+pub struct AuditFilters {
     actor: Option<String>,
     action: Option<String>,
     target: Option<String>,
@@ -112,7 +112,7 @@ struct AuditPage {
 pub async fn list(
     req: HttpRequest,
     staff: Staff<SuperAdmin>,
-    query: web::Query<AuditQuery>,
+    query: web::Query<AuditFilters>,
     state: web::Data<AppState>,
 ) -> PageResult {
     // The words the form shows again are the ones the filter reads (it trims them, and

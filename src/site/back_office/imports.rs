@@ -191,24 +191,9 @@ pub async fn upload(
             "This form has expired or did not come from this site. Reload the page and try again.",
         ));
     }
-    let page = RunPage {
-        chrome: staff.chrome(&req, &state),
-        file_name: upload.file_name.clone(),
-        progress: PROGRESS,
-        outcome: OUTCOME,
-    }
-    .render()
-    .map_err(|e| ApiError::internal(format_args!("template: {e}")))?;
-    let (top, rest) = page
-        .split_once(PROGRESS)
-        .ok_or_else(|| ApiError::internal("the import page has no progress mark"))?;
-    let (middle, bottom) = rest
-        .split_once(OUTCOME)
-        .ok_or_else(|| ApiError::internal("the import page has no outcome mark"))?;
-    let (middle, bottom) = (middle.to_owned(), bottom.to_owned());
-
+    let [top, middle, bottom] = run_page(staff.chrome(&req, &state), &upload.file_name)?;
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
-    let _ = sender.send(Bytes::from(top.to_owned()));
+    let _ = sender.send(Bytes::from(top));
     let importer = state.importer.clone();
     // Made here, in the request: the spawned task does not carry the request's id.
     let by = author(&staff.account);
@@ -248,6 +233,26 @@ pub async fn upload(
         .extensions_mut()
         .insert(crate::http::envelope::BusinessCode(0));
     Ok(response)
+}
+
+/// The running import's page in three parts: up to where its stages go, from there to
+/// where its outcome goes, and the rest.
+fn run_page(chrome: Chrome, file_name: &str) -> Result<[String; 3], PageError> {
+    let page = RunPage {
+        chrome,
+        file_name: file_name.to_owned(),
+        progress: PROGRESS,
+        outcome: OUTCOME,
+    }
+    .render()
+    .map_err(|e| ApiError::internal(format_args!("template: {e}")))?;
+    let (top, rest) = page
+        .split_once(PROGRESS)
+        .ok_or_else(|| ApiError::internal("the import page has no progress mark"))?;
+    let (middle, bottom) = rest
+        .split_once(OUTCOME)
+        .ok_or_else(|| ApiError::internal("the import page has no outcome mark"))?;
+    Ok([top.to_owned(), middle.to_owned(), bottom.to_owned()])
 }
 
 #[derive(serde::Deserialize)]

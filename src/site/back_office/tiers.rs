@@ -107,7 +107,7 @@ pub async fn list(
 }
 
 /// One changed setting: its label, before and after.
-pub struct Change {
+pub struct TierChange {
     pub label: &'static str,
     pub before: String,
     pub after: String,
@@ -118,7 +118,7 @@ pub struct Change {
 struct Preview {
     chrome: Chrome,
     tier: TierForm,
-    changes: Vec<Change>,
+    changes: Vec<TierChange>,
     users: i64,
     keys: i64,
 }
@@ -183,7 +183,7 @@ pub async fn save(
     render(&page, StatusCode::OK, Caching::Private)
 }
 
-fn changes(before: &TierForm, after: &TierForm) -> Vec<Change> {
+fn changes(before: &TierForm, after: &TierForm) -> Vec<TierChange> {
     let keys = |t: &TierForm| {
         if t.max_keys.is_empty() {
             "unlimited".to_owned()
@@ -223,7 +223,7 @@ fn changes(before: &TierForm, after: &TierForm) -> Vec<Change> {
     ]
     .into_iter()
     .filter(|(_, b, a)| b != a)
-    .map(|(label, before, after)| Change {
+    .map(|(label, before, after)| TierChange {
         label,
         before,
         after,

@@ -12,15 +12,15 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{Months, NaiveDate};
+use iq_actors::indexes::MAX_CODE_CHARS;
 use iq_actors::wire_date::WireDate;
 use rust_decimal::Decimal;
-use serde_json::json;
 
 use super::{cached, chrome, freshness, Freshness};
 use crate::site::chart::{self, Series, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{long_date, parse_wire, wire};
-use crate::site::reading::read;
+use crate::site::reading::{read, Read, Table};
 use crate::site::respond::{render, PageError, PageResult};
 use crate::state::AppState;
 
@@ -93,7 +93,7 @@ impl Ask {
             match &*name {
                 "code"
                     if !value.is_empty()
-                        && value.len() <= 64
+                        && value.len() <= MAX_CODE_CHARS
                         && !codes.iter().any(|c| *c == value) =>
                 {
                     codes.push(value.into_owned());
@@ -130,7 +130,7 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
     let listed = read(
         req,
         state,
-        vec![json!({"api_name": "index_basic", "fields": ["index_code", "index_name"]})],
+        vec![Read::of("index_basic").fields(&["index_code", "index_name"])],
     )
     .await?;
     let visible: Vec<(String, String)> = listed
@@ -138,12 +138,75 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
         .rows()
         .map(|r| (r.text("index_code"), r.text("index_name")))
         .collect();
+    let (chosen, note) = choose(&ask.codes, &visible);
+    let since = ask.range.1.map(|m| {
+        let today = state.site.today();
+        today.checked_sub_months(Months::new(m)).unwrap_or(today)
+    });
+    let queries = chosen
+        .iter()
+        .map(|code| {
+            Read::of("index_daily")
+                .param("index_code", code.as_str())
+                .day("start_date", since)
+                .fields(&["trade_date", "index_value"])
+                .whole()
+        })
+        .collect();
+    let reading = read(req, state, queries).await?;
+    let series = (0..chosen.len())
+        .map(|i| Ok(values(&reading.table(i)?)))
+        .collect::<Result<Vec<_>, PageError>>()?;
+    // The base day: the chosen one, else the first day every series has begun.
+    let start = ask
+        .base
+        .or_else(|| series.iter().filter_map(|s| s.first().map(|p| p.0)).max());
+    let (legend, rebased) = rebase(&series, start, &chosen, &visible);
+    let named: Vec<Series<'_>> = rebased
+        .iter()
+        .zip(&chosen)
+        .map(|(points, code)| Series { name: code, points })
+        .collect();
+    // A chosen day may fall where an index has no value: each then starts at its first
+    // value from that day on, and the page says so.
+    let base_long = match (ask.base, start) {
+        (Some(_), Some(day)) => format!("its first value from {}", long_date(day)),
+        (None, Some(day)) => long_date(day),
+        _ => String::new(),
+    };
+    let label = format!("{} rebased to 100 on {base_long}", chosen.join(", "));
+    let chart = chart::lines(&named, FULL, &label).unwrap_or_default();
+    let page = ComparePage {
+        chrome: chrome(req, state, &listed, "compare"),
+        fresh: freshness(&listed),
+        choices: visible
+            .into_iter()
+            .map(|(code, name)| Choice {
+                chosen: chosen.contains(&code),
+                code,
+                name,
+            })
+            .collect(),
+        range: ask.range.0,
+        ranges: RANGES.iter().map(|r| r.0).collect(),
+        base_field: ask.base.map(|d| d.to_string()).unwrap_or_default(),
+        base_long,
+        legend,
+        chart,
+        rows: table_rows(&rebased),
+        note,
+    };
+    render(&page, StatusCode::OK, super::caching(&listed))
+}
+
+/// The indexes compared: those asked for that the caller may see (else the first
+/// [`FIRST`] visible), at most [`MOST`]; and a note on any left out.
+fn choose(asked: &[String], visible: &[(String, String)]) -> (Vec<String>, Option<String>) {
     let mut note = None;
-    let mut chosen: Vec<String> = if ask.codes.is_empty() {
+    let mut chosen: Vec<String> = if asked.is_empty() {
         visible.iter().take(FIRST).map(|(c, _)| c.clone()).collect()
     } else {
-        let (kept, dropped): (Vec<String>, Vec<String>) = ask
-            .codes
+        let (kept, dropped): (Vec<String>, Vec<String>) = asked
             .iter()
             .cloned()
             .partition(|c| visible.iter().any(|(v, _)| v == c));
@@ -161,42 +224,34 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
         ));
         chosen.truncate(MOST);
     }
-    let since = ask.range.1.map(|m| {
-        let today = state.site.today();
-        today.checked_sub_months(Months::new(m)).unwrap_or(today)
-    });
-    let queries = chosen
-        .iter()
-        .map(|code| {
-            let mut params = json!({"index_code": code});
-            if let Some(since) = since {
-                params["start_date"] = json!(wire(since));
-            }
-            json!({"api_name": "index_daily", "params": params,
-                   "fields": ["trade_date", "index_value"], "limit": 5000})
+    (chosen, note)
+}
+
+/// An index's values: each day with the value as a number and as published.
+type Values = Vec<(NaiveDate, Decimal, String)>;
+
+fn values(table: &Table) -> Values {
+    table
+        .rows()
+        .filter_map(|r| {
+            let date = parse_wire(&r.text("trade_date"))?;
+            let text = r.text("index_value");
+            Some((date, text.parse().ok()?, text))
         })
-        .collect();
-    let reading = read(req, state, queries).await?;
-    let mut series: Vec<Vec<(NaiveDate, Decimal, String)>> = Vec::new();
-    for i in 0..chosen.len() {
-        let table = reading.table(i)?;
-        series.push(
-            table
-                .rows()
-                .filter_map(|r| {
-                    let date = parse_wire(&r.text("trade_date"))?;
-                    let text = r.text("index_value");
-                    Some((date, text.parse().ok()?, text))
-                })
-                .collect(),
-        );
-    }
-    // The base day: the chosen one, else the first day every series has begun.
-    let start = ask
-        .base
-        .or_else(|| series.iter().filter_map(|s| s.first().map(|p| p.0)).max());
+        .collect()
+}
+
+/// Each series from `start` on, rebased to 100 on its first value (two places), with
+/// its legend; a series without a (non-zero) value from `start` on is an empty line
+/// and no legend.
+fn rebase(
+    series: &[Values],
+    start: Option<NaiveDate>,
+    chosen: &[String],
+    visible: &[(String, String)],
+) -> (Vec<Legend>, Vec<Vec<(NaiveDate, String)>>) {
     let mut legend = Vec::new();
-    let mut rebased: Vec<Vec<(NaiveDate, String)>> = Vec::new();
+    let mut rebased = Vec::new();
     for (n, points) in series.iter().enumerate() {
         let points: Vec<&(NaiveDate, Decimal, String)> = points
             .iter()
@@ -229,21 +284,11 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
         });
         rebased.push(line);
     }
-    let named: Vec<Series<'_>> = rebased
-        .iter()
-        .zip(&chosen)
-        .map(|(points, code)| Series { name: code, points })
-        .collect();
-    // A chosen day may fall where an index has no value: each then starts at its first
-    // value from that day on, and the page says so.
-    let base_long = match (ask.base, start) {
-        (Some(_), Some(day)) => format!("its first value from {}", long_date(day)),
-        (None, Some(day)) => long_date(day),
-        _ => String::new(),
-    };
-    let label = format!("{} rebased to 100 on {base_long}", chosen.join(", "));
-    let chart = chart::lines(&named, FULL, &label).unwrap_or_default();
-    // The table: every day any series has, newest first.
+    (legend, rebased)
+}
+
+/// The table: every day any series has, newest first, each series' value or empty.
+fn table_rows(rebased: &[Vec<(NaiveDate, String)>]) -> Vec<CompareRow> {
     let mut days: BTreeMap<NaiveDate, Vec<String>> = BTreeMap::new();
     for (n, points) in rebased.iter().enumerate() {
         for (date, value) in points {
@@ -251,34 +296,12 @@ async fn render_compare(req: &HttpRequest, state: &web::Data<AppState>) -> PageR
                 .or_insert_with(|| vec![String::new(); rebased.len()])[n] = value.clone();
         }
     }
-    let rows = days
-        .into_iter()
+    days.into_iter()
         .rev()
         .map(|(date, values)| CompareRow {
             date_long: long_date(date),
             date_wire: wire(date),
             values,
         })
-        .collect();
-    let page = ComparePage {
-        chrome: chrome(req, state, &listed, "compare"),
-        fresh: freshness(&listed),
-        choices: visible
-            .into_iter()
-            .map(|(code, name)| Choice {
-                chosen: chosen.contains(&code),
-                code,
-                name,
-            })
-            .collect(),
-        range: ask.range.0,
-        ranges: RANGES.iter().map(|r| r.0).collect(),
-        base_field: ask.base.map(|d| d.to_string()).unwrap_or_default(),
-        base_long,
-        legend,
-        chart,
-        rows,
-        note,
-    };
-    render(&page, StatusCode::OK, super::caching(&listed))
+        .collect()
 }

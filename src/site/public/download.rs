@@ -20,21 +20,20 @@ use std::str::FromStr;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use chrono::{Months, NaiveDate};
+use iq_actors::indexes::MAX_CODE_CHARS;
 use iq_actors::ApiError;
 use rust_decimal::Decimal;
 use rust_xlsxwriter::{Format, Workbook};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::http::csv_answer;
 use crate::site::format::{parse_wire, wire};
 use crate::site::path_part::PathPart;
-use crate::site::reading::{read, Table};
+use crate::site::reading::{read, read_on, visible_index, Read, Table};
 use crate::site::respond::{page_builder, Caching, PageError, PageResult};
 use crate::state::AppState;
 
-/// Rows a read asks for (the API caps it at the caller's `max_rows`).
-const PAGE_ROWS: usize = 5000;
 /// The most reads one file takes: far past a decade of daily values.
 const MAX_PAGES: usize = 40;
 
@@ -68,7 +67,7 @@ struct Ask {
 
 impl Ask {
     fn parse(code: &str, query: &DownloadQuery) -> Result<Ask, PageError> {
-        if code.is_empty() || code.len() > 64 {
+        if code.is_empty() || code.len() > MAX_CODE_CHARS {
             return Err(PageError::not_found("There is no such index."));
         }
         let what = match query.what.as_deref().unwrap_or("daily") {
@@ -101,16 +100,16 @@ impl Ask {
     }
 
     /// The query of the `offset`th row on, as the API takes it.
-    fn query(&self, since: Option<NaiveDate>, offset: usize) -> Value {
-        let mut params = json!({"index_code": self.code});
-        if let Some(since) = since {
-            params["start_date"] = json!(wire(since));
-        }
+    fn query(&self, since: Option<NaiveDate>, offset: usize) -> Read {
         let api_name = match self.what {
             What::Daily => "index_daily",
             What::Quotes => "index_quote",
         };
-        json!({"api_name": api_name, "params": params, "limit": PAGE_ROWS, "offset": offset})
+        Read::of(api_name)
+            .param("index_code", self.code.as_str())
+            .day("start_date", since)
+            .whole()
+            .starting_at(offset)
     }
 
     /// `GPU_Index-daily-3M-20261128.csv`.
@@ -150,45 +149,44 @@ pub async fn download(
         &req,
         &state,
         vec![
-            json!({"api_name": "index_basic", "params": {"index_code": ask.code},
-                   "fields": ["index_code", "visibility"]}),
+            Read::of("index_basic")
+                .param("index_code", ask.code.as_str())
+                .fields(&["index_code", "visibility"]),
             ask.query(since, 0),
         ],
     )
     .await?;
-    let basic = first.table(0).map_err(|e| {
-        if e.status == StatusCode::FORBIDDEN {
-            PageError::forbidden(format!(
-                "{} is for members whose plan includes member indexes: see the plans.",
-                ask.code
-            ))
-        } else {
-            e
-        }
-    })?;
-    if basic.rows().next().is_none() {
+    if visible_index(first.table(0), &ask.code)?
+        .rows()
+        .next()
+        .is_none()
+    {
         return Err(PageError::not_found(format!(
             "No index named {} is visible to you.",
             ask.code
         )));
     }
-    let mut tables = vec![first.table(1)?];
-    while tables.last().is_some_and(|t| t.has_more) {
-        let offset: usize = tables.iter().map(|t| t.items.len()).sum();
-        if tables.len() >= MAX_PAGES {
-            return Err(PageError::bad_request(format!(
-                "More than {offset} rows: choose a shorter range."
-            )));
-        }
-        let more = read(&req, &state, vec![ask.query(since, offset)]).await?;
-        tables.push(more.table(0)?);
+    let mut table = first.table(1)?;
+    read_on(
+        &req,
+        &state,
+        &mut table,
+        |offset| ask.query(since, offset),
+        MAX_PAGES,
+    )
+    .await?;
+    if table.has_more {
+        return Err(PageError::bad_request(format!(
+            "More than {} rows: choose a shorter range.",
+            table.items.len()
+        )));
     }
     let disposition = format!("attachment; filename=\"{}\"", ask.file_name(today));
     match ask.format {
-        FileFormat::Csv => Ok(file(CSV_TYPE, &disposition).body(csv(&tables))),
+        FileFormat::Csv => Ok(file(CSV_TYPE, &disposition).body(csv(&table))),
         FileFormat::Xlsx => {
             // Tens of thousands of cells: built on the blocking pool, not a worker.
-            let bytes = web::block(move || xlsx(&tables))
+            let bytes = web::block(move || xlsx(&table))
                 .await
                 .map_err(ApiError::internal)?
                 .map_err(ApiError::internal)?;
@@ -208,37 +206,32 @@ fn file(content_type: &str, disposition: &str) -> actix_web::HttpResponseBuilder
     builder
 }
 
-/// The pages as the API's CSV: one header line, then every row.
-fn csv(tables: &[Table]) -> String {
+/// The rows as the API's CSV: one header line, then every row.
+fn csv(table: &Table) -> String {
     let mut text = String::new();
-    if let Some(first) = tables.first() {
-        csv_answer::push_line(&mut text, first.fields.iter().map(|f| f.as_str().into()));
-    }
-    for item in tables.iter().flat_map(|t| &t.items) {
+    csv_answer::push_line(&mut text, table.fields.iter().map(|f| f.as_str().into()));
+    for item in &table.items {
         csv_answer::push_line(&mut text, item.iter().map(csv_answer::cell));
     }
     text
 }
 
-/// The pages as one worksheet: a header row, then the rows, each value typed.
-fn xlsx(tables: &[Table]) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+/// The rows as one worksheet: a header row, then the rows, each value typed.
+fn xlsx(table: &Table) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
     let mut workbook = Workbook::new();
     let sheet = workbook.add_worksheet();
     let bold = Format::new().set_bold();
     let date = Format::new().set_num_format("yyyy-mm-dd");
-    let Some(first) = tables.first() else {
-        return workbook.save_to_buffer();
-    };
-    for (col, field) in first.fields.iter().enumerate() {
+    for (col, field) in table.fields.iter().enumerate() {
         let col = u16::try_from(col).unwrap_or(u16::MAX);
         sheet.write_string_with_format(0, col, field, &bold)?;
         sheet.set_column_width(col, 14)?;
     }
     sheet.set_freeze_panes(1, 0)?;
     let mut row: u32 = 1;
-    for table in tables {
+    {
         for item in &table.items {
-            for (col, (field, value)) in first.fields.iter().zip(item).enumerate() {
+            for (col, (field, value)) in table.fields.iter().zip(item).enumerate() {
                 let col = u16::try_from(col).unwrap_or(u16::MAX);
                 match typed(field, value) {
                     Cell::Empty => {}
@@ -316,6 +309,7 @@ fn number_format(decimals: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn values_become_dates_numbers_and_text_as_the_api_writes_them() {

@@ -7,13 +7,12 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{NaiveDate, TimeDelta};
-use serde_json::json;
 
 use super::{cached, caching, chrome, freshness, Freshness};
 use crate::site::chart::{self, SPARKLINE};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
-use crate::site::reading::{read, Row};
+use crate::site::reading::{read, Read, Row};
 use crate::site::respond::{render, PageResult};
 use crate::state::AppState;
 
@@ -56,13 +55,12 @@ async fn render_home(req: &HttpRequest, state: &web::Data<AppState>) -> PageResu
         req,
         state,
         vec![
-            json!({"api_name": "index_basic",
-                   "fields": ["index_code", "index_name", "next_publication_at"]}),
-            json!({"api_name": "index_latest"}),
-            json!({"api_name": "index_daily",
-                   "params": {"start_date": wire(since)},
-                   "fields": ["trade_date", "index_code", "index_value"],
-                   "limit": 5000}),
+            Read::of("index_basic").fields(&["index_code", "index_name", "next_publication_at"]),
+            Read::of("index_latest"),
+            Read::of("index_daily")
+                .day("start_date", Some(since))
+                .fields(&["trade_date", "index_code", "index_value"])
+                .whole(),
         ],
     )
     .await?;

@@ -9,17 +9,19 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{DateTime, Months, NaiveDate, SecondsFormat, TimeDelta, Utc};
+use chrono_tz::Tz;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{cached, caching, chrome, freshness, Freshness};
 use iq_actors::catalogue;
+use iq_actors::indexes::MAX_CODE_CHARS;
+use iq_actors::query::parse_instant;
 
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
 use crate::site::format::{direction, is_past, local_time, long_date, parse_wire, signed, wire};
 use crate::site::path_part::PathPart;
-use crate::site::reading::read;
+use crate::site::reading::{read, read_on, visible_index, Read, Row, Table};
 use crate::site::respond::{render, PageError, PageResult};
 use crate::state::AppState;
 
@@ -61,6 +63,17 @@ impl Range {
         }
     }
 
+    /// The links to every range, this one marked current.
+    fn links(self) -> Vec<RangeLink> {
+        Range::ALL
+            .iter()
+            .map(|r| RangeLink {
+                label: r.label(),
+                current: *r == self,
+            })
+            .collect()
+    }
+
     fn months(self) -> Option<u32> {
         match self {
             Range::OneMonth => Some(1),
@@ -96,14 +109,13 @@ impl PastView {
             return Ok(None);
         };
         let at = (text.len() <= 64)
-            .then(|| DateTime::parse_from_rfc3339(text).ok())
+            .then(|| parse_instant(text))
             .flatten()
             .ok_or_else(|| {
                 PageError::bad_request(
                     "as_of must be an instant with an offset, such as 2026-11-20T10:00:00Z.",
                 )
-            })?
-            .with_timezone(&Utc);
+            })?;
         let day = match query.day.as_deref() {
             None => None,
             Some(text) => Some(
@@ -150,7 +162,7 @@ pub struct RevisionRow {
 }
 
 /// The revisions an index page lists; the API's `index_revisions` has them all.
-const REVISION_ROWS: usize = 10;
+const REVISION_ROWS: u32 = 10;
 /// What the revisions list shows: the dataset's default fields (D21) and the reason
 /// (D26).
 fn revision_fields() -> Vec<&'static str> {
@@ -163,7 +175,7 @@ pub struct RangeLink {
     pub current: bool,
 }
 
-pub struct DailyRow {
+pub struct DailyTableRow {
     pub date_long: String,
     pub date_wire: String,
     pub value: String,
@@ -173,7 +185,7 @@ pub struct DailyRow {
     pub direction: &'static str,
 }
 
-pub struct QuoteRow {
+pub struct QuoteTableRow {
     pub specification: String,
     pub weight: String,
     pub price: String,
@@ -193,13 +205,13 @@ struct IndexPage {
     range: &'static str,
     ranges: Vec<RangeLink>,
     chart: String,
-    rows: Vec<DailyRow>,
+    rows: Vec<DailyTableRow>,
     page: u32,
     pages: u32,
     quotes_date_long: String,
     quotes_date_wire: String,
     weighted_price: String,
-    quotes: Vec<QuoteRow>,
+    quotes: Vec<QuoteTableRow>,
     revisions: Vec<RevisionRow>,
     /// With `as_of`: when the values shown stood, readable; empty for today's.
     past: String,
@@ -259,6 +271,78 @@ pub async fn index(
     cached(&req, &state, || render_index(&req, &code, &query, &state)).await
 }
 
+/// Which values a page shows: an index's, from `since` (a little before the range, so
+/// the delay never leaves it short) to `end`, as they stood at `as_of` (a past view).
+struct Window {
+    code: String,
+    since: Option<NaiveDate>,
+    end: Option<NaiveDate>,
+    as_of: Option<String>,
+}
+
+impl Window {
+    fn new(code: &str, range: Range, past: Option<&PastView>, today: NaiveDate) -> Window {
+        let end = past.and_then(|p| p.day);
+        let since = range.months().map(|m| {
+            let last = end.unwrap_or(today);
+            last.checked_sub_months(Months::new(m)).unwrap_or(last) - TimeDelta::days(31)
+        });
+        Window {
+            code: code.to_owned(),
+            since,
+            end,
+            as_of: past.map(PastView::instant),
+        }
+    }
+
+    /// The index's own read of `dataset`, as it stood at `as_of` when the page is a
+    /// past view.
+    fn read(&self, dataset: &'static str) -> Read {
+        let read = Read::of(dataset).param("index_code", self.code.as_str());
+        match &self.as_of {
+            Some(as_of) => read.param("as_of", as_of.as_str()),
+            None => read,
+        }
+    }
+
+    /// The daily values from the `offset`th on.
+    fn daily(&self, offset: usize) -> Read {
+        self.read("index_daily")
+            .day("start_date", self.since)
+            .day("end_date", self.end)
+            .whole()
+            .starting_at(offset)
+    }
+
+    /// What the page reads first: the facts, the values, the latest revisions and, for
+    /// a past view of a day, the revisions of that day published after it, whose
+    /// earliest (listed last) says why the value shown was replaced.
+    fn first_reads(&self) -> Vec<Read> {
+        let revisions = Read::of("index_revisions").param("index_code", self.code.as_str());
+        let mut reads = vec![
+            Read::of("index_basic")
+                .param("index_code", self.code.as_str())
+                .fields(&FACT_FIELDS),
+            self.daily(0),
+            revisions
+                .clone()
+                .fields(&revision_fields())
+                .limit(REVISION_ROWS),
+        ];
+        if let (Some(as_of), Some(day)) = (&self.as_of, self.end) {
+            reads.push(
+                revisions
+                    .day("start_date", Some(day))
+                    .day("end_date", Some(day))
+                    .param("since", as_of.as_str())
+                    .fields(&["reason"])
+                    .limit(100),
+            );
+        }
+        reads
+    }
+}
+
 async fn render_index(
     req: &HttpRequest,
     code: &str,
@@ -267,82 +351,113 @@ async fn render_index(
 ) -> PageResult {
     let range = Range::parse(query.range.as_deref())?;
     let past = PastView::parse(query)?;
-    let code = code.to_owned();
-    if code.is_empty() || code.len() > 64 || code.contains('\0') {
+    if code.is_empty() || code.len() > MAX_CODE_CHARS || code.contains('\0') {
         return Err(PageError::not_found("There is no such index."));
     }
-    // A little before the range, so the delay never leaves the range short; a past
-    // view's range ends on its day.
-    let end = past.as_ref().and_then(|p| p.day);
-    let since = range.months().map(|m| {
-        let last = end.unwrap_or_else(|| state.site.today());
-        last.checked_sub_months(Months::new(m)).unwrap_or(last) - TimeDelta::days(31)
-    });
-    let as_of = past.as_ref().map(PastView::instant);
-    let daily = |offset: usize| {
-        let mut params = json!({"index_code": code});
-        if let Some(since) = since {
-            params["start_date"] = json!(wire(since));
-        }
-        if let Some(end) = end {
-            params["end_date"] = json!(wire(end));
-        }
-        if let Some(as_of) = &as_of {
-            params["as_of"] = json!(as_of);
-        }
-        json!({"api_name": "index_daily", "params": params, "limit": 5000, "offset": offset})
-    };
-    let mut reads = vec![
-        json!({"api_name": "index_basic", "params": {"index_code": code},
-               "fields": FACT_FIELDS}),
-        daily(0),
-        json!({"api_name": "index_revisions", "params": {"index_code": code},
-               "fields": revision_fields(), "limit": REVISION_ROWS}),
-    ];
-    // A past view of a day: the revisions of that day published after it, whose
-    // earliest (listed last) says why the value shown was replaced.
-    if let (Some(as_of), Some(day)) = (&as_of, end) {
-        reads.push(json!({"api_name": "index_revisions",
-            "params": {"index_code": code, "start_date": wire(day), "end_date": wire(day),
-                       "since": as_of},
-            "fields": ["reason"], "limit": 100}));
-    }
-    let reading = read(req, state, reads).await?;
-    let basic = reading.table(0).map_err(|e| {
-        if e.status == StatusCode::FORBIDDEN {
-            PageError::forbidden(format!(
-                "{code} is for members whose plan includes member indexes: see the plans."
-            ))
-        } else {
-            e
-        }
-    })?;
-    let Some(info) = basic.rows().next() else {
-        return Err(PageError::not_found(format!(
+    let window = Window::new(code, range, past.as_ref(), state.site.today());
+    let reading = read(req, state, window.first_reads()).await?;
+    let basic = visible_index(reading.table(0), code)?;
+    let info = basic.rows().next().ok_or_else(|| {
+        PageError::not_found(format!(
             "No index named {code} is visible to you. Member indexes need a plan that \
              includes them: see the plans."
-        )));
-    };
-    let mut series = reading.table(1)?;
+        ))
+    })?;
     // "all" may be longer than one answer: read on while there is more, up to a bound.
-    let mut pages = 1;
-    while series.has_more && pages < MAX_CHART_PAGES {
-        let more = read(req, state, vec![daily(series.items.len())]).await?;
-        let next = more.table(0)?;
-        series.has_more = next.has_more;
-        series.items.extend(next.items);
-        pages += 1;
-    }
-    let mut points: Vec<(NaiveDate, String)> = Vec::new();
-    let mut rows: Vec<DailyRow> = Vec::new();
+    let mut series = reading.table(1)?;
+    read_on(
+        req,
+        state,
+        &mut series,
+        |offset| window.daily(offset),
+        MAX_CHART_PAGES,
+    )
+    .await?;
     let last = series
         .rows()
         .last()
         .and_then(|r| parse_wire(&r.text("trade_date")));
+    let (points, rows) = daily_rows(&series, range, last);
+    let (shown, page, page_count) = table_page(rows, query.page);
+    let name = info.text("index_name");
+    let visibility = info.text("visibility");
+    let aggregate = visibility == "aggregate";
+    // The quotes of the latest visible day, for indexes that publish them.
+    let (quotes, weighted_price) = match (aggregate, last) {
+        (true, Some(last)) => latest_quotes(req, state, &window, &series, last).await?,
+        _ => (Vec::new(), String::new()),
+    };
+    let chart =
+        chart::line(&points, FULL, &format!("{name} ({code}), index points")).unwrap_or_default();
+    let tz = state.site.service_tz;
+    let page = IndexPage {
+        chrome: chrome(req, state, &reading, "home"),
+        fresh: freshness(&reading),
+        facts: Facts::of(&info, state),
+        description: info.text("description"),
+        code: code.to_owned(),
+        name,
+        visibility,
+        aggregate,
+        range: range.label(),
+        ranges: range.links(),
+        chart,
+        rows: shown,
+        page,
+        pages: page_count,
+        quotes_date_long: last.map(long_date).unwrap_or_default(),
+        quotes_date_wire: last.map(wire).unwrap_or_default(),
+        weighted_price,
+        quotes,
+        revisions: revision_rows(&reading.table(2)?, code, range, tz),
+        past: past
+            .as_ref()
+            .map(|p| local_time(&p.instant(), tz))
+            .unwrap_or_default(),
+        past_link: past.as_ref().map(PastView::link_suffix).unwrap_or_default(),
+        past_reason: match window.end.and(window.as_of.as_ref()) {
+            Some(_) => last_reason(&reading.table(3)?),
+            None => String::new(),
+        },
+    };
+    render(&page, StatusCode::OK, caching(&reading))
+}
+
+/// The `asked` page (from 1; clamped) of the table's rows, with its number and the
+/// number of pages.
+fn table_page(rows: Vec<DailyTableRow>, asked: Option<u32>) -> (Vec<DailyTableRow>, u32, u32) {
+    let pages = rows.len().div_ceil(TABLE_ROWS).max(1) as u32;
+    let page = asked.unwrap_or(1).clamp(1, pages);
+    let shown = rows
+        .into_iter()
+        .skip((page as usize - 1) * TABLE_ROWS)
+        .take(TABLE_ROWS)
+        .collect();
+    (shown, page, pages)
+}
+
+/// The reason of the earliest revision listed (the last row), if it gave one.
+fn last_reason(revisions: &Table) -> String {
+    revisions
+        .rows()
+        .last()
+        .map(|r| r.text("reason"))
+        .unwrap_or_default()
+}
+
+/// The chart's points and the table's rows (newest first) of the range: the values
+/// after `last` less the range's months (`series` starts a little earlier).
+fn daily_rows(
+    series: &Table,
+    range: Range,
+    last: Option<NaiveDate>,
+) -> (Vec<(NaiveDate, String)>, Vec<DailyTableRow>) {
     let start = match (range.months(), last) {
         (Some(m), Some(last)) => last.checked_sub_months(Months::new(m)),
         _ => None,
     };
+    let mut points = Vec::new();
+    let mut rows = Vec::new();
     for row in series.rows() {
         let Some(date) = parse_wire(&row.text("trade_date")) else {
             continue;
@@ -352,7 +467,7 @@ async fn render_index(
         }
         points.push((date, row.text("index_value")));
         let change = row.text("change");
-        rows.push(DailyRow {
+        rows.push(DailyTableRow {
             date_long: long_date(date),
             date_wire: wire(date),
             value: row.text("index_value"),
@@ -363,55 +478,43 @@ async fn render_index(
         });
     }
     rows.reverse();
-    let page_count = rows.len().div_ceil(TABLE_ROWS).max(1) as u32;
-    let page = query.page.unwrap_or(1).clamp(1, page_count);
-    let shown: Vec<DailyRow> = rows
-        .into_iter()
-        .skip((page as usize - 1) * TABLE_ROWS)
-        .take(TABLE_ROWS)
+    (points, rows)
+}
+
+/// The specification quotes of the index's day `last` (an `aggregate` index's), and
+/// that day's weighted price (the last of `series`).
+async fn latest_quotes(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    window: &Window,
+    series: &Table,
+    last: NaiveDate,
+) -> Result<(Vec<QuoteTableRow>, String), PageError> {
+    let quotes = window
+        .read("index_quote")
+        .day("trade_date", Some(last))
+        .whole();
+    let detail = read(req, state, vec![quotes]).await?;
+    let quotes = detail
+        .table(0)?
+        .rows()
+        .map(|r| QuoteTableRow {
+            specification: r.text("specification"),
+            weight: r.text("weight"),
+            price: r.text("price"),
+        })
         .collect();
-    let name = info.text("index_name");
-    let visibility = info.text("visibility");
-    let aggregate = visibility == "aggregate";
-    // The quotes of the latest visible day, for indexes that publish them.
-    let (mut quotes, mut weighted_price) = (Vec::new(), String::new());
-    if let (true, Some(last)) = (aggregate, last) {
-        let mut params = json!({"index_code": code, "trade_date": wire(last)});
-        if let Some(as_of) = &as_of {
-            params["as_of"] = json!(as_of);
-        }
-        let detail = read(
-            req,
-            state,
-            vec![json!({"api_name": "index_quote", "params": params, "limit": 5000})],
-        )
-        .await?;
-        quotes = detail
-            .table(0)?
-            .rows()
-            .map(|r| QuoteRow {
-                specification: r.text("specification"),
-                weight: r.text("weight"),
-                price: r.text("price"),
-            })
-            .collect();
-        weighted_price = series
-            .rows()
-            .last()
-            .and_then(|r| r.get("weighted_price"))
-            .unwrap_or_default();
-    }
-    let chart =
-        chart::line(&points, FULL, &format!("{name} ({code}), index points")).unwrap_or_default();
-    let tz = state.site.service_tz;
-    let day = |field: &str| {
-        info.get(field)
-            .and_then(|d| parse_wire(&d))
-            .map(long_date)
-            .unwrap_or_default()
-    };
-    let revisions = reading
-        .table(2)?
+    let weighted_price = series
+        .rows()
+        .last()
+        .and_then(|r| r.get("weighted_price"))
+        .unwrap_or_default();
+    Ok((quotes, weighted_price))
+}
+
+/// The latest revisions, each with a link to the index as it stood before.
+fn revision_rows(table: &Table, code: &str, range: Range, tz: Tz) -> Vec<RevisionRow> {
+    table
         .rows()
         .filter_map(|r| {
             let date = parse_wire(&r.text("trade_date"))?;
@@ -432,64 +535,33 @@ async fn render_index(
                 reason: r.text("reason"),
             })
         })
-        .collect();
-    let facts = Facts {
-        currency: info.text("currency"),
-        price_basis: info.text("price_basis"),
-        source: info.text("source"),
-        base: format!("{} = {}", day("base_date"), info.text("base_value")),
-        publish_time: info.text("publish_time"),
-        tz: tz.name(),
-        methodology_version: info.text("methodology_version"),
-        latest: day("latest_trade_date"),
-        next: info
-            .get("next_publication_at")
-            .map(|at| local_time(&at, tz))
-            .unwrap_or_default(),
-        overdue: info
-            .get("next_publication_at")
-            .is_some_and(|at| is_past(&at, state.site.clock.now())),
-    };
-    let page = IndexPage {
-        chrome: chrome(req, state, &reading, "home"),
-        fresh: freshness(&reading),
-        facts,
-        description: info.text("description"),
-        code,
-        name,
-        visibility,
-        aggregate,
-        range: range.label(),
-        ranges: Range::ALL
-            .iter()
-            .map(|r| RangeLink {
-                label: r.label(),
-                current: *r == range,
-            })
-            .collect(),
-        chart,
-        rows: shown,
-        page,
-        pages: page_count,
-        quotes_date_long: last.map(long_date).unwrap_or_default(),
-        quotes_date_wire: last.map(wire).unwrap_or_default(),
-        weighted_price,
-        quotes,
-        revisions,
-        past: past
-            .as_ref()
-            .map(|p| local_time(&p.instant(), tz))
-            .unwrap_or_default(),
-        past_link: past.as_ref().map(PastView::link_suffix).unwrap_or_default(),
-        past_reason: match end.and(as_of) {
-            Some(_) => reading
-                .table(3)?
-                .rows()
-                .last()
-                .map(|r| r.text("reason"))
+        .collect()
+}
+
+impl Facts {
+    fn of(info: &Row<'_>, state: &AppState) -> Facts {
+        let tz = state.site.service_tz;
+        let day = |field: &str| {
+            info.get(field)
+                .and_then(|d| parse_wire(&d))
+                .map(long_date)
+                .unwrap_or_default()
+        };
+        let next = info.get("next_publication_at");
+        Facts {
+            currency: info.text("currency"),
+            price_basis: info.text("price_basis"),
+            source: info.text("source"),
+            base: format!("{} = {}", day("base_date"), info.text("base_value")),
+            publish_time: info.text("publish_time"),
+            tz: tz.name(),
+            methodology_version: info.text("methodology_version"),
+            latest: day("latest_trade_date"),
+            next: next
+                .as_ref()
+                .map(|at| local_time(at, tz))
                 .unwrap_or_default(),
-            None => String::new(),
-        },
-    };
-    render(&page, StatusCode::OK, caching(&reading))
+            overdue: next.is_some_and(|at| is_past(&at, state.site.clock.now())),
+        }
+    }
 }

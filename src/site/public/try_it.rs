@@ -9,15 +9,18 @@
 //! (the form comes back without it). Without one, the query runs as the reader's
 //! website identity: their session, or a visitor.
 
+use std::sync::Arc;
+
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use iq_actors::caller::Credentials;
 use iq_actors::catalogue::{self, Dataset};
+use iq_actors::dataset::Page;
 use iq_actors::ApiError;
 use serde_json::{json, Map, Value};
 
-use crate::front::Ask;
+use crate::front_actor::Ask;
 use crate::http::envelope::status_for;
 use crate::http::{credentials, RequestId};
 use crate::site::chrome::Chrome;
@@ -111,41 +114,8 @@ pub async fn try_query(
 ) -> PageResult {
     let dataset = dataset(&name)?;
     let form = form?;
-    let value = |field: &str| -> Result<String, PageError> {
-        let text = form.one(field).unwrap_or_default().trim();
-        if text.chars().count() > MAX_VALUE {
-            return Err(PageError::bad_request(format!(
-                "{field} must be at most {MAX_VALUE} characters."
-            )));
-        }
-        Ok(text.to_owned())
-    };
     let mut page = blank(&req, &state, dataset);
-    let mut params = Map::new();
-    for input in &mut page.params {
-        input.value = value(&format!("param_{}", input.name))?;
-        if !input.value.is_empty() {
-            params.insert(input.name.to_owned(), json!(input.value));
-        }
-    }
-    page.fields = value("fields")?;
-    page.limit = value("limit")?;
-    let key = value("key")?;
-    let mut body = json!({"api_name": dataset.api_name});
-    if !params.is_empty() {
-        body["params"] = Value::Object(params);
-    }
-    if !page.fields.is_empty() {
-        let fields: Vec<&str> = page.fields.split(',').map(str::trim).collect();
-        body["fields"] = json!(fields);
-    }
-    if !page.limit.is_empty() {
-        // A number when it reads as one; else as typed, for the API to refuse by name.
-        body["limit"] = page
-            .limit
-            .parse::<i64>()
-            .map_or_else(|_| json!(page.limit), |n| json!(n));
-    }
+    let (body, key) = fill(&mut page, dataset.api_name, &form)?;
     let request_id = RequestId::current();
     let client_ip = state.client_ip(&req);
     let with_key = !key.is_empty();
@@ -162,7 +132,73 @@ pub async fn try_query(
         Ok(outcome) => outcome.result,
         Err(refused) => Err(refused.error),
     };
-    let (status, code, answer) = match &result {
+    // A fault of the service is the error page, not an answer to show.
+    if let Err(error) = &result {
+        if error.code == iq_actors::ErrorCode::Internal {
+            return Err(error.clone().into());
+        }
+    }
+    let (status, code, answer) = envelope(&request_id, &result)?;
+    let (answer, cut) = shown(serde_json::to_string_pretty(&answer).map_err(ApiError::internal)?);
+    page.tried = Some(Tried {
+        body: sent,
+        status,
+        code,
+        request_id: request_id.as_str().to_owned(),
+        answer,
+        cut,
+        with_key,
+    });
+    // The page is answered: its status is the page's, the query's is shown in it.
+    show(&req, &state, page, StatusCode::OK)
+}
+
+/// Fills `page`'s inputs from `form` and builds the query body they say, as a client
+/// would send it, with the key typed (empty for none). A value past [`MAX_VALUE`]
+/// characters is the page's 400.
+fn fill(page: &mut TryPage, api_name: &str, form: &Form) -> Result<(Value, String), PageError> {
+    let value = |field: &str| -> Result<String, PageError> {
+        let text = form.one(field).unwrap_or_default().trim();
+        if text.chars().count() > MAX_VALUE {
+            return Err(PageError::bad_request(format!(
+                "{field} must be at most {MAX_VALUE} characters."
+            )));
+        }
+        Ok(text.to_owned())
+    };
+    let mut params = Map::new();
+    for input in &mut page.params {
+        input.value = value(&format!("param_{}", input.name))?;
+        if !input.value.is_empty() {
+            params.insert(input.name.to_owned(), json!(input.value));
+        }
+    }
+    page.fields = value("fields")?;
+    page.limit = value("limit")?;
+    let mut body = json!({"api_name": api_name});
+    if !params.is_empty() {
+        body["params"] = Value::Object(params);
+    }
+    if !page.fields.is_empty() {
+        let fields: Vec<&str> = page.fields.split(',').map(str::trim).collect();
+        body["fields"] = json!(fields);
+    }
+    if !page.limit.is_empty() {
+        // A number when it reads as one; else as typed, for the API to refuse by name.
+        body["limit"] = page
+            .limit
+            .parse::<i64>()
+            .map_or_else(|_| json!(page.limit), |n| json!(n));
+    }
+    Ok((body, value("key")?))
+}
+
+/// The answer's envelope as the API would send it, with its status and code.
+fn envelope(
+    request_id: &RequestId,
+    result: &Result<Arc<Page>, ApiError>,
+) -> Result<(u16, u32, Value), PageError> {
+    Ok(match result {
         Ok(page) => {
             let data: Value = serde_json::from_str(page.data.get()).map_err(ApiError::internal)?;
             let envelope = json!({"request_id": request_id.as_str(), "code": 0,
@@ -178,14 +214,12 @@ pub async fn try_query(
                 envelope,
             )
         }
-    };
-    // A fault of the service is the error page, not an answer to show.
-    if let Err(error) = &result {
-        if error.code == iq_actors::ErrorCode::Internal {
-            return Err(error.clone().into());
-        }
-    }
-    let mut text = serde_json::to_string_pretty(&answer).map_err(ApiError::internal)?;
+    })
+}
+
+/// The answer as shown: at most [`SHOWN_BYTES`] of it (on a character's boundary), and
+/// whether it was cut.
+fn shown(mut text: String) -> (String, bool) {
     let cut = text.len() > SHOWN_BYTES;
     if cut {
         let mut end = SHOWN_BYTES;
@@ -194,15 +228,5 @@ pub async fn try_query(
         }
         text.truncate(end);
     }
-    page.tried = Some(Tried {
-        body: sent,
-        status,
-        code,
-        request_id: request_id.as_str().to_owned(),
-        answer: text,
-        cut,
-        with_key,
-    });
-    // The page is answered: its status is the page's, the query's is shown in it.
-    show(&req, &state, page, StatusCode::OK)
+    (text, cut)
 }

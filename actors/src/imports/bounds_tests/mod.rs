@@ -15,7 +15,7 @@ mod sheet;
 use chrono::NaiveDate;
 
 use crate::imports::bounds::ImportLimits;
-use crate::imports::validate::{Reference, Validator};
+use crate::imports::validate::{ImportReference, Validator};
 use crate::imports::workbook::tests::{sample_rows, with_sheet_xml};
 use crate::imports::workbook::{read_rows, read_with, FileKind};
 use crate::imports::write::to_xlsx;
@@ -43,8 +43,8 @@ fn with_cell_in_row_1(cell: &str) -> Vec<u8> {
     })
 }
 
-fn reference() -> Reference {
-    Reference {
+fn reference() -> ImportReference {
+    ImportReference {
         quote_indexes: ["GPU_Index".to_owned(), "Server_Index".to_owned()]
             .into_iter()
             .collect(),

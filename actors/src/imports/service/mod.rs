@@ -46,7 +46,7 @@ use tokio_postgres::Transaction;
 use tracing::Instrument;
 
 use super::bounds::ImportLimits;
-use super::validate::Reference;
+use super::validate::ImportReference;
 use super::workbook::{self, FileKind};
 use crate::audit::{Action, Author, Entry, Kind, Target};
 use crate::calendar::service_today;
@@ -339,16 +339,9 @@ async fn locked_calendar(tx: &Transaction<'_>) -> Result<BTreeSet<NaiveDate>, Ap
         .await?)
 }
 
-/// Reads the reference (the database's calendar and indexes, and `today`, the service's
-/// date), stores each valid piece of the file as it is read and checked, then
-/// recalculates.
-async fn store(
-    tx: &Transaction<'_>,
-    file: File,
-    file_name: &str,
-    today: NaiveDate,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<ImportOutcome, ApiError> {
+/// Bounds the transaction's statements and takes the lock one import at a time holds
+/// until it ends: another running import is 409 / 40901.
+async fn take_the_import_lock(tx: &Transaction<'_>) -> Result<(), ApiError> {
     tx.batch_execute_named("imports.set_timeout", IMPORT_STATEMENT_TIMEOUT)
         .await?;
     let locked: bool = tx
@@ -364,6 +357,20 @@ async fn store(
             "another import is running; try again when it has finished",
         ));
     }
+    Ok(())
+}
+
+/// Reads the reference (the database's calendar and indexes, and `today`, the service's
+/// date), stores each valid piece of the file as it is read and checked, then
+/// recalculates.
+async fn store(
+    tx: &Transaction<'_>,
+    file: File,
+    file_name: &str,
+    today: NaiveDate,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<ImportOutcome, ApiError> {
+    take_the_import_lock(tx).await?;
     let quote_indexes: BTreeSet<String> = tx
         .query_column_named(
             "imports.read_indexes",
@@ -373,7 +380,7 @@ async fn store(
         .await?;
     let open_days = locked_calendar(tx).await?;
     let composites = store::composites(tx).await?;
-    let reference = Arc::new(Reference {
+    let reference = Arc::new(ImportReference {
         quote_indexes,
         open_days,
         calculated_indexes: composites.iter().map(|c| c.code.clone()).collect(),

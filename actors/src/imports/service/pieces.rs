@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::imports::bounds::ImportLimits;
-use crate::imports::validate::{Reference, Rejection, Validator};
+use crate::imports::validate::{ImportReference, Rejection, Validator};
 use crate::imports::workbook::{self, FileKind};
 use crate::quotes::recalc::QuoteRow;
 use crate::ApiError;
@@ -47,7 +47,7 @@ impl Pieces {
     /// Starts reading and checking `file` against `reference`. The reader stays at most
     /// [`PIECES_AHEAD`] pieces ahead of the consumer (plus the one it is filling) and
     /// stops when the consumer goes away.
-    pub(super) fn read(file: File, reference: Arc<Reference>) -> Pieces {
+    pub(super) fn read(file: File, reference: Arc<ImportReference>) -> Pieces {
         let (sender, receiver) = mpsc::channel(PIECES_AHEAD);
         let reader = tokio::task::spawn_blocking(move || {
             let File {

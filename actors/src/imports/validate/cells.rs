@@ -1,4 +1,4 @@
-//! The D8 columns of a quote file, what its rules check against (the [`Reference`]),
+//! The D8 columns of a quote file, what its rules check against (the [`ImportReference`]),
 //! and the words a refusal uses for a cell: what every rule of `validate` shares. It
 //! must never check a rule itself (that is `row`, `header` and `across_rows`).
 
@@ -11,7 +11,7 @@ use crate::imports::workbook::Cell;
 
 /// What the rules check against: the database's state at import time.
 #[derive(Debug, Clone, Default)]
-pub struct Reference {
+pub struct ImportReference {
     /// Known index codes that bear quotes (every index but the composite).
     pub quote_indexes: BTreeSet<String>,
     pub open_days: BTreeSet<NaiveDate>,

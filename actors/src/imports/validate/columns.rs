@@ -6,7 +6,7 @@
 
 use chrono::NaiveDate;
 
-use super::cells::{holds, trim_ascii, Reference, MAX_SPECIFICATION_CHARS, MISSING};
+use super::cells::{holds, trim_ascii, ImportReference, MAX_SPECIFICATION_CHARS, MISSING};
 use crate::imports::bounds::echo;
 use crate::imports::workbook::Cell;
 use crate::safe_text::text_problem;
@@ -14,7 +14,7 @@ use crate::wire_date::{DateError, WireDate};
 
 const DATE_FORMS: &str = "a date (YYYYMMDD or YYYY-MM-DD)";
 
-pub(super) fn trade_date(cell: &Cell, reference: &Reference) -> Result<NaiveDate, String> {
+pub(super) fn trade_date(cell: &Cell, reference: &ImportReference) -> Result<NaiveDate, String> {
     let date = match cell {
         Cell::Date(date) => *date,
         Cell::Text(s) => {
@@ -65,7 +65,10 @@ fn date_text(s: &str) -> Result<NaiveDate, String> {
     })
 }
 
-pub(super) fn index_code<'r>(cell: &Cell, reference: &'r Reference) -> Result<&'r str, String> {
+pub(super) fn index_code<'r>(
+    cell: &Cell,
+    reference: &'r ImportReference,
+) -> Result<&'r str, String> {
     let quote_indexes = &reference.quote_indexes;
     let code = match cell {
         Cell::Text(s) | Cell::Number(s) => trim_ascii(s),

@@ -43,7 +43,7 @@ use std::collections::BTreeSet;
 
 use self::across_rows::AcrossRows;
 use self::cells::EXPECTED_HEADER;
-pub use self::cells::{Reference, COLUMNS, MAX_SPECIFICATION_CHARS};
+pub use self::cells::{ImportReference, COLUMNS, MAX_SPECIFICATION_CHARS};
 use self::header::header_positions;
 use self::row::parse_row;
 use super::bounds::{column_letter, ErrorList};
@@ -78,7 +78,7 @@ impl Rejection {
 /// [`Validator::finish`] whether the whole file is good (a weight sum or a column with
 /// no name can only be judged at the end).
 pub struct Validator<'r> {
-    reference: &'r Reference,
+    reference: &'r ImportReference,
     header: Option<Header>,
     /// Data rows seen (header excluded).
     rows: usize,
@@ -96,7 +96,7 @@ struct Header {
 }
 
 impl<'r> Validator<'r> {
-    pub fn new(reference: &'r Reference) -> Self {
+    pub fn new(reference: &'r ImportReference) -> Self {
         Validator {
             reference,
             header: None,

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 
 use super::amounts::{price, weight};
 use super::cells::{
-    out_of_bounds, Reference, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT,
+    out_of_bounds, ImportReference, COLUMNS, INDEX_CODE, PRICE, SPECIFICATION, TRADE_DATE, WEIGHT,
 };
 use super::columns::{index_code, specification, trade_date};
 use super::RowError;
@@ -50,7 +50,7 @@ static EMPTY: Cell = Cell::Empty;
 pub(super) fn parse_row<'r>(
     row: &SheetRow,
     positions: &[usize; 5],
-    reference: &'r Reference,
+    reference: &'r ImportReference,
     errors: &mut ErrorList,
 ) -> Parsed<'r> {
     let cell = |k: usize| row.cells.get(positions[k]).unwrap_or(&EMPTY);

@@ -72,45 +72,11 @@ pub(super) fn read_xlsx(
         let (row, col) = record.pos;
         // Every cell, blank or not, before anything is allocated for it.
         extent.cell(row, col)?;
-        let cell = match record.value {
-            // Most quote cells are text; take them without a copy through `Data`, judged
-            // before they are copied.
-            DataRef::SharedString(text) if !text.is_empty() => Cell::judged(text, |t| {
-                *long_shared
-                    .entry(t.as_ptr() as usize)
-                    .or_insert_with(|| t.chars().count())
-            }),
-            DataRef::String(text) if !text.is_empty() => Cell::judged_once(&text),
-            value => convert(&Data::from(value)),
-        };
-        let cell = if !cell.is_empty() {
-            cell
-        } else if record.formula.is_some() {
-            // A formula cell whose result was never stored reads as empty: without this
-            // check a workbook written by a tool that does not calculate would lose
-            // quotes silently.
-            Cell::Invalid(UNCALCULATED_FORMULA.to_owned())
-        } else {
+        let Some(cell) = cell_of(record.value, record.formula.is_some(), &mut long_shared) else {
             continue;
         };
-        let cells = match &mut current {
-            Some((number, cells)) if *number == row => cells,
-            Some((number, _)) if *number > row => {
-                return Err(ApiError::invalid(format!(
-                    "the first sheet '{name}' lists row {} after row {}: its rows are out of \
-                     order; open it in a spreadsheet application and save it again",
-                    row.saturating_add(1),
-                    number.saturating_add(1)
-                )));
-            }
-            _ => {
-                if let Some((number, cells)) = current.take() {
-                    if !emit(each, number.saturating_add(1), cells) {
-                        return Ok(());
-                    }
-                }
-                &mut current.insert((row, Vec::new())).1
-            }
+        let Some(cells) = row_cells(&mut current, row, &name, each)? else {
+            return Ok(());
         };
         put(cells, col, cell, &mut extent)?;
     }
@@ -118,6 +84,67 @@ pub(super) fn read_xlsx(
         emit(each, number.saturating_add(1), cells);
     }
     Ok(())
+}
+
+/// A cell as the validator judges it; `None` for a blank one. `long_shared` counts the
+/// characters of each long shared string once, by its address in calamine's table.
+fn cell_of(
+    value: DataRef<'_>,
+    formula: bool,
+    long_shared: &mut HashMap<usize, usize>,
+) -> Option<Cell> {
+    let cell = match value {
+        // Most quote cells are text; take them without a copy through `Data`, judged
+        // before they are copied.
+        DataRef::SharedString(text) if !text.is_empty() => Cell::judged(text, |t| {
+            *long_shared
+                .entry(t.as_ptr() as usize)
+                .or_insert_with(|| t.chars().count())
+        }),
+        DataRef::String(text) if !text.is_empty() => Cell::judged_once(&text),
+        value => convert(&Data::from(value)),
+    };
+    if !cell.is_empty() {
+        Some(cell)
+    } else if formula {
+        // A formula cell whose result was never stored reads as empty: without this
+        // check a workbook written by a tool that does not calculate would lose quotes
+        // silently.
+        Some(Cell::Invalid(UNCALCULATED_FORMULA.to_owned()))
+    } else {
+        None
+    }
+}
+
+/// The cells of row `row` (0 = row 1) to add a cell to: the row being read, or a new
+/// one after `current` is handed to `each` (`None` when `each` wants no more). A row
+/// before the current one is a damaged sheet (spreadsheet applications refuse one).
+fn row_cells<'c>(
+    current: &'c mut Option<(u32, Vec<Cell>)>,
+    row: u32,
+    sheet: &str,
+    each: &mut dyn FnMut(SheetRow) -> bool,
+) -> Result<Option<&'c mut Vec<Cell>>, ApiError> {
+    match current {
+        Some((number, _)) if *number == row => {}
+        Some((number, _)) if *number > row => {
+            return Err(ApiError::invalid(format!(
+                "the first sheet '{sheet}' lists row {} after row {}: its rows are out of \
+                 order; open it in a spreadsheet application and save it again",
+                row.saturating_add(1),
+                number.saturating_add(1)
+            )));
+        }
+        _ => {
+            if let Some((number, cells)) = current.take() {
+                if !emit(each, number.saturating_add(1), cells) {
+                    return Ok(None);
+                }
+            }
+            *current = Some((row, Vec::new()));
+        }
+    }
+    Ok(current.as_mut().map(|(_, cells)| cells))
 }
 
 /// Runs one call into calamine. Its parser does unchecked arithmetic on numbers read

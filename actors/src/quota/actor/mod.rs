@@ -42,8 +42,8 @@ use tracing::Instrument;
 use super::book::{self, Book};
 use super::decision::Verdict;
 use super::flusher::{self, Batch, Job};
-use super::lease::{Ask, Grant, Leases};
-use super::ledger::{decide, AccountEntry, Statement, Waiter};
+use super::lease::{LeaseAsk, LeaseGrant, Leases};
+use super::ledger::{decide, AccountEntry, LedgerStatement, Waiter};
 use super::messages::{
     Admission, Charge, Drain, DrainReport, LeaseAhead, QuotaStats, ReportSoon, ShowStats,
 };
@@ -168,7 +168,7 @@ impl QuotaActor {
                 if !key_asks.is_empty() || !account_asks.is_empty() {
                     entry.leasing = true;
                     account.leasing |= !account_asks.is_empty();
-                    let statement = Statement {
+                    let statement = LedgerStatement {
                         key_id: key_id.to_string(),
                         user_id,
                         key_asks,
@@ -211,7 +211,7 @@ impl QuotaActor {
         }
         entry.leasing = true;
         account.leasing |= !account_asks.is_empty();
-        let statement = Statement {
+        let statement = LedgerStatement {
             key_id: key_id.to_string(),
             user_id: entry.user_id,
             key_asks,
@@ -220,11 +220,11 @@ impl QuotaActor {
         self.lease(statement, ctx);
     }
 
-    fn lease(&mut self, statement: Statement, ctx: &mut Context<Self>) {
+    fn lease(&mut self, statement: LedgerStatement, ctx: &mut Context<Self>) {
         let store = self.store.clone();
         let account = Subject::account(statement.user_id);
         let key = Subject::key(&statement.key_id);
-        let asks: Vec<(Subject, Ask)> = (statement.account_asks.iter())
+        let asks: Vec<(Subject, LeaseAsk)> = (statement.account_asks.iter())
             .map(|ask| (account.clone(), ask.clone()))
             .chain((statement.key_asks.iter()).map(|ask| (key.clone(), ask.clone())))
             .collect();
@@ -242,16 +242,16 @@ impl QuotaActor {
     /// the keys that waited for it.
     fn leased(
         &mut self,
-        statement: Statement,
+        statement: LedgerStatement,
         instance: Instance,
         sent: Instant,
-        grants: Result<Vec<Grant>, StoreError>,
+        grants: Result<Vec<LeaseGrant>, StoreError>,
         ctx: &mut Context<Self>,
     ) {
         let shared = self.book.clone();
         let book = &mut *book::lock(&shared);
         let mono = Instant::now();
-        let Statement {
+        let LedgerStatement {
             key_id,
             user_id,
             key_asks,

@@ -20,7 +20,7 @@ fn one_call_spent(mono: Instant) -> Leases {
 /// Answers every ask as a database holding nothing else would.
 fn lease_all(leases: &mut Leases, waiting: i64, mono: Instant) {
     for ask in leases.asks(waiting, mono) {
-        let grant = Grant {
+        let grant = LeaseGrant {
             taken: ask.want.min(ask.limit),
             granted: ask.want.min(ask.limit),
         };
@@ -42,7 +42,7 @@ fn leases_shrink_to_single_calls_near_the_limit() {
         granted += taken;
         statements += 1;
         last = taken;
-        leases.granted(day, Grant { taken, granted }, mono);
+        leases.granted(day, LeaseGrant { taken, granted }, mono);
         leases.day.held = 0; // spent
     }
     assert_eq!(last, 1, "the last calls are leased one by one");
@@ -70,7 +70,7 @@ fn the_next_block_is_leased_ahead_when_a_quarter_of_the_last_is_left() {
     for ask in &asks {
         assert_eq!((ask.want, ask.give_back), (MAX_LEASE, 0));
         let granted = MAX_LEASE * 2;
-        let grant = Grant {
+        let grant = LeaseGrant {
             taken: ask.want,
             granted,
         };
@@ -94,7 +94,7 @@ fn nothing_is_leased_ahead_near_the_limit_or_of_a_window_granted_in_full() {
     let mut leases = leases_at_nine(100_000, 1_000);
     for ask in leases.asks(1, mono) {
         let granted = if ask.window == Window::Day { 1_000 } else { 40 };
-        leases.granted(&ask, Grant { taken: 40, granted }, mono);
+        leases.granted(&ask, LeaseGrant { taken: 40, granted }, mono);
     }
     for _ in 0..35 {
         leases.spend();
@@ -158,7 +158,7 @@ fn budget_taken_under_an_old_limit_goes_back() {
     stale.align(lower, at(9, 0, 1));
     stale.granted(
         &old[0],
-        Grant {
+        LeaseGrant {
             taken: 2,
             granted: 2,
         },

@@ -155,41 +155,11 @@ impl QuoteWriter {
             .flat_map(|days| days.values())
             .map(Vec::len)
             .sum();
-        let mut changes: BTreeMap<String, IndexChanges> = batch
-            .iter()
-            .map(|(code, days)| {
-                let replaced = replaced.get(code).copied().unwrap_or(0);
-                let counts = IndexChanges {
-                    index_code: code.clone(),
-                    quote_days_added: days.len().saturating_sub(replaced),
-                    quote_days_replaced: replaced,
-                    ..IndexChanges::default()
-                };
-                (code.clone(), counts)
-            })
-            .collect();
+        let mut changes = quote_day_changes(&batch, &replaced);
         // The later days the batch left in place count too; their quotes are read from
         // the table, the batch's own are in memory.
         let mut kept = kept_quotes(tx, &batch, open_days).await?;
-        let mut from: BTreeMap<String, NaiveDate> = batch
-            .iter()
-            .filter_map(|(code, days)| Some((code.clone(), *days.keys().next()?)))
-            .collect();
-        // Each composite is recalculated from the earliest date any of its bases is.
-        let composite_from: Vec<(&Composite, NaiveDate)> = composites
-            .iter()
-            .filter_map(|composite| {
-                let first = from
-                    .iter()
-                    .filter(|(code, _)| composite.bases.contains(code))
-                    .map(|(_, from)| *from)
-                    .min()?;
-                Some((composite, first))
-            })
-            .collect();
-        for (composite, first) in &composite_from {
-            from.insert(composite.code.clone(), *first);
-        }
+        let (from, composite_from) = recalculated_from(&batch, composites);
         let starts = starting_points(tx, &from).await?;
 
         let mut rows = Vec::new();
@@ -223,4 +193,52 @@ impl QuoteWriter {
             changes: changes.into_values().collect(),
         })
     }
+}
+
+/// Per index of the batch, how many quote days it added and how many it replaced.
+fn quote_day_changes(
+    batch: &QuotesByDay,
+    replaced: &BTreeMap<String, usize>,
+) -> BTreeMap<String, IndexChanges> {
+    batch
+        .iter()
+        .map(|(code, days)| {
+            let replaced = replaced.get(code).copied().unwrap_or(0);
+            let counts = IndexChanges {
+                index_code: code.clone(),
+                quote_days_added: days.len().saturating_sub(replaced),
+                quote_days_replaced: replaced,
+                ..IndexChanges::default()
+            };
+            (code.clone(), counts)
+        })
+        .collect()
+}
+
+/// The day each index is recalculated from: its earliest day in the batch, and for
+/// each composite the earliest of its bases' (the composites, with that day, listed
+/// apart too).
+fn recalculated_from<'c>(
+    batch: &QuotesByDay,
+    composites: &'c [Composite],
+) -> (BTreeMap<String, NaiveDate>, Vec<(&'c Composite, NaiveDate)>) {
+    let mut from: BTreeMap<String, NaiveDate> = batch
+        .iter()
+        .filter_map(|(code, days)| Some((code.clone(), *days.keys().next()?)))
+        .collect();
+    let composite_from: Vec<(&Composite, NaiveDate)> = composites
+        .iter()
+        .filter_map(|composite| {
+            let first = from
+                .iter()
+                .filter(|(code, _)| composite.bases.contains(code))
+                .map(|(_, from)| *from)
+                .min()?;
+            Some((composite, first))
+        })
+        .collect();
+    for (composite, first) in &composite_from {
+        from.insert(composite.code.clone(), *first);
+    }
+    (from, composite_from)
 }

@@ -409,15 +409,11 @@ const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 
-impl Reference {
-    /// The page's view of the document.
-    pub fn of(document: &OpenApi) -> Reference {
-        let components = document.components.as_ref();
-        let empty = (BTreeMap::new(), BTreeMap::new());
-        let doc = Doc {
-            schemas: components.map_or(&empty.0, |c| &c.schemas),
-            responses: components.map_or(&empty.1, |c| &c.responses),
-        };
+impl Doc<'_> {
+    /// The operations grouped by their first tag, in the document's tag order (an
+    /// operation under a tag the document does not list adds it; an untagged one goes
+    /// under `other`); tags without an operation are left out.
+    fn tag_sections(&self, document: &OpenApi) -> Vec<TagSection> {
         let mut tags: Vec<TagSection> = (document.tags.iter().flatten())
             .map(|tag| TagSection {
                 name: tag.name.clone(),
@@ -455,11 +451,25 @@ impl Reference {
                         tags.len() - 1
                     }
                 };
-                let view = doc.operation(path, method, operation);
+                let view = self.operation(path, method, operation);
                 tags[position].operations.push(view);
             }
         }
         tags.retain(|t| !t.operations.is_empty());
+        tags
+    }
+}
+
+impl Reference {
+    /// The page's view of the document.
+    pub fn of(document: &OpenApi) -> Reference {
+        let components = document.components.as_ref();
+        let empty = (BTreeMap::new(), BTreeMap::new());
+        let doc = Doc {
+            schemas: components.map_or(&empty.0, |c| &c.schemas),
+            responses: components.map_or(&empty.1, |c| &c.responses),
+        };
+        let tags = doc.tag_sections(document);
         let schemes = components.into_iter().flat_map(|c| &c.security_schemes);
         let schemes = schemes.map(|(name, scheme)| {
             let scheme = json(scheme);

@@ -23,7 +23,7 @@ use crate::imports::write;
 
 /// A whole sheet at once: every row valid gives the quote rows in file order,
 /// otherwise the problems listed.
-fn validate(sheet: &Sheet, reference: &Reference) -> Result<Vec<QuoteRow>, Vec<RowError>> {
+fn validate(sheet: &Sheet, reference: &ImportReference) -> Result<Vec<QuoteRow>, Vec<RowError>> {
     let mut validator = Validator::new(reference);
     let quotes: Vec<QuoteRow> = sheet
         .rows
@@ -45,13 +45,13 @@ fn dec(s: &str) -> Decimal {
 }
 
 struct World {
-    reference: Reference,
+    reference: ImportReference,
 }
 
 impl World {
     fn new() -> Self {
         World {
-            reference: Reference {
+            reference: ImportReference {
                 quote_indexes: ["GPU_Index", "Server_Index"]
                     .iter()
                     .map(|s| s.to_string())
@@ -67,7 +67,7 @@ impl World {
         }
     }
 
-    fn reference(&self) -> &Reference {
+    fn reference(&self) -> &ImportReference {
         &self.reference
     }
 

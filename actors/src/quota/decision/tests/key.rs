@@ -72,7 +72,7 @@ fn a_full_window_is_refused_from_memory_until_the_recheck() {
     let decide = |key: &mut Leases, now, mono| decide_alone(key, FREE, now, mono, true, true);
     assert_eq!(decide(&mut key, at(9, 0, 0), mono), Verdict::Lease);
     for ask in key.asks(1, mono) {
-        let full = Grant {
+        let full = LeaseGrant {
             taken: 0,
             granted: 10,
         };
@@ -93,7 +93,7 @@ fn a_status_report_needs_one_statement_then_none() {
     let asks = key.asks(0, mono);
     assert!(asks.iter().all(|a| a.want == 0));
     for ask in &asks {
-        let seen = Grant {
+        let seen = LeaseGrant {
             taken: 0,
             granted: 4,
         };

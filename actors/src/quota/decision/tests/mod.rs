@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::super::lease::Grant;
+use super::super::lease::LeaseGrant;
 use super::super::test_clock::{at, limits, FREE};
 use super::*;
 
@@ -32,7 +32,7 @@ impl Db {
                 *slot = (*slot - ask.give_back).max(0);
                 let taken = ask.want.min((ask.limit - *slot).max(0));
                 *slot += taken;
-                let grant = Grant {
+                let grant = LeaseGrant {
                     taken,
                     granted: *slot,
                 };

@@ -6,17 +6,21 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, NaiveDate, SubsecRound, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Map, Value};
 
 use crate::catalogue::{self, Dataset, FieldDef, ParamRole};
-use crate::wire_date::WireDate;
+use crate::wire_date::{timestamp, WireDate};
 use crate::ApiError;
 
 /// Longest accepted parameter value, in characters.
 pub const MAX_PARAM_CHARS: usize = 500;
 /// Default page size (spec 4.1).
 pub const DEFAULT_LIMIT: u32 = 1000;
+/// The most rows one answer holds: the `MAX_LIMIT` setting's default and ceiling (a
+/// larger `limit` is reduced to the setting). The website reads whole ranges in pages
+/// of this size.
+pub const LIMIT_CAP: u32 = 5000;
 
 const TOP_LEVEL_KEYS: [&str; 5] = ["api_name", "params", "fields", "limit", "offset"];
 
@@ -291,11 +295,10 @@ fn default_fields(dataset: &'static Dataset) -> Vec<&'static FieldDef> {
         .collect()
 }
 
-/// An RFC 3339 timestamp with an offset (`Z` or `+hh:mm`), as UTC to the microsecond.
+/// An RFC 3339 timestamp with an offset (`Z` or `+hh:mm`), as UTC to the microsecond
+/// ([`timestamp::parse`], the one reader of instants).
 pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc).trunc_subsecs(6))
+    timestamp::parse(text).ok()
 }
 
 /// `YYYYMMDD` or `YYYY-MM-DD`, and a real calendar date.

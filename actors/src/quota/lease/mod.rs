@@ -44,7 +44,7 @@ pub const FULL_RECHECK: Duration = Duration::from_secs(1);
 
 /// One window's part of a lease statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ask {
+pub struct LeaseAsk {
     pub window: Window,
     pub start: DateTime<Utc>,
     pub want: i64,
@@ -83,7 +83,7 @@ pub fn report_at(at_risk: i64) -> i64 {
 
 /// A lease statement's answer for one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Grant {
+pub struct LeaseGrant {
     pub taken: i64,
     /// The window's total granted across instances after this statement.
     pub granted: i64,
@@ -158,8 +158,8 @@ impl Lease {
 
     /// This lease's part of a statement asking for `want` calls of `window`, giving
     /// back what it took under an older limit.
-    fn ask(&self, window: Window, want: i64) -> Ask {
-        Ask {
+    fn ask(&self, window: Window, want: i64) -> LeaseAsk {
+        LeaseAsk {
             window,
             start: self.start,
             want,
@@ -265,7 +265,7 @@ impl Leases {
 
     /// The lease statement's part for leasing ahead: a block for each window that
     /// [`Leases::wants_more`]; empty when none does.
-    pub fn asks_ahead(&self) -> Vec<Ask> {
+    pub fn asks_ahead(&self) -> Vec<LeaseAsk> {
         Window::ALL
             .into_iter()
             .filter(|&window| self.lease(window).low())
@@ -329,7 +329,7 @@ impl Leases {
     /// This subject's part of the lease statement for `waiting` counted calls queued
     /// behind a `Verdict::Lease` (0: status reports only); empty when it needs nothing.
     /// Call after the decision, which aligned the windows.
-    pub fn asks(&self, waiting: i64, mono: Instant) -> Vec<Ask> {
+    pub fn asks(&self, waiting: i64, mono: Instant) -> Vec<LeaseAsk> {
         Window::ALL
             .into_iter()
             .filter_map(|window| {
@@ -346,7 +346,7 @@ impl Leases {
     }
 
     /// Takes in a lease statement's answer to `ask`.
-    pub fn granted(&mut self, ask: &Ask, grant: Grant, mono: Instant) {
+    pub fn granted(&mut self, ask: &LeaseAsk, grant: LeaseGrant, mono: Instant) {
         let lease = self.lease_mut(ask.window);
         if lease.start != ask.start {
             // The window ended while the statement ran: its budget is void.

@@ -205,5 +205,4 @@ const NOT_XLSX: &str =
      (.xlsx)";
 
 #[cfg(test)]
-#[path = "workbook_tests.rs"]
 pub(crate) mod tests;

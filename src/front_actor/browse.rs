@@ -14,7 +14,6 @@ use iq_actors::caller::{Credentials, Tier};
 use iq_actors::dataset::{Fetch, Page};
 use iq_actors::query::Query;
 use iq_actors::ApiError;
-use serde_json::Value;
 use tracing::{Instrument, Span};
 
 use super::membership::{membership, Membership};
@@ -31,8 +30,8 @@ use crate::http::request_span::record_caller;
 pub struct Browse {
     /// A session cookie or nothing; a key is refused (pages are not an API).
     pub credentials: Credentials,
-    /// Query bodies as `POST /api/v1/query` takes them.
-    pub queries: Vec<Value>,
+    /// Queries as `POST /api/v1/query` parses them.
+    pub queries: Vec<Query>,
     pub span: Span,
 }
 
@@ -72,11 +71,8 @@ impl Handler<Browse> for FrontActor {
                     .await??;
                 record_caller(&msg.span, &identity.caller);
                 let tiers = auth.send(ShowTiers { span: span.clone() });
-                let answers = msg.queries.iter().map(|body| {
-                    let query = Query::parse(body).and_then(|query| {
-                        authorize(&identity, &query)?;
-                        Ok(query)
-                    });
+                let answers = msg.queries.into_iter().map(|query| {
+                    let query = authorize(&identity, &query).map(|()| query);
                     let grant = identity.grant.clone();
                     let span = span.clone();
                     async move {
