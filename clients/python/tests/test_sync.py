@@ -26,7 +26,7 @@ from iq_client import (
     read_synced,
 )
 from iq_client.catalogue import dataset
-from iq_client.sync import merge, parse_rfc3339
+from iq_client.dataset_sync import merge, parse_rfc3339
 
 from fakes import TEST_KEY, FakeTransport, error, make_client, membership, membership_data, ok
 
@@ -274,7 +274,7 @@ def test_parse_rfc3339() -> None:
 
 def test_as_of_defaults_to_the_moment_the_sync_started(tmp_path, monkeypatch) -> None:
     started = dt.datetime(2026, 11, 21, 2, 0, 0, 123456, tzinfo=dt.timezone.utc)
-    monkeypatch.setattr(iq_client.sync, "_utcnow", lambda: started)
+    monkeypatch.setattr(iq_client.dataset_sync, "_utcnow", lambda: started)
     service = HistoryService("index_quote", quote_events())
     client, transport, _ = quote_client(service)
     result = client.sync("index_quote", tmp_path / "q.csv", progress=False)
@@ -306,7 +306,7 @@ def test_as_of_is_the_end_of_the_services_second_once_that_has_passed(
         dt.datetime(2026, 11, 21, 2, 5, 0, tzinfo=dt.timezone.utc),  # ahead
         dt.datetime(2026, 11, 21, 1, 0, 0, tzinfo=dt.timezone.utc),  # behind
     ):
-        monkeypatch.setattr(iq_client.sync, "_utcnow", lambda: local)
+        monkeypatch.setattr(iq_client.dataset_sync, "_utcnow", lambda: local)
         events = quote_events() + [
             (
                 "2026-11-21T02:00:00.141646Z",
@@ -331,7 +331,7 @@ def test_as_of_is_the_end_of_the_services_second_once_that_has_passed(
         ]
         # Asked the service's clock until it said 02:00:01, a quarter second apart.
         assert len(transport.membership_requests) == 3
-        assert sleeps.calls == [iq_client.sync.SETTLE_POLL] * 2
+        assert sleeps.calls == [iq_client.dataset_sync.SETTLE_POLL] * 2
 
 
 def test_a_service_clock_that_does_not_move_delays_a_sync_a_few_seconds_at_most(
@@ -342,7 +342,7 @@ def test_a_service_clock_that_does_not_move_delays_a_sync_a_few_seconds_at_most(
     client, transport, sleeps = quote_client(service, membership=stuck)
     result = client.sync("index_quote", tmp_path / "q.csv", progress=False)
     assert result.as_of == "2026-11-21T02:00:00.999999Z" and result.rows > 0
-    assert sum(sleeps.calls) == pytest.approx(iq_client.sync.SETTLE_LIMIT)
+    assert sum(sleeps.calls) == pytest.approx(iq_client.dataset_sync.SETTLE_LIMIT)
 
 
 def test_an_as_of_in_the_services_past_asks_at_once(tmp_path) -> None:
@@ -581,7 +581,7 @@ def test_membership_data_fixture_is_used() -> None:
 
 def test_a_future_as_of_is_brought_back_to_now(tmp_path, monkeypatch, caplog) -> None:
     now = dt.datetime(2026, 11, 21, 2, 0, tzinfo=dt.timezone.utc)
-    monkeypatch.setattr(iq_client.sync, "_utcnow", lambda: now)
+    monkeypatch.setattr(iq_client.dataset_sync, "_utcnow", lambda: now)
     service = HistoryService("index_quote", quote_events())
     client, transport, _ = quote_client(service)
     result = client.sync("index_quote", tmp_path / "q.csv", as_of=T6, progress=False)

@@ -29,6 +29,7 @@ from .aio import AsyncClient
 from .arrow import ArrowPage
 from .catalogue import Dataset, Field, Param, list_datasets, list_fields, list_params
 from .client import Client
+from .dataset_sync import SyncError, SyncResult, read_synced
 
 # Re-exported (`as`) for type checkers; __all__ takes them from errors.__all__ below.
 from .errors import (
@@ -79,7 +80,6 @@ from .membership import (
 from .paging import CsvPage, Page
 from .ratelimit import RateLimitInfo
 from .retry import RetryPolicy
-from .sync import SyncError, SyncResult, read_synced
 from .transport import AsyncTransport, HTTPRequest, HTTPResponse, RequestsTransport, Transport
 
 __all__ = [

@@ -42,10 +42,10 @@ from typing import (
 
 from ._core import ClientCore
 from ._sansio import Flow
+from .dataset_sync import PathArg, SyncFormat, SyncJob
 from .errors import LocalValidationError
 from .events import check_after, check_filters
 from .frames import DateMode, DecimalMode
-from .sync import PathArg, SyncFormat, SyncJob
 from .validation import FieldsArg, ParamsArg, merge_params, validate_query
 
 if TYPE_CHECKING:
@@ -510,7 +510,7 @@ class ClientMethods(ClientCore, Generic[F, T, FI, TI, P, M, S]):
         ``(trade_date, index_code)``, ``index_latest`` rows those of their
         ``index_code``, and ``index_quote`` answers replace whole ``(trade_date,
         index_code)`` days (a specification an import dropped disappears). See
-        :mod:`iq_client.sync`. On :class:`iq_client.AsyncClient` it is a coroutine,
+        :mod:`iq_client.dataset_sync`. On :class:`iq_client.AsyncClient` it is a coroutine,
         and the merged files are written in a worker thread
         (:func:`asyncio.to_thread`), so the event loop goes on.
 

@@ -44,11 +44,11 @@ import pandas as pd
 from ._version import __version__
 from .catalogue import catalogue, dataset
 from .client import DEFAULT_TIMEOUT, Client
+from .dataset_sync import SYNC_DATASETS, SyncError, SyncResult
 from .errors import IQError, LocalValidationError
 from .export import to_csv
 from .frames import TIMESTAMP_FORMAT
 from .membership import Membership
-from .sync import SYNC_DATASETS, SyncError, SyncResult
 
 __all__ = ["main", "build_parser"]
 

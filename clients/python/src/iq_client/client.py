@@ -17,11 +17,11 @@ import pandas as pd
 from ._core import DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE, DEFAULT_TIMEOUT
 from ._methods import ClientMethods, DateLike, InstantLike
 from ._sansio import Action, Emit, Flow, Runner, Sleep
+from .dataset_sync import SyncResult
 from .frames import DateMode, DecimalMode
 from .membership import Membership
 from .paging import Page
 from .retry import RetryPolicy
-from .sync import SyncResult
 from .transport import HTTPRequest, RequestsTransport, Transport
 
 __all__ = ["Client", "DateLike", "InstantLike", "DEFAULT_BASE_URL", "DEFAULT_TIMEOUT"]
