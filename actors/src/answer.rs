@@ -1,4 +1,4 @@
-//! [`Reply`]: a handler's reply that is sent at once when its future is ready on the
+//! [`EagerReply`]: a handler's reply that is sent at once when its future is ready on the
 //! first poll (a key or a page in memory), and runs as a task of its own only when it
 //! has to wait (a lookup that goes to the database).
 //!
@@ -20,15 +20,15 @@ use std::task::{Context, Poll, Waker};
 use actix::dev::{MessageResponse, OneshotSender};
 use actix::{Actor, Message};
 
-pub struct Reply<T>(Pin<Box<dyn Future<Output = T>>>);
+pub struct EagerReply<T>(Pin<Box<dyn Future<Output = T>>>);
 
-impl<T> Reply<T> {
+impl<T> EagerReply<T> {
     pub fn new(future: impl Future<Output = T> + 'static) -> Self {
-        Reply(Box::pin(future))
+        EagerReply(Box::pin(future))
     }
 }
 
-impl<A, M, T> MessageResponse<A, M> for Reply<T>
+impl<A, M, T> MessageResponse<A, M> for EagerReply<T>
 where
     A: Actor,
     M: Message<Result = T>,
@@ -62,7 +62,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::Reply;
+    use super::EagerReply;
     use actix::prelude::*;
 
     struct Echo;
@@ -86,10 +86,10 @@ mod tests {
     }
 
     impl Handler<Ask> for Echo {
-        type Result = Reply<u32>;
+        type Result = EagerReply<u32>;
 
-        fn handle(&mut self, msg: Ask, _: &mut Self::Context) -> Reply<u32> {
-            Reply::new(async move {
+        fn handle(&mut self, msg: Ask, _: &mut Self::Context) -> EagerReply<u32> {
+            EagerReply::new(async move {
                 assert!(!msg.panics, "a bug in a reply");
                 match msg.wait_for {
                     Some(value) => value.await.unwrap_or(0),

@@ -69,8 +69,16 @@ pub struct QueryOutcome {
 
 impl From<ApiError> for QueryOutcome {
     fn from(error: ApiError) -> Self {
+        Err(error).into()
+    }
+}
+
+/// The answer of a query no quota counted (a website identity's, or a refusal before
+/// step 7).
+impl From<Result<Arc<Page>, ApiError>> for QueryOutcome {
+    fn from(result: Result<Arc<Page>, ApiError>) -> Self {
         QueryOutcome {
-            result: Err(error),
+            result,
             quota: None,
         }
     }
@@ -96,25 +104,18 @@ impl Handler<RunQuery> for FrontActor {
 async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
     let started = Instant::now();
     let span = Span::current();
-    let RunQuery {
-        request_id,
-        credentials,
-        client_ip,
-        body,
-        span: root,
-    } = msg;
-    let fetch = |query, grant| fetch(&links.datasets, query, grant, body.columnar(), &span);
+    let fetch = |query, grant| fetch(&links.datasets, query, grant, msg.body.columnar(), &span);
     let authenticate = links.auth.send(Authenticate {
-        credentials,
-        client_ip,
+        credentials: msg.credentials,
+        client_ip: msg.client_ip,
         span: span.clone(),
     });
     let identity = match authenticate.await.map_err(ApiError::from) {
         Ok(Ok(identity)) => identity,
         Ok(Err(error)) | Err(error) => return error.into(),
     };
-    record_caller(&root, &identity.caller);
-    let checked = body.parse().and_then(|query| {
+    record_caller(&msg.span, &identity.caller);
+    let checked = msg.body.parse().and_then(|query| {
         authorize(&identity, &query)?;
         Ok(query)
     });
@@ -129,13 +130,9 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
     ) = (&links.quota, &identity.caller)
     else {
         // Website identities are never charged (spec part 8 rule 4).
-        let result = match checked {
-            Ok(query) => fetch(query, identity.grant).await,
-            Err(error) => Err(error),
-        };
-        return QueryOutcome {
-            result,
-            quota: None,
+        return match checked {
+            Ok(query) => fetch(query, identity.grant).await.into(),
+            Err(error) => error.into(),
         };
     };
     // A query refused before step 7 is not counted but still reports (D6). The shard
@@ -166,7 +163,7 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
     quota.record(
         owner.user_id,
         CallRecord {
-            request_id,
+            request_id: msg.request_id,
             key_id: key_id.clone(),
             api_name,
             code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,

@@ -1,5 +1,5 @@
 //! Extractors for the JSON endpoints that need a session (the back office's, and a
-//! member's own keys and webhooks): who may call ([`SignedIn`], at a least role) and
+//! member's own keys and webhooks): who may call ([`SessionGuard`], at a least role) and
 //! what they sent ([`Body`]), so a handler states its rule in its signature and holds a checked
 //! session and a parsed body, or never runs.
 //!
@@ -53,12 +53,12 @@ impl Rank for SuperAdmin {
 /// 40102/40103 for an unknown or expired one, 40301 for a missing or wrong CSRF token
 /// or a role too low, and 40401 for a path segment holding NUL (no id, code or tier
 /// name holds one; PostgreSQL could not even compare it).
-pub struct SignedIn<R: Rank> {
+pub struct SessionGuard<R: Rank> {
     pub session: ActiveSession,
     rank: PhantomData<R>,
 }
 
-impl<R: Rank> SignedIn<R> {
+impl<R: Rank> SessionGuard<R> {
     /// The signed-in user as the author of a change this request makes.
     pub fn author(&self) -> Author {
         author(&self.session.account)
@@ -77,7 +77,7 @@ pub fn anonymous_author() -> Author {
     Author::anonymous(RequestId::current().shared())
 }
 
-impl<R: Rank> FromRequest for SignedIn<R> {
+impl<R: Rank> FromRequest for SessionGuard<R> {
     type Error = HttpError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, HttpError>>>>;
 
@@ -85,7 +85,7 @@ impl<R: Rank> FromRequest for SignedIn<R> {
         let req = req.clone();
         Box::pin(async move {
             let session = check::<R>(&req).await?;
-            Ok(SignedIn {
+            Ok(SessionGuard {
                 session,
                 rank: PhantomData,
             })

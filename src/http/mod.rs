@@ -33,5 +33,5 @@ pub mod upload;
 
 pub use answer::Answer;
 pub use error::HttpError;
-pub use guard::{anonymous_author, author, Admin, AnyUser, Body, SignedIn, SuperAdmin};
+pub use guard::{anonymous_author, author, Admin, AnyUser, Body, SessionGuard, SuperAdmin};
 pub use request_id::RequestId;

@@ -5,6 +5,6 @@
 // Each derives its schema where it is defined, in the domain crate (its `openapi`
 // feature).
 pub use iq_actors::accounts::{
-    Credentials, LoginRequest, PasswordChange, PasswordChanged, SessionView, SetupRequest,
+    LoginRequest, PasswordChange, PasswordChanged, SessionView, SetupRequest,
 };
 pub use iq_actors::caller::{Account, Role};

@@ -9,7 +9,7 @@ use iq_actors::paging::SearchText;
 use serde::Serialize;
 
 use super::params::{self, AuditQuery, DaysQuery, KeyListQuery, UserListQuery};
-use crate::http::{Admin, Answer, Body, HttpError, SignedIn, SuperAdmin};
+use crate::http::{Admin, Answer, Body, HttpError, SessionGuard, SuperAdmin};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -32,7 +32,7 @@ type Reply<T> = Result<Answer<T>, HttpError>;
 )]
 #[post("/admin/users")]
 pub async fn create_user(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     body: Body<accounts::NewUser>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
@@ -61,7 +61,7 @@ pub async fn create_user(
 )]
 #[get("/admin/users")]
 pub async fn list_users(
-    _: SignedIn<SuperAdmin>,
+    _: SessionGuard<SuperAdmin>,
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
@@ -88,7 +88,7 @@ pub async fn list_users(
 )]
 #[get("/admin/users/{id}")]
 pub async fn user_detail(
-    _: SignedIn<SuperAdmin>,
+    _: SessionGuard<SuperAdmin>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
@@ -111,7 +111,7 @@ pub async fn user_detail(
 )]
 #[get("/admin/keys")]
 pub async fn list_keys(
-    _: SignedIn<SuperAdmin>,
+    _: SessionGuard<SuperAdmin>,
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
@@ -144,7 +144,7 @@ pub async fn list_keys(
 )]
 #[patch("/admin/users/{id}")]
 pub async fn patch_user(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     id: web::Path<String>,
     body: Body<accounts::UserPatch>,
     state: web::Data<AppState>,
@@ -171,7 +171,10 @@ pub async fn patch_user(
     extensions(("x-role" = json!("super_admin"))),
 )]
 #[get("/admin/tiers")]
-pub async fn tiers(_: SignedIn<SuperAdmin>, state: web::Data<AppState>) -> Reply<impl Serialize> {
+pub async fn tiers(
+    _: SessionGuard<SuperAdmin>,
+    state: web::Data<AppState>,
+) -> Reply<impl Serialize> {
     Ok(Answer(state.tiers.list().await?))
 }
 
@@ -192,7 +195,7 @@ pub async fn tiers(_: SignedIn<SuperAdmin>, state: web::Data<AppState>) -> Reply
 )]
 #[put("/admin/tiers/{tier}")]
 pub async fn replace_tier(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     tier: web::Path<String>,
     body: Body<accounts::TierSettings>,
     state: web::Data<AppState>,
@@ -223,7 +226,7 @@ pub async fn replace_tier(
 )]
 #[patch("/admin/keys/{id}")]
 pub async fn patch_key(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     id: web::Path<String>,
     body: Body<accounts::KeyPatch>,
     state: web::Data<AppState>,
@@ -253,7 +256,7 @@ pub async fn patch_key(
 )]
 #[patch("/admin/indexes/{index_code}")]
 pub async fn patch_index(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     index_code: web::Path<String>,
     body: Body<accounts::IndexPatch>,
     state: web::Data<AppState>,
@@ -282,7 +285,7 @@ pub async fn patch_index(
 )]
 #[get("/admin/keys/{id}/usage")]
 pub async fn key_usage(
-    _: SignedIn<Admin>,
+    _: SessionGuard<Admin>,
     req: HttpRequest,
     id: web::Path<String>,
     state: web::Data<AppState>,
@@ -311,7 +314,7 @@ pub async fn key_usage(
 )]
 #[get("/admin/audit")]
 pub async fn audit(
-    _: SignedIn<SuperAdmin>,
+    _: SessionGuard<SuperAdmin>,
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Reply<impl Serialize> {
@@ -351,7 +354,7 @@ pub async fn audit(
 )]
 #[post("/admin/users/{id}/password-reset")]
 pub async fn issue_password_reset(
-    guard: SignedIn<SuperAdmin>,
+    guard: SessionGuard<SuperAdmin>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<impl actix_web::Responder, HttpError> {

@@ -10,7 +10,7 @@ use actix_web::{put, web};
 use iq_actors::calendar;
 use serde::Serialize;
 
-use crate::http::{Admin, Answer, Body, HttpError, SignedIn};
+use crate::http::{Admin, Answer, Body, HttpError, SessionGuard};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -33,7 +33,7 @@ use crate::state::AppState;
 )]
 #[put("/admin/calendar")]
 pub async fn replace(
-    guard: SignedIn<Admin>,
+    guard: SessionGuard<Admin>,
     body: Body<calendar::CalendarChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {

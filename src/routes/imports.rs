@@ -14,7 +14,7 @@ use super::params::{self, ImportListQuery};
 use crate::state::AppState;
 use serde::Serialize;
 
-use crate::http::{upload, Admin, Answer, HttpError, SignedIn};
+use crate::http::{upload, Admin, Answer, HttpError, SessionGuard};
 use crate::openapi::prelude::*;
 
 /// Import a quote file
@@ -46,7 +46,7 @@ use crate::openapi::prelude::*;
 )]
 #[post("/admin/imports")]
 pub async fn import(
-    guard: SignedIn<Admin>,
+    guard: SessionGuard<Admin>,
     req: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
@@ -84,7 +84,7 @@ pub async fn import(
 )]
 #[get("/admin/imports")]
 pub async fn list(
-    _: SignedIn<Admin>,
+    _: SessionGuard<Admin>,
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -114,7 +114,7 @@ pub async fn list(
 )]
 #[get("/admin/imports/{id}")]
 pub async fn detail(
-    _: SignedIn<Admin>,
+    _: SessionGuard<Admin>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::params::DaysQuery;
-use crate::http::{Answer, AnyUser, Body, HttpError, SignedIn};
+use crate::http::{Answer, AnyUser, Body, HttpError, SessionGuard};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -28,7 +28,7 @@ use crate::state::AppState;
 )]
 #[get("/keys")]
 pub async fn list(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(
@@ -59,7 +59,7 @@ pub async fn list(
 )]
 #[post("/keys")]
 pub async fn create(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     body: Body<accounts::NewKey>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
@@ -93,7 +93,7 @@ struct Deleted {
 )]
 #[delete("/keys/{id}")]
 pub async fn delete(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -125,7 +125,7 @@ pub async fn delete(
 )]
 #[post("/keys/{id}/rotate")]
 pub async fn rotate(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
@@ -151,7 +151,7 @@ pub async fn rotate(
 )]
 #[patch("/keys/{id}")]
 pub async fn rename(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     body: Body<accounts::KeyRename>,
     state: web::Data<AppState>,
@@ -180,7 +180,7 @@ pub async fn rename(
 )]
 #[get("/keys/{id}/usage")]
 pub async fn usage(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     req: HttpRequest,
     id: web::Path<String>,
     state: web::Data<AppState>,

@@ -18,7 +18,7 @@ use utoipa::ToSchema;
 use crate::front_actor::ShowConfig;
 use crate::http::protection::KeylessSubject;
 use crate::http::session;
-use crate::http::{anonymous_author, Answer, AnyUser, Body, HttpError, SignedIn};
+use crate::http::{anonymous_author, Answer, AnyUser, Body, HttpError, SessionGuard};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -185,7 +185,7 @@ struct LoggedOut {
 #[post("/auth/logout")]
 pub async fn logout(
     req: HttpRequest,
-    _: SignedIn<AnyUser>,
+    _: SessionGuard<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
     if let Some(id) = session::session_id(&req) {
@@ -217,7 +217,7 @@ pub async fn logout(
 #[post("/auth/password")]
 pub async fn change_password(
     req: HttpRequest,
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     body: Body<accounts::PasswordChange>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -248,7 +248,7 @@ pub async fn change_password(
 )]
 #[get("/auth/sessions")]
 pub async fn sessions(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(state.accounts.sessions(&guard.session).await?))
@@ -276,7 +276,7 @@ struct SessionEnded {
 )]
 #[delete("/auth/sessions/{id}")]
 pub async fn end_session(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {

@@ -16,7 +16,7 @@ use iq_actors::webhooks::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::http::{Admin, Answer, AnyUser, Body, HttpError, SignedIn};
+use crate::http::{Admin, Answer, AnyUser, Body, HttpError, SessionGuard};
 use crate::openapi::prelude::*;
 use crate::state::AppState;
 
@@ -35,7 +35,7 @@ use crate::state::AppState;
 )]
 #[get("/webhooks")]
 pub async fn list(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(state.webhooks.list(&guard.session.account).await?))
@@ -65,7 +65,7 @@ pub async fn list(
 )]
 #[post("/webhooks")]
 pub async fn create(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     body: Body<NewWebhook>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
@@ -97,7 +97,7 @@ struct Deleted {
 )]
 #[delete("/webhooks/{id}")]
 pub async fn delete(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -126,7 +126,7 @@ pub async fn delete(
 )]
 #[post("/webhooks/{id}/test")]
 pub async fn test(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -151,7 +151,7 @@ pub async fn test(
 )]
 #[get("/webhooks/{id}/deliveries")]
 pub async fn deliveries(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -180,7 +180,7 @@ pub async fn deliveries(
 )]
 #[post("/webhooks/{id}/deliveries/{delivery_id}/replay")]
 pub async fn replay(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     path: web::Path<(String, String)>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
@@ -216,7 +216,7 @@ pub async fn replay(
 )]
 #[post("/webhooks/{id}/rotate-secret")]
 pub async fn rotate_secret(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<impl Responder, HttpError> {
@@ -244,7 +244,7 @@ pub async fn rotate_secret(
 )]
 #[post("/webhooks/{id}/recover")]
 pub async fn recover(
-    guard: SignedIn<AnyUser>,
+    guard: SessionGuard<AnyUser>,
     id: web::Path<String>,
     body: Body<Recover>,
     state: web::Data<AppState>,
@@ -273,7 +273,7 @@ pub async fn recover(
 )]
 #[get("/admin/webhooks")]
 pub async fn admin_list(
-    _: SignedIn<Admin>,
+    _: SessionGuard<Admin>,
     state: web::Data<AppState>,
 ) -> Result<Answer<impl Serialize>, HttpError> {
     Ok(Answer(state.webhooks.all().await?))

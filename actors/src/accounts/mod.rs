@@ -39,7 +39,7 @@ pub use index_settings::{IndexPatch, IndexSettings, IndexView};
 pub use keys::KeyState;
 pub use keys::{
     find as keys_find, CreatedKey, KeyOwner, KeyPatch, KeyRecord, KeyRename, KeyView, NewKey,
-    OwnedKeyView,
+    OwnedKeyView, MAX_KEY_NAME_CHARS,
 };
 pub use password_change::{PasswordChange, PasswordChanged, ResetLink};
 pub use sessions::{
@@ -49,7 +49,9 @@ pub use sign_in::{LoginRequest, LoginStep, PendingLogin};
 pub use tiers::{TierSettings, Tiers};
 pub use two_factor::{Enrolment, TwoFactorProof, TwoFactorStatus};
 pub(crate) use users::super_admin_exists;
-pub use users::{Credentials, NewUser, SetupRequest, UserDetail, UserPatch, UserSummary, UserView};
+pub use users::{
+    NewUser, SetupRequest, UserDetail, UserPassword, UserPatch, UserSummary, UserView, USERNAME_LEN,
+};
 
 use self::api_key::KeyHasher;
 use crate::audit::{Action, Author, Entry, Kind, Target};
@@ -119,7 +121,11 @@ impl Accounts {
 
     /// `POST /api/v1/setup`: the first super administrator, recorded with `by` (no one
     /// signed in). It voids the set-up links.
-    pub async fn setup(&self, by: &Author, credentials: Credentials) -> Result<UserView, ApiError> {
+    pub async fn setup(
+        &self,
+        by: &Author,
+        credentials: UserPassword,
+    ) -> Result<UserView, ApiError> {
         self.setup_through(by, None, credentials).await
     }
 
@@ -129,7 +135,7 @@ impl Accounts {
         &self,
         by: &Author,
         presented: &str,
-        credentials: Credentials,
+        credentials: UserPassword,
     ) -> Result<UserView, ApiError> {
         self.setup_through(by, Some(presented), credentials).await
     }
@@ -138,7 +144,7 @@ impl Accounts {
         &self,
         by: &Author,
         link: Option<&str>,
-        credentials: Credentials,
+        credentials: UserPassword,
     ) -> Result<UserView, ApiError> {
         // A dead link is refused before the slow hash: the page is open to anyone.
         if let Some(presented) = link {

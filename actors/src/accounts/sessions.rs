@@ -178,13 +178,17 @@ pub async fn open(
     })
 }
 
+/// The longest session id looked up: longer than any issued, so a longer one is unknown
+/// without a digest or a statement.
+const MAX_PRESENTED_CHARS: usize = 64;
+
 pub async fn resolve(
     client: &impl Traced,
     presented: &str,
     now: DateTime<Utc>,
     policy: SessionPolicy,
 ) -> Result<SessionLookup, ApiError> {
-    if presented.is_empty() || presented.len() > 64 {
+    if presented.is_empty() || presented.len() > MAX_PRESENTED_CHARS {
         return Ok(SessionLookup::Unknown);
     }
     let digest = token::digest(presented);

@@ -12,7 +12,7 @@ use subtle::ConstantTimeEq;
 use super::login_limit::{CodeFailures, LoginAttempt, CODES_PER_TICKET, CODES_PER_USER_HOUR};
 use super::password_change::stored_hash;
 use super::two_factor::{accepted_step, factor_of, generator, is_recovery_code, use_recovery_code};
-use super::{device, sessions, users, Accounts, Credentials, OpenedSession, Origin};
+use super::{device, sessions, users, Accounts, OpenedSession, Origin, UserPassword};
 use crate::caller::Account;
 use crate::db::Traced;
 use crate::{ApiError, ErrorCode};
@@ -102,7 +102,7 @@ impl Accounts {
             password,
             code,
         } = request;
-        let credentials = Credentials { username, password };
+        let credentials = UserPassword { username, password };
         let (account, password_hash) =
             users::login(&self.pool, &self.hasher, credentials, origin, now).await?;
         let factor = factor_of(&**self.pool.get().await?, &account).await?;

@@ -17,19 +17,12 @@ use crate::paging::{Page, PageRequest, SearchText};
 use crate::quota::Window;
 use crate::{ApiError, ErrorCode};
 
-/// A user name and a password.
-#[derive(Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Credentials {
+/// A user name and a password, as a sign-in or the set-up hands them to the accounts
+/// (the bodies that carry them are `LoginRequest` and `SetupRequest`).
+pub struct UserPassword {
     /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
-    #[cfg_attr(
-        feature = "openapi",
-        schema(min_length = 3, max_length = 64, pattern = "^[A-Za-z0-9._@-]{3,64}$")
-    )]
     pub username: String,
     /// 12 to 256 characters
-    #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 256, format = Password))]
     pub password: String,
 }
 
@@ -57,13 +50,13 @@ pub struct SetupRequest {
 
 impl SetupRequest {
     /// The credentials, and the token when one came.
-    pub fn split(self) -> (Credentials, Option<String>) {
+    pub fn split(self) -> (UserPassword, Option<String>) {
         let SetupRequest {
             username,
             password,
             token,
         } = self;
-        (Credentials { username, password }, token)
+        (UserPassword { username, password }, token)
     }
 }
 
@@ -142,19 +135,26 @@ pub struct UserDetail {
     pub usage: Vec<DayUsage>,
 }
 
+/// A user name's length: 3 to 64 bytes (ASCII only). The OpenAPI attributes above
+/// repeat it as literals, which utoipa requires; `tests/api/openapi/document.rs`
+/// compares them.
+pub const USERNAME_LEN: std::ops::RangeInclusive<usize> = 3..=64;
+
 const USER_COLUMNS: &str = "user_id, username, role, tier, active, api_access, created_at";
 
 fn check_username(username: &str) -> Result<(), ApiError> {
-    let ok = (3..=64).contains(&username.len())
+    let ok = USERNAME_LEN.contains(&username.len())
         && username
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._@-".contains(&b));
     if ok {
         Ok(())
     } else {
-        Err(ApiError::invalid(
-            "field 'username' must be 3 to 64 characters of letters, digits, '.', '_', '@' or '-'",
-        ))
+        Err(ApiError::invalid(format!(
+            "field 'username' must be {} to {} characters of letters, digits, '.', '_', '@' or '-'",
+            USERNAME_LEN.start(),
+            USERNAME_LEN.end()
+        )))
     }
 }
 
@@ -184,7 +184,7 @@ pub struct PreparedSetup {
 }
 
 impl PreparedSetup {
-    pub async fn prepare(credentials: Credentials) -> Result<PreparedSetup, ApiError> {
+    pub async fn prepare(credentials: UserPassword) -> Result<PreparedSetup, ApiError> {
         check_username(&credentials.username)?;
         let hash = password::hash_bounded(credentials.password).await?;
         Ok(PreparedSetup {
@@ -241,15 +241,17 @@ pub async fn setup(tx: &impl Traced, request: PreparedSetup) -> Result<UserView,
 pub async fn login(
     pool: &deadpool_postgres::Pool,
     hasher: &KeyHasher,
-    credentials: Credentials,
+    credentials: UserPassword,
     origin: &super::Origin,
     now: DateTime<Utc>,
 ) -> Result<(Account, String), ApiError> {
-    let Credentials { username, password } = credentials;
-    if username.is_empty() || username.len() > 64 {
-        return Err(ApiError::invalid(
-            "field 'username' must be 1 to 64 characters",
-        ));
+    let UserPassword { username, password } = credentials;
+    // A sign-in says nothing of the rule for new names: any name up to the longest.
+    if username.is_empty() || username.len() > *USERNAME_LEN.end() {
+        return Err(ApiError::invalid(format!(
+            "field 'username' must be 1 to {} characters",
+            USERNAME_LEN.end()
+        )));
     }
     if password.chars().count() > password::MAX_LEN {
         return Err(ApiError::invalid(format!(

@@ -19,7 +19,7 @@ use tracing::{Instrument, Span};
 use crate::accounts::api_key::{self, KeyHash, KeyHasher};
 use crate::accounts::sessions::{self, SessionLookup, SessionPolicy};
 use crate::accounts::{keys_find, super_admin_exists, tiers, KeyRecord};
-use crate::answer::Reply;
+use crate::answer::EagerReply;
 use crate::caller::{Account, Caller, Credentials, Identity, Tier};
 use crate::changes::{Change, Invalidate};
 use crate::clock::Clock;
@@ -95,8 +95,8 @@ pub struct Authenticate {
 }
 
 impl Handler<Authenticate> for AuthActor {
-    /// Sent at once for a key, session or visitor found in memory (see [`Reply`]).
-    type Result = Reply<Result<Identity, ApiError>>;
+    /// Sent at once for a key, session or visitor found in memory (see [`EagerReply`]).
+    type Result = EagerReply<Result<Identity, ApiError>>;
 
     /// Runs in the sender's span, with no span of its own: for a key in memory, steps
     /// 1-4 take less than a span costs. A lookup that misses opens its `cache.lookup`
@@ -104,7 +104,7 @@ impl Handler<Authenticate> for AuthActor {
     /// declares `auth.cache.hit`, says whether the key's record came from memory.
     fn handle(&mut self, msg: Authenticate, _: &mut Context<Self>) -> Self::Result {
         let service = self.service.clone();
-        Reply::new(
+        EagerReply::new(
             async move {
                 match msg.credentials {
                     Credentials::Anonymous => service.visitor().await,

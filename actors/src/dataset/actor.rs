@@ -24,7 +24,7 @@ use super::columnar::Columnar;
 use super::keyset;
 use super::page::Page;
 use super::sql::{self, PointInTime};
-use crate::answer::Reply;
+use crate::answer::EagerReply;
 use crate::calendar::{delay_cutoff, end_of_day, service_today};
 use crate::caller::Grant;
 use crate::catalogue::ParamRole;
@@ -155,8 +155,8 @@ pub struct Entitlements {
 }
 
 impl Handler<Fetch> for DatasetActor {
-    /// Sent at once for a page in memory (see [`Reply`]).
-    type Result = Reply<Result<Arc<Page>, ApiError>>;
+    /// Sent at once for a page in memory (see [`EagerReply`]).
+    type Result = EagerReply<Result<Arc<Page>, ApiError>>;
 
     /// Runs in the sender's span, with no span of its own: a page in memory takes less
     /// than a span costs. A lookup that misses opens its `cache.lookup` span (with the
@@ -166,7 +166,7 @@ impl Handler<Fetch> for DatasetActor {
     fn handle(&mut self, msg: Fetch, _: &mut Context<Self>) -> Self::Result {
         let actor = self.clone();
         let fetch = async move { actor.fetch(msg.query, msg.grant, msg.columnar).await };
-        Reply::new(fetch.instrument(msg.span))
+        EagerReply::new(fetch.instrument(msg.span))
     }
 }
 

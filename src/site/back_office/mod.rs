@@ -3,7 +3,7 @@
 //! Server-rendered like the rest of the site, usable without script, every form with its
 //! CSRF token, the same headers.
 //!
-//! [`Staff`] is the pages' guard, as `SignedIn` is the JSON endpoints': no session
+//! [`Staff`] is the pages' guard, as `SessionGuard` is the JSON endpoints': no session
 //! sends the browser to the login form, a role too low gets a 403 page (never a blank
 //! one). Handlers call the same domain services as the JSON endpoints; this module must
 //! never write to the database or a cache itself.

@@ -231,11 +231,14 @@ fn changes(before: &TierForm, after: &TierForm) -> Vec<TierChange> {
     .collect()
 }
 
+/// The longest `saved` echoed: far longer than any tier's name.
+const MAX_SAVED_CHARS: usize = 32;
+
 /// The `saved` tier of the query string, if it names one.
 fn saved_tier(req: &HttpRequest) -> String {
     web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
         .ok()
         .and_then(|q| q.get("saved").cloned())
-        .filter(|t| t.len() <= 32)
+        .filter(|t| t.len() <= MAX_SAVED_CHARS)
         .unwrap_or_default()
 }

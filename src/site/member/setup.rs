@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use iq_actors::accounts::{Credentials, LoginRequest, LoginStep};
+use iq_actors::accounts::{LoginRequest, LoginStep, UserPassword};
 use serde::Deserialize;
 
 use crate::http::envelope::status_for;
@@ -73,7 +73,7 @@ pub async fn setup(req: HttpRequest, form: Form, state: web::Data<AppState>) -> 
     let (token, username) = (form.text("token"), form.text("username"));
     let created = match form.confirmed("password", "The password") {
         Ok(password) => {
-            let credentials = Credentials {
+            let credentials = UserPassword {
                 username: username.clone(),
                 password,
             };

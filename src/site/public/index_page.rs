@@ -108,7 +108,7 @@ impl PastView {
             }
             return Ok(None);
         };
-        let at = (text.len() <= 64)
+        let at = (text.len() <= MAX_INSTANT_CHARS)
             .then(|| parse_instant(text))
             .flatten()
             .ok_or_else(|| {
@@ -255,6 +255,11 @@ pub struct Facts {
     pub overdue: bool,
 }
 
+/// The longest `as_of` read: an RFC 3339 instant is at most 35 characters.
+const MAX_INSTANT_CHARS: usize = 64;
+/// The revisions of one day read for a past view's reason: a day is revised a few
+/// times at most.
+const DAY_REVISIONS: u32 = 100;
 /// Rows of the daily table per page.
 const TABLE_ROWS: usize = 20;
 /// The most rows one index page reads for its chart (pages of the API's maximum).
@@ -336,7 +341,7 @@ impl Window {
                     .day("end_date", Some(day))
                     .param("since", as_of.as_str())
                     .fields(&["reason"])
-                    .limit(100),
+                    .limit(DAY_REVISIONS),
             );
         }
         reads

@@ -1,7 +1,7 @@
 //! Finding things in the renderer's answer: a kustomization, an object, the
 //! Deployment's container and its ports, the ConfigMap's settings; and reading values
 //! (numbers, ports, memory quantities, label selectors). It must never run the renderer
-//! itself (`render.rs` does) or read the service's source (`code.rs`).
+//! itself (`render.rs` does).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -278,3 +278,27 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
         );
     }
 }
+
+/// The bounds the document states as literals (utoipa's attributes take no constants)
+/// are the ones the code checks.
+#[test]
+fn the_documents_literal_bounds_are_the_codes() {
+    use iq_actors::accounts::{MAX_KEY_NAME_CHARS, USERNAME_LEN};
+    let doc: Value = serde_json::from_str(&iq_service::routes::pretty_json()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let (min, max) = (*USERNAME_LEN.start() as u64, *USERNAME_LEN.end() as u64);
+    for name in ["SetupRequest", "NewUser"] {
+        let username = &schemas[name]["properties"]["username"];
+        assert_eq!(username["minLength"], min, "{name}");
+        assert_eq!(username["maxLength"], max, "{name}");
+        assert_eq!(
+            username["pattern"],
+            format!("^[A-Za-z0-9._@-]{{{min},{max}}}$"),
+            "{name}"
+        );
+    }
+    for name in ["NewKey", "KeyRename"] {
+        let key_name = &schemas[name]["properties"]["name"];
+        assert_eq!(key_name["maxLength"], MAX_KEY_NAME_CHARS as u64, "{name}");
+    }
+}

@@ -20,6 +20,7 @@ mod admin;
 mod owned;
 mod record;
 mod rules;
+pub use rules::MAX_KEY_NAME_CHARS;
 mod view;
 
 pub use admin::{find_by_id, list_all, patch, KeyPatch};

@@ -19,14 +19,21 @@ use crate::{ApiError, ErrorCode};
 /// Most entries an IP allow-list may hold.
 const MAX_ALLOWLIST: usize = 64;
 
+/// The longest key name, in characters (the OpenAPI attributes of `NewKey` and
+/// `KeyRename` repeat it; `tests/api/openapi/document.rs` compares them).
+pub const MAX_KEY_NAME_CHARS: usize = 100;
+
 /// A key name, trimmed: 1 to 100 characters, none of them a control character (a name
 /// is shown in lists and pages; a line break or escape sequence has no place there).
 pub(super) fn check_name(name: &str) -> Result<String, ApiError> {
     let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(ApiError::invalid(
-            "field 'name' must be 1 to 100 characters, without control characters",
-        ));
+    if name.is_empty()
+        || name.chars().count() > MAX_KEY_NAME_CHARS
+        || name.chars().any(char::is_control)
+    {
+        return Err(ApiError::invalid(format!(
+            "field 'name' must be 1 to {MAX_KEY_NAME_CHARS} characters, without control characters"
+        )));
     }
     Ok(name.to_string())
 }
