@@ -11,12 +11,12 @@ use actix::prelude::*;
 use iq_actors::auth::Authenticate;
 use iq_actors::caller::{Account, Caller, Credentials, Identity};
 use iq_actors::dataset::{DatasetActor, Describe};
-use iq_actors::quota::{account_limits, Charge};
 use iq_actors::ApiError;
 use serde::Serialize;
 use tracing::{Instrument, Span};
 use utoipa::ToSchema;
 
+use super::query::key_charge;
 use super::{FrontActor, Links};
 use crate::http::request_span::record_caller;
 
@@ -153,27 +153,11 @@ impl Handler<ShowMembership> for FrontActor {
                 record_caller(&msg.span, &identity.caller);
                 let mut membership =
                     membership(datasets, &identity, max_limit, steps.clone()).await?;
-                if let (
-                    Caller::Key {
-                        key_id,
-                        owner,
-                        limits,
-                        ..
-                    },
-                    Some(quota),
-                ) = (&identity.caller, links.quota.as_ref())
+                // Asked without counting: the answer is the quota's view now.
+                if let (Some(charge), Some(quota)) =
+                    (key_charge(&identity, false, &steps), links.quota.as_ref())
                 {
-                    // Asked without counting: the answer is the quota's view now.
-                    let admission = quota
-                        .charge(Charge {
-                            key_id: key_id.clone(),
-                            limits: *limits,
-                            user_id: owner.user_id,
-                            account_limits: account_limits(&identity.tier),
-                            count: false,
-                            span: steps,
-                        })
-                        .await;
+                    let admission = quota.charge(charge).await;
                     if let Some(status) = admission.status {
                         membership.quota.per_minute = status.minute.limit;
                         membership.quota.per_day = status.day.limit;

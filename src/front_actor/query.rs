@@ -13,7 +13,7 @@ use std::time::Instant;
 use actix::prelude::*;
 
 use iq_actors::auth::{authorize, Authenticate};
-use iq_actors::caller::{Caller, Credentials, Grant};
+use iq_actors::caller::{Caller, Credentials, Grant, Identity};
 use iq_actors::dataset::{Columnar, DatasetActor, Fetch, Page};
 use iq_actors::query::Query;
 use iq_actors::quota::{account_limits, CallRecord, Charge, Status, Window};
@@ -119,15 +119,7 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
         authorize(&identity, &query)?;
         Ok(query)
     });
-    let (
-        Some(quota),
-        Caller::Key {
-            key_id,
-            owner,
-            limits,
-            ..
-        },
-    ) = (&links.quota, &identity.caller)
+    let (Some(quota), Some(charge)) = (&links.quota, key_charge(&identity, checked.is_ok(), &span))
     else {
         // Website identities are never charged (spec part 8 rule 4).
         return match checked {
@@ -137,17 +129,8 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
     };
     // A query refused before step 7 is not counted but still reports (D6). The shard
     // that owns the key's account decides for both.
-    let admission = quota
-        .charge(Charge {
-            key_id: key_id.clone(),
-            limits: *limits,
-            // D11: the owner's account is charged too, at its tier's caps.
-            user_id: owner.user_id,
-            account_limits: account_limits(&identity.tier),
-            count: checked.is_ok(),
-            span: span.clone(),
-        })
-        .await;
+    let (key_id, user_id) = (charge.key_id.clone(), charge.user_id);
+    let admission = quota.charge(charge).await;
     let headers = admission.status.map(|status| (status, admission.refused));
     let query = match (checked, admission.result) {
         (Ok(query), Ok(())) => query,
@@ -161,10 +144,10 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
     let api_name = query.dataset.api_name;
     let result = fetch(query, identity.grant).await;
     quota.record(
-        owner.user_id,
+        user_id,
         CallRecord {
             request_id: msg.request_id,
-            key_id: key_id.clone(),
+            key_id,
             api_name,
             code: result.as_ref().map_or_else(|e| e.code.as_u32(), |_| 0) as i32,
             rows: result.as_ref().map_or(0, |page| page.place.returned) as i32,
@@ -176,6 +159,29 @@ async fn run(links: Rc<Links>, msg: RunQuery) -> QueryOutcome {
         result,
         quota: headers,
     }
+}
+
+/// Step 7's charge of a call by `identity` when it is a key's (`count`: whether the call
+/// counts, D6): the key at its limits and (D11) its owner's account at the tier's caps.
+/// `None` for a website identity, never charged (spec part 8 rule 4).
+pub(super) fn key_charge(identity: &Identity, count: bool, span: &Span) -> Option<Charge> {
+    let Caller::Key {
+        key_id,
+        owner,
+        limits,
+        ..
+    } = &identity.caller
+    else {
+        return None;
+    };
+    Some(Charge {
+        key_id: key_id.clone(),
+        limits: *limits,
+        user_id: owner.user_id,
+        account_limits: account_limits(&identity.tier),
+        count,
+        span: span.clone(),
+    })
 }
 
 /// The page `query` asks for, as `grant` may see it, from the dataset actor.
