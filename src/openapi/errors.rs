@@ -18,7 +18,7 @@ use super::{headers, typed};
 use crate::http::envelope::status_for;
 
 /// `InvalidRequest` for 40001: the variant's name, for readers and code generators.
-pub fn name(code: ErrorCode) -> String {
+fn name(code: ErrorCode) -> String {
     format!("{code:?}")
 }
 

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
-use iq_actors::query::parse_instant;
+use iq_actors::wire_date::timestamp;
 use iq_actors::wire_date::WireDate;
 
 /// `12 Nov 2026`.
@@ -26,7 +26,7 @@ pub fn second(at: DateTime<Utc>) -> String {
 /// An RFC 3339 instant from the API in the service time zone: `Mon 30 Nov 2026, 18:00
 /// (Asia/Shanghai)`; the text as it came if it is not one.
 pub fn local_time(instant: &str, tz: Tz) -> String {
-    match parse_instant(instant) {
+    match timestamp::parse(instant).ok() {
         Some(at) => format!(
             "{} ({})",
             at.with_timezone(&tz).format("%a %-d %b %Y, %H:%M"),
@@ -39,7 +39,7 @@ pub fn local_time(instant: &str, tz: Tz) -> String {
 /// Whether an RFC 3339 instant from the API is before `now` (an instant it cannot read
 /// is not).
 pub fn is_past(instant: &str, now: DateTime<Utc>) -> bool {
-    parse_instant(instant).is_some_and(|at| at < now)
+    timestamp::parse(instant).is_ok_and(|at| at < now)
 }
 
 /// `20261112`.

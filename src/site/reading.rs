@@ -95,13 +95,13 @@ impl Read {
     }
 
     /// The API's query for this read, checked as `POST /api/v1/query` checks a body.
-    fn query(&self) -> Result<Query, ApiError> {
+    fn query(self) -> Result<Query, ApiError> {
         let dataset = catalogue::dataset(self.dataset)
             .ok_or_else(|| ApiError::internal(format_args!("no dataset {}", self.dataset)))?;
         let mut body = Map::new();
-        body.insert("params".into(), Value::Object(self.params.clone()));
-        if let Some(fields) = &self.fields {
-            body.insert("fields".into(), fields.clone().into());
+        body.insert("params".into(), Value::Object(self.params));
+        if let Some(fields) = self.fields {
+            body.insert("fields".into(), fields.into());
         }
         if let Some(limit) = self.limit {
             body.insert("limit".into(), limit.into());
@@ -124,7 +124,10 @@ pub async fn read(
         let subject = state.keyless_subject(&credentials, client_ip).await?;
         state.protection.admit(&state.protection.website, subject)?;
     }
-    let queries = reads.iter().map(Read::query).collect::<Result<_, _>>()?;
+    let queries = reads
+        .into_iter()
+        .map(Read::query)
+        .collect::<Result<_, _>>()?;
     let browsed = state
         .front
         .send(Browse {

@@ -20,9 +20,11 @@ use crate::{ApiError, ErrorCode};
 /// A user name and a password, as a sign-in or the set-up hands them to the accounts
 /// (the bodies that carry them are `LoginRequest` and `SetupRequest`).
 pub struct UserPassword {
-    /// 3 to 64 characters of letters, digits, `.`, `_`, `@`, `-`; case-sensitive
+    /// A new name is checked against [`USERNAME_LEN`] and its characters; a sign-in's
+    /// only against the longest.
     pub username: String,
-    /// 12 to 256 characters
+    /// At most [`password::MAX_LEN`] characters; a new one at least
+    /// [`password::MIN_LEN`].
     pub password: String,
 }
 
@@ -135,9 +137,9 @@ pub struct UserDetail {
     pub usage: Vec<DayUsage>,
 }
 
-/// A user name's length: 3 to 64 bytes (ASCII only). The OpenAPI attributes above
-/// repeat it as literals, which utoipa requires; `tests/api/openapi/document.rs`
-/// compares them.
+/// A user name's length: 3 to 64 bytes (ASCII only). The OpenAPI attributes of
+/// `SetupRequest` and `NewUser` repeat it as literals, which utoipa requires;
+/// `tests/api/openapi/document.rs` compares them.
 pub const USERNAME_LEN: std::ops::RangeInclusive<usize> = 3..=64;
 
 const USER_COLUMNS: &str = "user_id, username, role, tier, active, api_access, created_at";

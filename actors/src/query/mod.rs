@@ -191,7 +191,7 @@ fn parse_params(
                     def.name
                 ))
             })?),
-            ParamRole::AsOf => match (parse_instant(text), parse_date(text)) {
+            ParamRole::AsOf => match (timestamp::parse(text).ok(), parse_date(text)) {
                 (Some(instant), _) => ParamValue::Instant(instant),
                 (None, Some(date)) => ParamValue::Date(date),
                 (None, None) => {
@@ -203,7 +203,7 @@ fn parse_params(
                 }
             },
             ParamRole::UpdatedSince | ParamRole::PublishedAfter { .. } => {
-                ParamValue::Instant(parse_instant(text).ok_or_else(|| {
+                ParamValue::Instant(timestamp::parse(text).ok().ok_or_else(|| {
                     ApiError::invalid(format!(
                         "parameter '{}' must be an RFC 3339 timestamp with an offset, \
                          such as 2026-11-20T18:00:00Z",
@@ -293,12 +293,6 @@ fn default_fields(dataset: &'static Dataset) -> Vec<&'static FieldDef> {
         .iter()
         .filter_map(|name| dataset.field(name))
         .collect()
-}
-
-/// An RFC 3339 timestamp with an offset (`Z` or `+hh:mm`), as UTC to the microsecond
-/// ([`timestamp::parse`], the one reader of instants).
-pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
-    timestamp::parse(text).ok()
 }
 
 /// `YYYYMMDD` or `YYYY-MM-DD`, and a real calendar date.

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::{cached, caching, chrome, freshness, Freshness};
 use iq_actors::catalogue;
 use iq_actors::indexes::MAX_CODE_CHARS;
-use iq_actors::query::parse_instant;
+use iq_actors::wire_date::timestamp;
 
 use crate::site::chart::{self, FULL};
 use crate::site::chrome::Chrome;
@@ -109,7 +109,7 @@ impl PastView {
             return Ok(None);
         };
         let at = (text.len() <= MAX_INSTANT_CHARS)
-            .then(|| parse_instant(text))
+            .then(|| timestamp::parse(text).ok())
             .flatten()
             .ok_or_else(|| {
                 PageError::bad_request(

@@ -283,7 +283,8 @@ async fn the_document_lists_every_route_dataset_and_error_code() {
 /// are the ones the code checks.
 #[test]
 fn the_documents_literal_bounds_are_the_codes() {
-    use iq_actors::accounts::{MAX_KEY_NAME_CHARS, USERNAME_LEN};
+    use iq_actors::accounts::{password, MAX_KEY_NAME_CHARS, USERNAME_LEN};
+    use iq_actors::imports::service::MAX_NOTE_CHARS;
     let doc: Value = serde_json::from_str(&iq_service::routes::pretty_json()).unwrap();
     let schemas = &doc["components"]["schemas"];
     let (min, max) = (*USERNAME_LEN.start() as u64, *USERNAME_LEN.end() as u64);
@@ -296,9 +297,14 @@ fn the_documents_literal_bounds_are_the_codes() {
             format!("^[A-Za-z0-9._@-]{{{min},{max}}}$"),
             "{name}"
         );
+        let secret = &schemas[name]["properties"]["password"];
+        assert_eq!(secret["minLength"], password::MIN_LEN as u64, "{name}");
+        assert_eq!(secret["maxLength"], password::MAX_LEN as u64, "{name}");
     }
     for name in ["NewKey", "KeyRename"] {
         let key_name = &schemas[name]["properties"]["name"];
         assert_eq!(key_name["maxLength"], MAX_KEY_NAME_CHARS as u64, "{name}");
     }
+    let note = &schemas["ImportUpload"]["properties"]["note"];
+    assert_eq!(note["maxLength"], MAX_NOTE_CHARS as u64);
 }
