@@ -15,7 +15,7 @@ import pytest
 import iq_client
 from iq_client import APIError
 
-from fakes import FULL_DAILY, arrow_ok, make_client, ok
+from fakes import FULL_DAILY, arrow_ok, error, make_client, ok
 
 pa = pytest.importorskip("pyarrow", reason="the Arrow path needs pyarrow (iq-client[arrow])")
 
@@ -191,3 +191,57 @@ def test_format_arrow_without_pyarrow_says_how_to_install_it(monkeypatch) -> Non
     assert transport.requests == []
     with pytest.raises(iq_client.LocalValidationError, match="'arrow'"):
         client.index_daily(format="feather")
+
+
+def _decimal_column(units: List[Any], scale: int) -> Any:
+    """``units`` (integers, None for null) as decimals of ``scale``, in two chunks, the
+    second a slice (an offset into its buffer)."""
+    values = [None if u is None else Decimal(u).scaleb(-scale) for u in units]
+    kind = pa.decimal128(38, scale)
+    half = len(values) // 2
+    tail = pa.array([Decimal(0)] * 3 + values[half:], kind).slice(3)
+    return pa.chunked_array([pa.array(values[:half], kind), tail])
+
+
+@pytest.mark.parametrize("scale", [0, 1, 6, 8, 15, 22, 23])
+@pytest.mark.parametrize("largest", [10**8, 2**53 - 1, 2**53 + 1, 10**30])
+def test_decimals_become_the_floats_of_their_text(scale: int, largest: int) -> None:
+    """A decimal's float is ``float(text)``, whether made from its integer units (all
+    of them exact doubles, scale <= 22) or through its text (any unit beyond 2**53)."""
+    import random
+
+    rng = random.Random(scale * 1000 + largest % 997)
+    units: List[Any] = [rng.randint(-largest, largest) for _ in range(3000)]
+    units += [None, 0, 1, -1, largest, -largest, None]
+    column = _decimal_column(units, scale)
+    series = iq_client.arrow.to_columns(
+        iq_client.catalogue.dataset("index_daily"),
+        pa.table({"index_value": column}),
+    )["index_value"]
+    assert series.dtype == "float64"
+    expected = [
+        float("nan") if u is None else float(format(Decimal(u).scaleb(-scale), f".{scale}f"))
+        for u in units
+    ]
+    got = series.tolist()
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert (g == e) or (g != g and e != e), (g, e)
+
+
+def _conversion_threads() -> List[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith("iq-arrow")]
+
+
+def test_a_pull_ends_its_conversion_thread_whether_it_succeeds_or_fails() -> None:
+    options = dict(fields=FULL_DAILY, page_size=2, fixed_end_date=False)
+    client, _, _ = make_client(*_arrow_pages())
+    assert len(client.index_daily(**options)) == 3
+    assert _conversion_threads() == []
+    refused = error(400, 40001, "a parameter is refused", request_id="req_2")
+    client, _, _ = make_client(_arrow_pages()[0], refused)
+    with pytest.raises(APIError):
+        client.index_daily(**options)
+    assert _conversion_threads() == []

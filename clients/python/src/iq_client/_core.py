@@ -21,6 +21,7 @@ import functools
 import json
 import logging
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pandas as pd
@@ -183,7 +184,12 @@ class CsvCollector:
 class ArrowCollector:
     """Arrow pages of one query joined into one ``pyarrow.Table``, or into one typed
     DataFrame: then each page is made the frame's columns as it arrives, and its answer
-    let go, so the Arrow pages and the frame are never both held whole."""
+    let go, so the Arrow pages and the frame are never both held whole.
+
+    A page is made columns on a thread of the collector's own while the next page is
+    fetched (pyarrow's and numpy's work there releases the GIL, as waiting for the
+    service does), so a bulk pull pays the conversion's time only for its last page.
+    One page at most waits for its conversion: two pages are held, never more."""
 
     def __init__(self, query: ValidQuery, modes: Mapping[str, str], *, table: bool) -> None:
         self.query = query
@@ -192,18 +198,39 @@ class ArrowCollector:
         self.tables: List[Any] = []
         self.pieces: Dict[str, List[pd.Series]] = {}
         self.request_ids: List[str] = []
+        self._worker: Optional[ThreadPoolExecutor] = None
+        self._converting: Optional["Future[Dict[str, pd.Series]]"] = None
 
     def add(self, page: arrow.ArrowPage) -> None:
         if self.table:
             self.tables.append(page.table)
         else:
-            columns = arrow.to_columns(self.query.dataset, page.table, **self.modes)
-            for name, series in columns.items():
-                self.pieces.setdefault(name, []).append(series)
+            self._take()
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iq-arrow")
+            self._converting = self._worker.submit(
+                arrow.to_columns, self.query.dataset, page.table, **self.modes
+            )
         if page.request_id:
             self.request_ids.append(page.request_id)
 
+    def _take(self) -> None:
+        """The columns of the page being converted, once made, added to the pieces (a
+        failure to make them is raised here)."""
+        converting, self._converting = self._converting, None
+        if converting is not None:
+            for name, series in converting.result().items():
+                self.pieces.setdefault(name, []).append(series)
+
+    def close(self) -> None:
+        """Ends the conversion thread (a pull that failed leaves a page unconverted)."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True, cancel_futures=True)
+            self._worker = None
+
     def result(self) -> Any:
+        self._take()
+        self.close()
         query = self.query
         pa = arrow.require("an Arrow answer")
         attrs: Dict[str, Any] = {
@@ -549,8 +576,12 @@ class ClientCore:
             collector = ArrowCollector(query, plan.modes, table=plan.format == "arrow")
         else:
             collector = Collector(query, plan.modes)
-        yield from self._walk(query, plan, collector.add)
-        return collector.result()
+        try:
+            yield from self._walk(query, plan, collector.add)
+            return collector.result()
+        finally:
+            if isinstance(collector, ArrowCollector):
+                collector.close()
 
     def _pages(self, plan: Plan) -> Flow[None]:
         """``iter_query()``: each page emitted as it arrives, as a typed DataFrame (or

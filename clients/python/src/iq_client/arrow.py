@@ -9,8 +9,9 @@ Reading it costs no Python work per value, which is what makes a bulk pull fast.
 Needs ``pyarrow`` (``pip install 'iq-client[arrow]'``). Without it, ``query()`` and
 ``sync()`` read JSON as before; only ``format="arrow"`` requires it. A DataFrame made
 from Arrow columns (:func:`to_frame`) is the one the JSON path makes, dtype for dtype
-and value for value: decimals reach ``float64`` through their decimal text, as
-``float(text)`` would round them, never through arrow's own decimal-to-float cast.
+and value for value: decimals reach ``float64`` as ``float(text)`` would round their
+decimal text (from their integer units where that is exact, else through the text),
+never through arrow's own decimal-to-float cast.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .catalogue import Dataset, Field
@@ -259,19 +261,55 @@ def _timestamps(values: Any, dates: str) -> pd.Series:
     return series
 
 
-def _floats(pc: Any, pa: Any, values: Any) -> Any:
-    """Decimal values as float64, through their decimal text: arrow's own
-    decimal-to-float cast is not correctly rounded (it differs from ``float(text)`` in
-    the last place for many values)."""
+#: The largest scale whose power of ten a float64 holds exactly (10**22 < 2**53 * 2**22).
+_EXACT_POWER = 22
+
+
+def _unit_floats(chunk: Any, scale: int) -> Optional[np.ndarray]:
+    """A ``decimal128`` chunk's values as float64, each ``units / 10**scale`` in one
+    IEEE division: correctly rounded, so the float ``float(text)`` gives, when the units
+    and the power of ten are exact doubles (|units| < 2**53, scale <= 22). None when a
+    value is outside that (then the text path decides). Nulls are NaN."""
+    if scale > _EXACT_POWER:
+        return None
+    # Each value is 16 bytes of little-endian two's complement: low word, high word.
+    words = np.frombuffer(chunk.buffers()[1], dtype="<i8")
+    words = words[2 * chunk.offset : 2 * (chunk.offset + len(chunk))]
+    low, high = words[0::2], words[1::2]
+    valid = np.ones(len(chunk), dtype=bool)
+    if chunk.null_count:
+        valid = np.asarray(chunk.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    exact = (high == (low >> 63)) & (low < 2**53) & (low > -(2**53))
+    if not exact[valid].all():
+        return None
+    floats = low.astype(np.float64) / float(10**scale)
+    floats[~valid] = np.nan
+    return floats
+
+
+def _floats(pc: Any, pa: Any, values: Any) -> pd.Series:
+    """Decimal values as float64, as ``float(text)`` rounds their decimal text: by one
+    division of their integer units where that is exact (:func:`_unit_floats`), else
+    through the text. Never arrow's own decimal-to-float cast, which is not correctly
+    rounded (it differs from ``float(text)`` in the last place for many values)."""
     if values.type == pa.float64():
-        return values
-    return pc.cast(pc.cast(values, pa.string()), pa.float64())
+        return _pandas(values.to_pandas())
+    scale = values.type.scale
+    parts = []
+    for chunk in values.chunks:
+        part = _unit_floats(chunk, scale)
+        if part is None:
+            break
+        parts.append(part)
+    else:
+        return pd.Series(np.concatenate(parts) if parts else np.array([], dtype=np.float64))
+    return _pandas(pc.cast(pc.cast(values, pa.string()), pa.float64()).to_pandas())
 
 
 def _decimals(pc: Any, pa: Any, values: Any, decimals: str) -> pd.Series:
     if decimals == "decimal":
         return pd.Series(values.to_pylist(), dtype=object)
-    return _pandas(_floats(pc, pa, values).to_pandas())
+    return _floats(pc, pa, values)
 
 
 def _series(pc: Any, pa: Any, field: Optional[Field], values: Any, modes: Any) -> pd.Series:
