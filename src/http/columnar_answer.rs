@@ -1,8 +1,9 @@
 //! A query's page as an Arrow IPC stream or a Parquet file (D29), for callers whose
 //! `Accept` names one ([`super::page_format`]): the page's rows as columns, encoded
-//! once per cached page ([`iq_actors::dataset::Page::columnar`]), and its place in the
-//! headers CSV answers carry (D18). Gzip (D16) is the encoding's own, kept with it, so
-//! a cache hit compresses nothing. Refusals stay JSON envelopes.
+//! from the database rows when the page was loaded for that format and cached in it
+//! ([`iq_actors::dataset::Page::columnar`]), and its place in the headers CSV answers
+//! carry (D18). Gzip (D16) is the encoding's own, kept with it, so a cache hit
+//! compresses nothing. Refusals stay JSON envelopes.
 
 use actix_web::HttpResponse;
 use iq_actors::dataset::{Columnar, Page};

@@ -24,9 +24,10 @@ struct PageData {
 
 /// The page as a CSV answer.
 pub fn answer(page: &Page) -> Result<HttpResponse, ApiError> {
-    let data: PageData = serde_json::from_str(page.data.get())
+    let json = page.json()?.get();
+    let data: PageData = serde_json::from_str(json)
         .map_err(|e| ApiError::internal(format_args!("a page's data: {e}")))?;
-    let mut body = String::with_capacity(page.data.get().len());
+    let mut body = String::with_capacity(json.len());
     push_line(
         &mut body,
         data.fields.iter().map(|f| Cow::Borrowed(f.as_str())),

@@ -66,7 +66,11 @@ pub fn success<T: Serialize>(request_id: &RequestId, data: T) -> HttpResponse {
 /// around its bytes, never re-serialised. When the client takes gzip and the answer is
 /// large enough to be compressed (D16), the page's compressed form, made once per
 /// cached page, is spliced between this answer's own head and tail.
-pub fn success_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResponse {
+pub fn success_page(
+    request_id: &RequestId,
+    page: &Page,
+    gzip: bool,
+) -> Result<HttpResponse, ApiError> {
     #[derive(Serialize)]
     struct Head<'a> {
         request_id: &'a str,
@@ -83,7 +87,11 @@ pub fn success_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResp
 
 /// 200 with Tushare's envelope (D24) around `page`: `{request_id, code: 0, msg: "",
 /// data}`.
-pub fn tushare_page(request_id: &RequestId, page: &Page, gzip: bool) -> HttpResponse {
+pub fn tushare_page(
+    request_id: &RequestId,
+    page: &Page,
+    gzip: bool,
+) -> Result<HttpResponse, ApiError> {
     let head = TushareHead {
         request_id: request_id.as_str(),
         code: 0,
@@ -127,23 +135,23 @@ struct TushareHead<'a> {
 
 /// `{...head, "data": <page>}`, spliced around the page's kept JSON (or its kept
 /// compressed form).
-fn page_answer(head: &impl Serialize, page: &Page, gzip: bool) -> HttpResponse {
+fn page_answer(head: &impl Serialize, page: &Page, gzip: bool) -> Result<HttpResponse, ApiError> {
     // The envelope's fields in `Envelope`'s order, `data` last: `{...head,"data":<page>}`.
     let mut before = serde_json::to_vec(head).unwrap_or_default();
     before.pop();
     before.extend_from_slice(b",\"data\":");
-    let data = page.data.get().as_bytes();
+    let data = page.json()?.get().as_bytes();
     if gzip && before.len() + data.len() + 1 >= compress::MIN_SIZE {
-        let body = splice(&before, page.deflated(), b"}");
+        let body = splice(&before, page.deflated()?, b"}");
         let mut response = json(StatusCode::OK, 0, body);
         compress::mark_gzip(response.headers_mut());
-        return response;
+        return Ok(response);
     }
     let mut body = before;
     body.reserve(data.len() + 1);
     body.extend_from_slice(data);
     body.push(b'}');
-    json(StatusCode::OK, 0, body)
+    Ok(json(StatusCode::OK, 0, body))
 }
 
 /// The error's status, with `data` null.

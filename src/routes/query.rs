@@ -127,11 +127,9 @@ pub async fn query(
     // The page in the form asked for (D18, D29); refusals stay envelopes.
     let mut response = match &outcome.result {
         Ok(page) => match format {
-            PageFormat::Json => Ok(envelope::success_page(
-                &request_id,
-                page,
-                compress::accepts_gzip(&req),
-            )),
+            PageFormat::Json => {
+                envelope::success_page(&request_id, page, compress::accepts_gzip(&req))
+            }
             PageFormat::Csv => csv_answer::answer(page),
             PageFormat::Columnar(format) => {
                 columnar_answer::answer(page, format, compress::accepts_gzip(&req))

@@ -126,7 +126,8 @@ async fn answer(
         }
     };
     let mut response = match &outcome.result {
-        Ok(page) => envelope::tushare_page(&request_id, page, compress::accepts_gzip(&req)),
+        Ok(page) => envelope::tushare_page(&request_id, page, compress::accepts_gzip(&req))
+            .unwrap_or_else(|error| envelope::tushare_failure(&request_id, &error)),
         Err(error) => envelope::tushare_failure(&request_id, error),
     };
     if let Some((status, refused)) = &outcome.quota {

@@ -191,7 +191,7 @@ impl Reading {
                 return Err(ApiError::internal("a page read fewer answers than it asked").into())
             }
         };
-        serde_json::from_str(page.data.get())
+        serde_json::from_str(page.json()?.get())
             .map_err(|e| ApiError::internal(format_args!("a page's data: {e}")).into())
     }
 

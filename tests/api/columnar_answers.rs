@@ -1,10 +1,9 @@
 //! Arrow and Parquet answers on `POST /api/v1/query` (D29), read back by pyarrow (pinned)
 //! as an analyst's script would: for every dataset, with every field, each cell is the
-//! JSON answer's (decimals exact at their scale, nulls, dates, UTC instants), whether the
-//! columns were encoded from the database rows (a page loaded for a column request) or
-//! from a cached page's JSON; the column types are D29's, the page's place is in
-//! headers, later pages are the JSON's later pages, gzip is the same bytes, and a
-//! refusal stays a JSON envelope.
+//! JSON answer's (decimals exact at their scale, nulls, dates, UTC instants), for a page
+//! loaded for its format and for the same page served again from the cache; the column
+//! types are D29's, the page's place is in headers, later pages are the JSON's later
+//! pages, gzip is the same bytes, and a refusal stays a JSON envelope.
 
 use std::path::PathBuf;
 
@@ -150,8 +149,8 @@ async fn every_dataset_reads_back_in_pyarrow_cell_for_cell() {
             .map(|f| json!([f.name, arrow_type(f.kind), true]))
             .collect();
         // Two pages past the first. Each is asked in one column format before its JSON
-        // (the page is loaded for it: columns from the database rows) and in the other
-        // after (a cached page: columns from its JSON).
+        // (the page is loaded for it) and again after (the cached page: the same
+        // bytes), and in the other format after (a page of its own, loaded for it).
         for (offset, first, then) in [(1, ARROW, PARQUET), (2, PARQUET, ARROW)] {
             let body = json!({"api_name": dataset.api_name, "fields": fields,
                               "limit": 4, "offset": offset});

@@ -73,6 +73,8 @@ struct PageKey {
     fields: Vec<&'static str>,
     limit: u32,
     offset: u64,
+    /// The form the page is kept in: JSON, or columns in one format (D29).
+    columnar: Option<Columnar>,
 }
 
 /// Everything the sequence of a query's rows depends on: a page is a slice of it. Not
@@ -98,7 +100,7 @@ impl DatasetActor {
             "pages",
             settings.page_cache_bytes,
             ttl,
-            |page: &Arc<Page>| u32::try_from(page.data.get().len()).unwrap_or(u32::MAX),
+            |page: &Arc<Page>| u32::try_from(page.size()).unwrap_or(u32::MAX),
         );
         DatasetActor {
             pool,
@@ -260,11 +262,12 @@ impl DatasetActor {
             fields: query.fields.iter().map(|f| f.name).collect(),
             limit,
             offset: query.offset,
+            columnar,
         };
         let lookup = self
             .service
             .pages
-            .get_or_load(&key, || self.load_page(&query, &key, columnar))
+            .get_or_load(&key, || self.load_page(&query, &key))
             .await?;
         // A miss also has the page lookup's own span (`cache.lookup`), with its SQL.
         let page = lookup.value;
@@ -277,12 +280,7 @@ impl DatasetActor {
         Ok(page)
     }
 
-    async fn load_page(
-        &self,
-        query: &Query,
-        key: &PageKey,
-        columnar: Option<Columnar>,
-    ) -> Result<Arc<Page>, ApiError> {
+    async fn load_page(&self, query: &Query, key: &PageKey) -> Result<Arc<Page>, ApiError> {
         if query.dataset.delayed && key.walk.cutoff.is_none() {
             // No open day is old enough for this caller's delay: nothing is visible yet.
             return Ok(Arc::new(Page::empty(
@@ -290,6 +288,7 @@ impl DatasetActor {
                 &query.fields,
                 key.limit,
                 key.offset,
+                key.columnar,
             )?));
         }
         let walk = self.service.boundaries.walk(&key.walk).await?;
@@ -322,7 +321,7 @@ impl DatasetActor {
             &query.fields,
             &rows,
             (key.limit, key.offset),
-            columnar,
+            key.columnar,
         )?))
     }
 

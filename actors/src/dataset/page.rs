@@ -1,6 +1,6 @@
 //! Renders database rows as the `data` object of a query response (spec 4.1), with the
 //! wire formats of spec part 1: fixed-scale decimal strings, `YYYYMMDD` dates, `null`
-//! for absent values.
+//! for absent values; or, for a request that asks for columns (D29), as those columns.
 
 use std::sync::OnceLock;
 
@@ -12,25 +12,32 @@ use tokio_postgres::types::FromSql;
 use tokio_postgres::Row;
 
 use super::cell_text::{fixed, wire_date, Numeric};
-use super::columnar::{self, Columnar, Encoded, Encodings};
+use super::columnar::{self, Columnar, Encoded};
 use crate::catalogue::{FieldDef, ValueKind, Wire};
 use crate::gzip::Deflated;
 use crate::ApiError;
 
-/// A rendered page: the JSON of `data`, ready to be embedded in the envelope. Kept
-/// serialised so a cache hit costs no re-encoding, and compressed at most once, by the
-/// first answer that asks for gzip ([`Page::deflated`]). Its columns (D29) are encoded
-/// from that JSON when first asked for, and kept too ([`Page::columnar`]).
+/// A rendered page, in the one form its request asked for: the JSON of `data`, or its
+/// columns as an Arrow stream or a Parquet file. A page is cached under its form, so a
+/// page loaded for columns never renders JSON nobody reads (the larger share of an
+/// Arrow page's cost), and a cache hit costs no re-encoding.
 #[derive(Debug)]
 pub struct Page {
-    pub data: Box<RawValue>,
     /// Where the page is in its walk: `data`'s `limit`, `offset`, `returned` and
     /// `has_more`, for answers that carry them in headers (D18, D29).
     pub place: Place,
-    /// The fields shown, in order: what the columns of [`Page::columnar`] are.
-    fields: Box<[&'static FieldDef]>,
-    deflated: OnceLock<Deflated>,
-    encodings: Encodings,
+    body: Body,
+}
+
+#[derive(Debug)]
+enum Body {
+    /// Kept serialised, and compressed at most once, by the first answer that asks for
+    /// gzip ([`Page::deflated`]).
+    Json {
+        data: Box<RawValue>,
+        deflated: OnceLock<Deflated>,
+    },
+    Columnar(Columnar, Encoded),
 }
 
 /// A page's place in its walk.
@@ -62,10 +69,9 @@ struct TusharePageData<'a> {
 
 impl Page {
     /// `rows` hold every field of `all` (the dataset's, in catalogue order: what the
-    /// statement selects); the page shows `fields`, in their order. `rows` may hold
-    /// one row more than `limit`: its presence means `has_more`. With `columnar`, the
-    /// page's columns in that format are encoded from the rows too (D29), for the
-    /// request that loads the page asks for them.
+    /// statement selects); the page shows `fields`, in their order, as JSON or, with
+    /// `columnar`, as columns in that format (D29). `rows` may hold one row more than
+    /// `limit`: its presence means `has_more`.
     pub fn render(
         (all, wire): (&'static [FieldDef], Wire),
         fields: &[&'static FieldDef],
@@ -90,38 +96,75 @@ impl Page {
             rows: &rows[..shown],
             columns: &columns,
         };
-        let page = Self::from_items(wire, fields, items, limit, offset, rows.len() > shown)?;
-        if let Some(format) = columnar {
-            let body = columnar::encode_rows(format, fields, &columns, &rows[..shown])?;
-            page.encodings.keep(format, body);
-        }
-        Ok(page)
+        let place = Place {
+            limit,
+            offset,
+            returned: shown,
+            has_more: rows.len() > shown,
+        };
+        Self::of(wire, fields, items, place, columnar)
     }
 
+    /// A page of no rows.
     pub fn empty(
         wire: Wire,
         fields: &[&'static FieldDef],
         limit: u32,
         offset: u64,
+        columnar: Option<Columnar>,
     ) -> Result<Page, ApiError> {
+        let columns: Vec<_> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, f.kind))
+            .collect();
         let items = Items {
             rows: &[],
-            columns: &[],
+            columns: &columns,
         };
-        Self::from_items(wire, fields, items, limit, offset, false)
+        let place = Place {
+            limit,
+            offset,
+            returned: 0,
+            has_more: false,
+        };
+        Self::of(wire, fields, items, place, columnar)
     }
 
-    fn from_items(
+    fn of(
         wire: Wire,
         fields: &[&'static FieldDef],
         items: Items<'_>,
-        limit: u32,
-        offset: u64,
-        has_more: bool,
+        place: Place,
+        columnar: Option<Columnar>,
     ) -> Result<Page, ApiError> {
-        let returned = items.rows.len();
+        let body = match columnar {
+            Some(format) => Body::Columnar(
+                format,
+                columnar::encode_rows(format, fields, items.columns, items.rows)?,
+            ),
+            None => Body::Json {
+                data: Self::json_of(wire, fields, items, place)?,
+                deflated: OnceLock::new(),
+            },
+        };
+        Ok(Page { place, body })
+    }
+
+    fn json_of(
+        wire: Wire,
+        fields: &[&'static FieldDef],
+        items: Items<'_>,
+        place: Place,
+    ) -> Result<Box<RawValue>, ApiError> {
         let names = fields.iter().map(|f| f.name).collect();
-        let data = match wire {
+        let Place {
+            limit,
+            offset,
+            returned,
+            has_more,
+        } = place;
+        match wire {
             Wire::Native => serde_json::value::to_raw_value(&PageData {
                 fields: names,
                 items,
@@ -135,32 +178,58 @@ impl Page {
                 items,
                 has_more,
             }),
-        };
-        Ok(Page {
-            data: data.map_err(ApiError::internal)?,
-            place: Place {
-                limit,
-                offset,
-                returned,
-                has_more,
-            },
-            fields: fields.into(),
-            deflated: OnceLock::new(),
-            encodings: Encodings::default(),
-        })
+        }
+        .map_err(ApiError::internal)
+    }
+
+    /// The page's `data` as JSON; an error for a page loaded as columns (a request
+    /// reads the page it asked for, so that would be our own mistake).
+    pub fn json(&self) -> Result<&RawValue, ApiError> {
+        match &self.body {
+            Body::Json { data, .. } => Ok(data),
+            Body::Columnar(..) => Err(self.misread(None)),
+        }
     }
 
     /// `data` compressed, for answers spliced around it ([`crate::gzip::splice`]); the
     /// first call compresses, every later one (a cache hit) reuses it.
-    pub fn deflated(&self) -> &Deflated {
-        self.deflated
-            .get_or_init(|| Deflated::piece(self.data.get().as_bytes()))
+    pub fn deflated(&self) -> Result<&Deflated, ApiError> {
+        match &self.body {
+            Body::Json { data, deflated } => {
+                Ok(deflated.get_or_init(|| Deflated::piece(data.get().as_bytes())))
+            }
+            Body::Columnar(..) => Err(self.misread(None)),
+        }
     }
 
-    /// The page's rows in `format` (D29): the first call encodes, every later one (a
-    /// cache hit) reuses it.
+    /// The page's rows in `format` (D29), encoded when the page was loaded.
     pub fn columnar(&self, format: Columnar) -> Result<&Encoded, ApiError> {
-        self.encodings.get(format, &self.fields, self.data.get())
+        match &self.body {
+            Body::Columnar(kept, encoded) if *kept == format => Ok(encoded),
+            _ => Err(self.misread(Some(format))),
+        }
+    }
+
+    /// The bytes the page keeps, before any gzip: what the page cache weighs.
+    pub fn size(&self) -> usize {
+        match &self.body {
+            Body::Json { data, .. } => data.get().len(),
+            Body::Columnar(_, encoded) => encoded.body.len(),
+        }
+    }
+
+    /// A page read in a form it was not loaded in: our own mistake, never the caller's.
+    fn misread(&self, asked: Option<Columnar>) -> ApiError {
+        let name = |form: Option<Columnar>| form.map_or("JSON", Columnar::media_type);
+        let kept = match &self.body {
+            Body::Json { .. } => None,
+            Body::Columnar(format, _) => Some(*format),
+        };
+        ApiError::internal(format_args!(
+            "a page loaded as {} was read as {}",
+            name(kept),
+            name(asked)
+        ))
     }
 }
 

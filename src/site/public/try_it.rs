@@ -200,7 +200,8 @@ fn envelope(
 ) -> Result<(u16, u32, Value), PageError> {
     Ok(match result {
         Ok(page) => {
-            let data: Value = serde_json::from_str(page.data.get()).map_err(ApiError::internal)?;
+            let data: Value =
+                serde_json::from_str(page.json()?.get()).map_err(ApiError::internal)?;
             let envelope = json!({"request_id": request_id.as_str(), "code": 0,
                                   "message": "ok", "data": data});
             (200, 0, envelope)
