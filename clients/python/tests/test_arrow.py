@@ -245,3 +245,19 @@ def test_a_pull_ends_its_conversion_thread_whether_it_succeeds_or_fails() -> Non
     with pytest.raises(APIError):
         client.index_daily(**options)
     assert _conversion_threads() == []
+
+
+def test_decimal_columns_of_no_values_or_only_nulls_become_floats() -> None:
+    daily = iq_client.catalogue.dataset("index_daily")
+    kind = pa.decimal128(38, 6)
+    for column, expected in [
+        (pa.chunked_array([], kind), []),
+        (pa.chunked_array([pa.array([], kind)]), []),
+        (
+            pa.chunked_array([pa.nulls(3, kind), pa.array([Decimal("1.5")], kind).slice(1)]),
+            [None] * 3,
+        ),
+    ]:
+        series = iq_client.arrow.to_columns(daily, pa.table({"index_value": column}))["index_value"]
+        assert series.dtype == "float64"
+        assert [None if v != v else v for v in series.tolist()] == expected

@@ -270,10 +270,13 @@ def _unit_floats(chunk: Any, scale: int) -> Optional[np.ndarray]:
     IEEE division: correctly rounded, so the float ``float(text)`` gives, when the units
     and the power of ten are exact doubles (|units| < 2**53, scale <= 22). None when a
     value is outside that (then the text path decides). Nulls are NaN."""
-    if scale > _EXACT_POWER:
+    if len(chunk) == 0:
+        return np.empty(0, dtype=np.float64)
+    values = chunk.buffers()[1]
+    if scale > _EXACT_POWER or values is None:
         return None
     # Each value is 16 bytes of little-endian two's complement: low word, high word.
-    words = np.frombuffer(chunk.buffers()[1], dtype="<i8")
+    words = np.frombuffer(values, dtype="<i8")
     words = words[2 * chunk.offset : 2 * (chunk.offset + len(chunk))]
     low, high = words[0::2], words[1::2]
     valid = np.ones(len(chunk), dtype=bool)
