@@ -20,7 +20,8 @@
 # rows, pages no cache has seen). For each pull: wall time from the call to the frame,
 # the process's peak resident memory (and how much of it the pull added to what the
 # interpreter, pandas and the client hold before it), and the service's CPU time (user +
-# system, from /proc) divided by the pages. The frames of a round must be equal (a hash
+# system, from /proc) divided by the pages, and the frame's own size (pandas'
+# `memory_usage(deep=True)`). The frames of a round must be equal (a hash
 # of every cell, and the dtypes' names; pandas picks the strings' storage by what is
 # installed). It prints each pull, then the medians and the ratios the issue's goals are
 # read from: json/arrow time (at least 3), arrow/json memory (at most 0.5: the pull's
@@ -92,6 +93,7 @@ print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024,
                   "growth_mib": (peak_kib - before_kib) / 1024, "rows": len(frame),
                   "pages": len(frame.attrs["request_ids"]), "cells": cells,
                   "dtypes": [str(t) for t in frame.dtypes],
+                  "frame_mib": frame.memory_usage(deep=True).sum() / 2**20,
                   "wire": iq_client._core.wire_for("frame")}))
 PY
 
@@ -123,7 +125,8 @@ for r in range(int(rounds)):
         pulls[path] = p = pull(path, end)
         print(f"round {r + 1} {path:7} (end_date {end}): {p['seconds']:6.2f} s, peak "
               f"{p['peak_mib']:4.0f} MiB ({p['growth_mib']:+4.0f} MiB in the pull), service "
-              f"{p['server_ms_per_page']:5.2f} ms CPU a page, {p['rows']} rows in {p['pages']} pages")
+              f"{p['server_ms_per_page']:5.2f} ms CPU a page, {p['rows']} rows in {p['pages']} pages, "
+              f"the frame {p['frame_mib']:.0f} MiB")
     seen = {(p["rows"], p["cells"], tuple(p["dtypes"])) for p in pulls.values()}
     if len(seen) != 1:
         sys.exit(f"round {r + 1}: the frames differ: {pulls}")

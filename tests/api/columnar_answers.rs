@@ -161,7 +161,7 @@ async fn every_dataset_reads_back_in_pyarrow_cell_for_cell() {
             assert_eq!(reply.code(), 0, "{}", reply.body);
             assert!(!reply.items().is_empty(), "{}: no rows", dataset.api_name);
             let again = columns(&app, &key, &body, first, reply.data()).await;
-            assert_eq!(again, before.to_vec(), "{first}: one encoding a page");
+            assert_eq!(again, before.to_vec(), "{first}: the page asked again");
             let after = columns(&app, &key, &body, then, reply.data()).await;
             for (accept, bytes) in [(first, again), (then, after)] {
                 let extension = if accept == ARROW { "arrow" } else { "parquet" };

@@ -19,8 +19,9 @@ use crate::ApiError;
 
 /// A rendered page, in the one form its request asked for: the JSON of `data`, or its
 /// columns as an Arrow stream or a Parquet file. A page is cached under its form, so a
-/// page loaded for columns never renders JSON nobody reads (the larger share of an
-/// Arrow page's cost), and a cache hit costs no re-encoding.
+/// page loaded for columns never renders JSON nobody reads (rendering it took an Arrow
+/// miss from 4.3 to 7.5 ms of service CPU in the bulk-pull bench), and a cache hit costs
+/// no re-encoding.
 #[derive(Debug)]
 pub struct Page {
     /// Where the page is in its walk: `data`'s `limit`, `offset`, `returned` and

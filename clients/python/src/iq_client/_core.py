@@ -223,14 +223,14 @@ class ArrowCollector:
                 self.pieces.setdefault(name, []).append(series)
 
     def close(self) -> None:
-        """Ends the conversion thread (a pull that failed leaves a page unconverted)."""
+        """Ends the conversion thread: the pull's flow calls it when it ends, whether
+        with the frame or with an error (then a page may be left unconverted)."""
         if self._worker is not None:
             self._worker.shutdown(wait=True, cancel_futures=True)
             self._worker = None
 
     def result(self) -> Any:
         self._take()
-        self.close()
         query = self.query
         pa = arrow.require("an Arrow answer")
         attrs: Dict[str, Any] = {

@@ -295,8 +295,6 @@ def _floats(pc: Any, pa: Any, values: Any) -> pd.Series:
     division of their integer units where that is exact (:func:`_unit_floats`), else
     through the text. Never arrow's own decimal-to-float cast, which is not correctly
     rounded (it differs from ``float(text)`` in the last place for many values)."""
-    if values.type == pa.float64():
-        return _pandas(values.to_pandas())
     scale = values.type.scale
     parts = []
     for chunk in values.chunks:
